@@ -1,0 +1,201 @@
+//! Choosing a rolling hash and computing runs of k-gram hashes.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::rolling::{hash_range, Roll};
+use crate::{Config, KarpRabin, Polynomial, Rabin};
+
+/// Which rolling hash to use for k-grams.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum HashFunction {
+    /// Karp–Rabin modulo 2^64 ([`KarpRabin`]): the fastest; the default.
+    #[default]
+    KarpRabin,
+    /// Rabin's fingerprint over GF(2) modulo the given irreducible polynomial
+    /// ([`Rabin`]): a provable collision bound (Broder, eq. 7) for a randomly
+    /// chosen polynomial.
+    Rabin(Polynomial),
+}
+
+impl HashFunction {
+    /// Rabin fingerprints with bryo's fixed default polynomial.
+    pub const RABIN_DEFAULT: HashFunction = HashFunction::Rabin(Polynomial::DEFAULT);
+
+    /// A short stable name: `karp-rabin` or `rabin`.
+    pub fn name(self) -> &'static str {
+        match self {
+            HashFunction::KarpRabin => "karp-rabin",
+            HashFunction::Rabin(_) => "rabin",
+        }
+    }
+}
+
+impl fmt::Display for HashFunction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HashFunction::KarpRabin => f.write_str("karp-rabin"),
+            HashFunction::Rabin(p) if *p == Polynomial::DEFAULT => f.write_str("rabin"),
+            HashFunction::Rabin(p) => write!(f, "rabin (t^64 + {:#018x})", p.low_bits()),
+        }
+    }
+}
+
+/// Error from parsing a [`HashFunction`] name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownHashFunction(pub String);
+
+impl fmt::Display for UnknownHashFunction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown hash function {:?} (expected karp-rabin or rabin)",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for UnknownHashFunction {}
+
+impl FromStr for HashFunction {
+    type Err = UnknownHashFunction;
+
+    /// Accepts `karp-rabin` (or `kr`, `karprabin`) and `rabin` (or `gf2`);
+    /// `rabin` selects the default polynomial.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "karp-rabin" | "karprabin" | "kr" => Ok(HashFunction::KarpRabin),
+            "rabin" | "gf2" => Ok(HashFunction::RABIN_DEFAULT),
+            _ => Err(UnknownHashFunction(s.to_string())),
+        }
+    }
+}
+
+/// A ready-to-run rolling hash of k-grams: the chosen [`HashFunction`] with
+/// its tables built for one `k`.
+///
+/// Both schemes are exact: the value obtained by rolling always equals the
+/// from-scratch value of that k-gram.
+#[derive(Clone, Debug)]
+pub struct Hasher {
+    k: usize,
+    inner: Inner,
+}
+
+#[derive(Clone, Debug)]
+enum Inner {
+    KarpRabin(Box<KarpRabin>),
+    Rabin(Box<Rabin>),
+}
+
+impl Hasher {
+    /// Builds the tables of `function` for the k of `config`.
+    pub fn new(function: HashFunction, config: &Config) -> Hasher {
+        let k = config.k();
+        let inner = match function {
+            HashFunction::KarpRabin => Inner::KarpRabin(Box::new(KarpRabin::new(k))),
+            HashFunction::Rabin(p) => Inner::Rabin(Box::new(Rabin::new(p, k))),
+        };
+        Hasher { k, inner }
+    }
+
+    /// The k-gram length.
+    pub fn k(&self) -> usize {
+        self.k
+    }
+
+    /// The hash function.
+    pub fn function(&self) -> HashFunction {
+        match &self.inner {
+            Inner::KarpRabin(_) => HashFunction::KarpRabin,
+            Inner::Rabin(r) => HashFunction::Rabin(r.polynomial()),
+        }
+    }
+
+    /// Number of k-grams in an input of `len` symbols.
+    pub fn kgram_count(&self, len: usize) -> usize {
+        kgram_count(len, self.k)
+    }
+
+    /// Replaces the contents of `out` with the hash of every k-gram of
+    /// `bytes`, each byte one symbol.
+    pub fn hash_bytes(&self, bytes: &[u8], out: &mut Vec<u64>) {
+        hash_all(self, bytes, out)
+    }
+
+    /// Replaces the contents of `out` with the hash of every k-gram of
+    /// `symbols`.
+    pub fn hash_symbols(&self, symbols: &[u64], out: &mut Vec<u64>) {
+        hash_all(self, symbols, out)
+    }
+
+    /// The hash of a single k-gram of bytes, from scratch.
+    ///
+    /// Returns `None` unless `kgram.len() == k`.
+    pub fn hash_kgram_bytes(&self, kgram: &[u8]) -> Option<u64> {
+        (kgram.len() == self.k).then(|| match &self.inner {
+            Inner::KarpRabin(kr) => kr.hash_bytes(kgram),
+            Inner::Rabin(r) => r.hash_bytes(kgram),
+        })
+    }
+
+    /// The hash of a single k-gram of symbols, from scratch.
+    ///
+    /// Returns `None` unless `kgram.len() == k`.
+    pub fn hash_kgram_symbols(&self, kgram: &[u64]) -> Option<u64> {
+        (kgram.len() == self.k).then(|| match &self.inner {
+            Inner::KarpRabin(kr) => kr.hash_symbols(kgram),
+            Inner::Rabin(r) => r.hash_symbols(kgram),
+        })
+    }
+}
+
+fn hash_all<S: Symbol>(h: &Hasher, input: &[S], out: &mut Vec<u64>) {
+    let n = kgram_count(input.len(), h.k);
+    out.clear();
+    out.resize(n, 0);
+    S::hash_range(h, input, 0, out);
+}
+
+/// Number of k-grams in `len` symbols.
+pub(crate) fn kgram_count(len: usize, k: usize) -> usize {
+    (len + 1).saturating_sub(k)
+}
+
+/// A symbol type the engine can hash: `u8` (raw bytes) or `u64` (front-end
+/// symbols). Sealed.
+pub trait Symbol: Copy + sealed::Sealed {
+    #[doc(hidden)]
+    fn hash_range(h: &Hasher, input: &[Self], first: usize, out: &mut [u64]);
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for u8 {}
+    impl Sealed for u64 {}
+}
+
+impl Symbol for u8 {
+    fn hash_range(h: &Hasher, input: &[u8], first: usize, out: &mut [u64]) {
+        match &h.inner {
+            Inner::KarpRabin(kr) => run(&kr.bytes(), input, h.k, first, out),
+            Inner::Rabin(r) => run(&r.bytes(), input, h.k, first, out),
+        }
+    }
+}
+
+impl Symbol for u64 {
+    fn hash_range(h: &Hasher, input: &[u64], first: usize, out: &mut [u64]) {
+        match &h.inner {
+            Inner::KarpRabin(kr) => run(&kr.symbols(), input, h.k, first, out),
+            Inner::Rabin(r) => run(&r.symbols(), input, h.k, first, out),
+        }
+    }
+}
+
+fn run<R: Roll>(r: &R, input: &[R::Sym], k: usize, first: usize, out: &mut [u64]) {
+    if out.is_empty() {
+        return;
+    }
+    hash_range(r, input, k, first, out)
+}

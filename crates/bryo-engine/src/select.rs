@@ -1,0 +1,486 @@
+//! Selecting fingerprints from a stream of k-gram hashes.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::fmt;
+
+use crate::{Error, Fingerprint};
+
+/// How fingerprints are chosen among the k-gram hashes of a document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Selection {
+    /// Winnowing (paper, Definition 1): in every window of `w` consecutive
+    /// hashes select the minimum, the rightmost one on ties. Guarantees that
+    /// any shared run of `t = w + k − 1` symbols shares a fingerprint; density
+    /// `2/(w+1)` on random input.
+    Winnow,
+    /// Robust winnowing (Definition 3): like winnowing, but a tie is broken in
+    /// favour of the hash the previous window selected when it is still in the
+    /// window. Same guarantee; on low-entropy runs such as `0000…` it selects
+    /// one hash per window instead of nearly every hash.
+    RobustWinnow,
+    /// Manber's 0 mod p: every hash divisible by `p`. Density `1/p`, no
+    /// guarantee (a run with no multiple of p can be arbitrarily long).
+    ModP {
+        /// The modulus (≥ 1).
+        p: u64,
+    },
+    /// Safe 0 mod p (§3.1.2): hashes are *Good* when 0 mod p, *Bad* when they
+    /// and the `w − 1` hashes to their left are all not Good, *Ugly*
+    /// otherwise; all non-Ugly hashes are selected. Same guarantee as
+    /// winnowing; density `1/p + (1 − 1/p)^w`.
+    SafeModP {
+        /// The modulus (≥ 1).
+        p: u64,
+    },
+    /// The `n` smallest distinct hash values of the document (Heintze; Broder's
+    /// resemblance sketch), each at its leftmost position. Detects
+    /// resemblance of whole documents, not containment.
+    Smallest {
+        /// The sketch size (≥ 1).
+        n: usize,
+    },
+    /// Every hash.
+    All,
+}
+
+impl Selection {
+    /// Checks the parameters of the selection.
+    pub fn validate(self) -> Result<Selection, Error> {
+        match self {
+            Selection::ModP { p: 0 } | Selection::SafeModP { p: 0 } => Err(Error::ZeroModulus),
+            Selection::Smallest { n: 0 } => Err(Error::ZeroSketch),
+            other => Ok(other),
+        }
+    }
+
+    /// The expected share of hashes selected on independent uniformly random
+    /// hashes, for window `w` (paper §3); `None` for [`Selection::Smallest`],
+    /// whose output size does not grow with the document.
+    pub fn expected_density(self, w: usize) -> Option<f64> {
+        let w = w as f64;
+        match self {
+            Selection::Winnow | Selection::RobustWinnow => Some(2.0 / (w + 1.0)),
+            Selection::ModP { p } => Some(1.0 / p as f64),
+            Selection::SafeModP { p } => {
+                let q = 1.0 / p as f64;
+                Some(q + (1.0 - q).powf(w))
+            }
+            Selection::Smallest { .. } => None,
+            Selection::All => Some(1.0),
+        }
+    }
+}
+
+impl fmt::Display for Selection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Selection::Winnow => f.write_str("winnowing"),
+            Selection::RobustWinnow => f.write_str("robust winnowing"),
+            Selection::ModP { p } => write!(f, "0 mod {p}"),
+            Selection::SafeModP { p } => write!(f, "safe 0 mod {p}"),
+            Selection::Smallest { n } => write!(f, "{n} smallest"),
+            Selection::All => f.write_str("all hashes"),
+        }
+    }
+}
+
+/// A streaming fingerprint selector: feed it the k-gram hashes of one
+/// document in order, in pieces of any size, then call
+/// [`finish`](Selector::finish). Hash `i` of the stream has position `i`.
+///
+/// ```
+/// use bryo_engine::{Fingerprint, Selection, Selector};
+/// // The hashes of the paper's Figure 2(d), window 4.
+/// let hashes = [77, 74, 42, 17, 98, 50, 17, 98, 8, 88, 67, 39, 77, 74, 42, 17, 98];
+/// let mut sel = Selector::new(Selection::Winnow, 4).unwrap();
+/// let mut out = Vec::new();
+/// sel.push(&hashes[..5], &mut out).unwrap();
+/// sel.push(&hashes[5..], &mut out).unwrap();
+/// sel.finish(&mut out);
+/// let got: Vec<(u64, u32)> = out.iter().map(|f| (f.hash, f.pos)).collect();
+/// // Figure 2(g): [17,3] [17,6] [8,8] [39,11] [17,15]
+/// assert_eq!(got, [(17, 3), (17, 6), (8, 8), (39, 11), (17, 15)]);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Selector {
+    selection: Selection,
+    /// Hashes consumed so far in this document.
+    seen: u64,
+    state: State,
+}
+
+#[derive(Clone, Debug)]
+enum State {
+    Winnow(Box<Winnower>),
+    ModP { p: u64 },
+    SafeModP { p: u64, w: u64, run: u64 },
+    Smallest { n: usize, best: BTreeMap<u64, u64> },
+    All,
+}
+
+impl Selector {
+    /// A selector for `selection` with window `w` (used by the winnowing
+    /// variants and Safe 0 mod p).
+    pub fn new(selection: Selection, w: usize) -> Result<Selector, Error> {
+        let selection = selection.validate()?;
+        if w == 0 {
+            return Err(Error::ZeroWindow);
+        }
+        if w > crate::config::MAX_PARAMETER {
+            return Err(Error::TooLarge {
+                name: "w",
+                value: w as u64,
+                max: crate::config::MAX_PARAMETER as u64,
+            });
+        }
+        let state = match selection {
+            Selection::Winnow => State::Winnow(Box::new(Winnower::new(w, false))),
+            Selection::RobustWinnow => State::Winnow(Box::new(Winnower::new(w, true))),
+            Selection::ModP { p } => State::ModP { p },
+            Selection::SafeModP { p } => State::SafeModP {
+                p,
+                w: w as u64,
+                run: 0,
+            },
+            Selection::Smallest { n } => State::Smallest {
+                n,
+                best: BTreeMap::new(),
+            },
+            Selection::All => State::All,
+        };
+        Ok(Selector {
+            selection,
+            seen: 0,
+            state,
+        })
+    }
+
+    /// The selection this selector applies.
+    pub fn selection(&self) -> Selection {
+        self.selection
+    }
+
+    /// Number of hashes consumed in the current document.
+    pub fn hashes_seen(&self) -> u64 {
+        self.seen
+    }
+
+    /// Consumes the next hashes of the document, appending the fingerprints
+    /// they complete to `out` in increasing position order.
+    ///
+    /// Fails, consuming nothing, if positions would no longer fit in `u32`.
+    pub fn push(&mut self, hashes: &[u64], out: &mut Vec<Fingerprint>) -> Result<(), Error> {
+        let base = self.seen;
+        let end = base + hashes.len() as u64;
+        if end > u64::from(u32::MAX) + 1 {
+            return Err(Error::InputTooLong { kgrams: end });
+        }
+        match &mut self.state {
+            State::Winnow(wn) => wn.push(hashes, base, out),
+            State::ModP { p } => {
+                let p = *p;
+                for (i, &h) in hashes.iter().enumerate() {
+                    if h % p == 0 {
+                        out.push(fp(h, base + i as u64));
+                    }
+                }
+            }
+            State::SafeModP { p, w, run } => {
+                let (p, w) = (*p, *w);
+                for (i, &h) in hashes.iter().enumerate() {
+                    if h % p == 0 {
+                        *run = 0;
+                        out.push(fp(h, base + i as u64));
+                    } else {
+                        *run += 1;
+                        if *run >= w {
+                            out.push(fp(h, base + i as u64));
+                        }
+                    }
+                }
+            }
+            State::Smallest { n, best } => {
+                for (i, &h) in hashes.iter().enumerate() {
+                    if best.len() < *n {
+                        best.entry(h).or_insert(base + i as u64);
+                    } else if best.last_key_value().is_some_and(|(&max, _)| h < max)
+                        && !best.contains_key(&h)
+                    {
+                        best.insert(h, base + i as u64);
+                        best.pop_last();
+                    }
+                }
+            }
+            State::All => {
+                out.extend(
+                    hashes
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &h)| fp(h, base + i as u64)),
+                );
+            }
+        }
+        self.seen = end;
+        Ok(())
+    }
+
+    /// Ends the document: appends the fingerprints that depend on its end
+    /// (a document shorter than one window contributes its minimum; the
+    /// smallest-n sketch is emitted here), then resets the selector for the
+    /// next document.
+    pub fn finish(&mut self, out: &mut Vec<Fingerprint>) {
+        match &mut self.state {
+            State::Winnow(wn) => wn.finish(self.seen, out),
+            State::SafeModP { run, .. } => *run = 0,
+            State::Smallest { best, .. } => {
+                let mut picked: Vec<Fingerprint> =
+                    best.iter().map(|(&h, &pos)| fp(h, pos)).collect();
+                picked.sort_unstable_by_key(|f| f.pos);
+                out.extend(picked);
+                best.clear();
+            }
+            State::ModP { .. } | State::All => {}
+        }
+        self.seen = 0;
+    }
+
+    /// Forgets the current document without emitting anything.
+    pub fn reset(&mut self) {
+        let mut sink = Vec::new();
+        if let State::Winnow(wn) = &mut self.state {
+            wn.reset();
+        } else {
+            self.finish(&mut sink);
+        }
+        self.seen = 0;
+    }
+}
+
+#[inline(always)]
+fn fp(hash: u64, pos: u64) -> Fingerprint {
+    Fingerprint {
+        hash,
+        pos: pos as u32,
+    }
+}
+
+/// Winnowing in O(1) amortised time per hash, worst case.
+///
+/// The common case costs two predictable comparisons: is the new hash a new
+/// minimum, and has the current minimum just left the window? When it has,
+/// the new minimum of window `[j, i]` is the better of
+/// * `suffix[j]`, the rightmost minimum of `[j, s_hi]`, from a table of
+///   suffix minima built by one right-to-left scan of an earlier window
+///   `[s_lo, s_hi]`, and
+/// * `tail`, the rightmost minimum of `(s_hi, i]`, extended lazily.
+///
+/// Once `j` passes `s_hi` the table is rebuilt over the current window. A
+/// rebuild costs O(w) and happens at most once every `w` hashes, and every
+/// position enters `tail` at most once, so the total work is O(n) for any
+/// input (the paper's Figure 5 rescans the window on every expiry instead,
+/// which is O(w) per hash on an increasing sequence).
+#[derive(Clone, Debug)]
+struct Winnower {
+    w: u64,
+    robust: bool,
+    /// The last `w − 1` hashes before the current chunk.
+    carry: VecDeque<u64>,
+    cur_val: u64,
+    cur_pos: u64,
+    /// Position at which the current selection leaves the window.
+    expire: u64,
+    suffix: Vec<(u64, u64)>,
+    s_lo: u64,
+    s_hi: u64,
+    tail_val: u64,
+    tail_pos: u64,
+    tail_upto: u64,
+}
+
+/// The hashes at positions `[carry_start, base + chunk.len())`.
+struct Window<'a> {
+    carry: &'a VecDeque<u64>,
+    chunk: &'a [u64],
+    base: u64,
+}
+
+impl Window<'_> {
+    #[inline]
+    fn get(&self, pos: u64) -> u64 {
+        if pos >= self.base {
+            self.chunk[(pos - self.base) as usize]
+        } else {
+            self.carry[self.carry.len() - (self.base - pos) as usize]
+        }
+    }
+}
+
+impl Winnower {
+    fn new(w: usize, robust: bool) -> Winnower {
+        Winnower {
+            w: w as u64,
+            robust,
+            carry: VecDeque::with_capacity(w),
+            cur_val: 0,
+            cur_pos: 0,
+            expire: 0,
+            suffix: vec![(0, 0); w],
+            s_lo: 0,
+            s_hi: 0,
+            tail_val: u64::MAX,
+            tail_pos: 0,
+            tail_upto: 0,
+        }
+    }
+
+    fn reset(&mut self) {
+        self.carry.clear();
+    }
+
+    fn push(&mut self, chunk: &[u64], base: u64, out: &mut Vec<Fingerprint>) {
+        let w = self.w;
+        let end = base + chunk.len() as u64;
+        // The first full window ends at position w − 1.
+        let mut start = base;
+        if base < w && end >= w {
+            let win = Window {
+                carry: &self.carry,
+                chunk,
+                base,
+            };
+            let (suffix, s) = (&mut self.suffix, w - 1);
+            let (v, p) = rebuild(suffix, &win, 0, s);
+            self.set_rebuilt(0, s);
+            self.select(v, p, out);
+            start = w;
+        } else if end < w {
+            start = end;
+        }
+        if start < end {
+            if self.robust {
+                self.run::<true>(chunk, base, start, out);
+            } else {
+                self.run::<false>(chunk, base, start, out);
+            }
+        }
+        // Keep the last w − 1 hashes for the next chunk.
+        let keep = (w - 1) as usize;
+        if chunk.len() >= keep {
+            self.carry.clear();
+            self.carry.extend(&chunk[chunk.len() - keep..]);
+        } else {
+            self.carry.extend(chunk);
+            let excess = self.carry.len().saturating_sub(keep);
+            self.carry.drain(..excess);
+        }
+    }
+
+    #[inline(always)]
+    fn run<const ROBUST: bool>(
+        &mut self,
+        chunk: &[u64],
+        base: u64,
+        start: u64,
+        out: &mut Vec<Fingerprint>,
+    ) {
+        let mut cur_val = self.cur_val;
+        let mut expire = self.expire;
+        let first = (start - base) as usize;
+        for (idx, &h) in chunk.iter().enumerate().skip(first) {
+            let i = base + idx as u64;
+            let better = if ROBUST { h < cur_val } else { h <= cur_val };
+            if better {
+                cur_val = h;
+                expire = i + self.w;
+                self.cur_val = h;
+                self.cur_pos = i;
+                self.expire = expire;
+                out.push(fp(h, i));
+            } else if i == expire {
+                self.on_expire(chunk, base, i, out);
+                cur_val = self.cur_val;
+                expire = self.expire;
+            }
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn on_expire(&mut self, chunk: &[u64], base: u64, i: u64, out: &mut Vec<Fingerprint>) {
+        let j = i + 1 - self.w;
+        let win = Window {
+            carry: &self.carry,
+            chunk,
+            base,
+        };
+        if j <= self.s_hi {
+            for p in self.tail_upto + 1..=i {
+                let v = win.get(p);
+                if v <= self.tail_val {
+                    self.tail_val = v;
+                    self.tail_pos = p;
+                }
+            }
+            self.tail_upto = i;
+            let (sv, sp) = self.suffix[(j - self.s_lo) as usize];
+            // The tail lies to the right, so it wins ties.
+            if self.tail_val <= sv {
+                self.select(self.tail_val, self.tail_pos, out);
+            } else {
+                self.select(sv, sp, out);
+            }
+        } else {
+            let (v, p) = rebuild(&mut self.suffix, &win, j, i);
+            self.set_rebuilt(j, i);
+            self.select(v, p, out);
+        }
+    }
+
+    fn set_rebuilt(&mut self, lo: u64, hi: u64) {
+        self.s_lo = lo;
+        self.s_hi = hi;
+        self.tail_val = u64::MAX;
+        self.tail_pos = hi;
+        self.tail_upto = hi;
+    }
+
+    fn select(&mut self, v: u64, p: u64, out: &mut Vec<Fingerprint>) {
+        self.cur_val = v;
+        self.cur_pos = p;
+        self.expire = p + self.w;
+        out.push(fp(v, p));
+    }
+
+    fn finish(&mut self, seen: u64, out: &mut Vec<Fingerprint>) {
+        if seen > 0 && seen < self.w {
+            // A document shorter than one window is one (short) window.
+            let (mut v, mut p) = (u64::MAX, 0);
+            for (i, &h) in self.carry.iter().enumerate() {
+                if h <= v {
+                    v = h;
+                    p = i as u64;
+                }
+            }
+            out.push(fp(v, p));
+        }
+        self.reset();
+    }
+}
+
+/// Fills `suffix[p − lo]` with the rightmost minimum of `[p, hi]` for every
+/// `p` in `[lo, hi]`; returns the one for `lo`.
+fn rebuild(suffix: &mut [(u64, u64)], win: &Window<'_>, lo: u64, hi: u64) -> (u64, u64) {
+    let mut best = (u64::MAX, hi);
+    let mut first = true;
+    for p in (lo..=hi).rev() {
+        let v = win.get(p);
+        // Scanning right to left, only a strictly smaller value moves the
+        // minimum, so ties keep the rightmost position.
+        if first || v < best.0 {
+            best = (v, p);
+            first = false;
+        }
+        suffix[(p - lo) as usize] = best;
+    }
+    best
+}
