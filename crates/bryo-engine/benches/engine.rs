@@ -1,1 +1,94 @@
-fn main() {}
+//! Throughput of hashing + winnowing (k = 50, w = 100), the paper's setting.
+//!
+//! `cargo bench -p bryo-engine --bench engine`; set `BRYO_BENCH_MB` to change
+//! the input size (default 256 MB, as in BENCHMARKS.md).
+
+use bryo_engine::{Config, Fingerprinter, HashFunction, Hasher, Selection, SplitMix64};
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+
+fn input_bytes() -> usize {
+    std::env::var("BRYO_BENCH_MB")
+        .ok()
+        .and_then(|s| s.parse::<usize>().ok())
+        .unwrap_or(256)
+        * 1_000_000
+}
+
+fn random_bytes(n: usize) -> Vec<u8> {
+    let mut rng = SplitMix64::new(0x5eed);
+    let mut out = Vec::with_capacity(n + 8);
+    while out.len() < n {
+        out.extend_from_slice(&rng.next().to_le_bytes());
+    }
+    out.truncate(n);
+    out
+}
+
+fn bench(c: &mut Criterion) {
+    let n = input_bytes();
+    let bytes = random_bytes(n);
+    let config = Config::new(50, 100).unwrap();
+    let functions = [
+        ("karp-rabin", HashFunction::KarpRabin),
+        ("rabin", HashFunction::RABIN_DEFAULT),
+    ];
+
+    let mut g = c.benchmark_group("winnow-bytes");
+    g.sample_size(10).throughput(Throughput::Bytes(n as u64));
+    for (name, function) in functions {
+        let mut f = Fingerprinter::new(config, function, Selection::Winnow).unwrap();
+        let mut out = Vec::new();
+        g.bench_function(BenchmarkId::from_parameter(name), |b| {
+            b.iter(|| {
+                f.fingerprint_bytes(&bytes, &mut out).unwrap();
+                out.len()
+            })
+        });
+    }
+    let mut f = Fingerprinter::new(config, HashFunction::KarpRabin, Selection::RobustWinnow).unwrap();
+    let mut out = Vec::new();
+    g.bench_function(BenchmarkId::from_parameter("karp-rabin-robust"), |b| {
+        b.iter(|| {
+            f.fingerprint_bytes(&bytes, &mut out).unwrap();
+            out.len()
+        })
+    });
+    g.finish();
+
+    // The u64-symbol path, over the same number of input bytes (n / 8 symbols).
+    let symbols: Vec<u64> = bytes
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let mut g = c.benchmark_group("winnow-symbols");
+    g.sample_size(10).throughput(Throughput::Elements(symbols.len() as u64));
+    for (name, function) in functions {
+        let mut f = Fingerprinter::new(config, function, Selection::Winnow).unwrap();
+        let mut out = Vec::new();
+        g.bench_function(BenchmarkId::from_parameter(name), |b| {
+            b.iter(|| {
+                f.fingerprint_symbols(&symbols, &mut out).unwrap();
+                out.len()
+            })
+        });
+    }
+    g.finish();
+
+    // Hashing alone, to show what selection costs on top.
+    let mut g = c.benchmark_group("hash-bytes");
+    g.sample_size(10).throughput(Throughput::Bytes(n as u64));
+    let mut hashes = Vec::new();
+    for (name, function) in functions {
+        let h = Hasher::new(function, &config);
+        g.bench_function(BenchmarkId::from_parameter(name), |b| {
+            b.iter(|| {
+                h.hash_bytes(&bytes, &mut hashes);
+                hashes.len()
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

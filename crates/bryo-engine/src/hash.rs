@@ -197,5 +197,5 @@ fn run<R: Roll>(r: &R, input: &[R::Sym], k: usize, first: usize, out: &mut [u64]
     if out.is_empty() {
         return;
     }
-    hash_range(r, input, k, first, out)
+    hash_range(*r, input, k, first, out)
 }

@@ -87,7 +87,9 @@ fn pow(mut base: u64, mut e: u64) -> u64 {
     acc
 }
 
+#[derive(Clone, Copy)]
 pub(crate) struct KarpRabinBytes<'a>(&'a KarpRabin);
+#[derive(Clone, Copy)]
 pub(crate) struct KarpRabinSymbols<'a>(&'a KarpRabin);
 
 impl Roll for KarpRabinBytes<'_> {

@@ -142,7 +142,9 @@ impl Rabin {
     }
 }
 
+#[derive(Clone, Copy)]
 pub(crate) struct RabinBytes<'a>(&'a Rabin);
+#[derive(Clone, Copy)]
 pub(crate) struct RabinSymbols<'a>(&'a Rabin);
 
 impl Roll for RabinBytes<'_> {

@@ -269,16 +269,18 @@ fn fp(hash: u64, pos: u64) -> Fingerprint {
 /// The common case costs two predictable comparisons: is the new hash a new
 /// minimum, and has the current minimum just left the window? When it has,
 /// the new minimum of window `[j, i]` is the better of
-/// * `suffix[j]`, the rightmost minimum of `[j, s_hi]`, from a table of
-///   suffix minima built by one right-to-left scan of an earlier window
-///   `[s_lo, s_hi]`, and
+/// * the rightmost minimum of `[j, s_hi]`, read from `records`: the suffix
+///   minima of an earlier window `[s_lo, s_hi]`, found by one right-to-left
+///   scan and kept as a stack of (value, position) records — only the
+///   positions where the suffix minimum changes, about ln w of them on random
+///   input — from which records left of `j` are popped, and
 /// * `tail`, the rightmost minimum of `(s_hi, i]`, extended lazily.
 ///
-/// Once `j` passes `s_hi` the table is rebuilt over the current window. A
-/// rebuild costs O(w) and happens at most once every `w` hashes, and every
-/// position enters `tail` at most once, so the total work is O(n) for any
-/// input (the paper's Figure 5 rescans the window on every expiry instead,
-/// which is O(w) per hash on an increasing sequence).
+/// Once `j` passes `s_hi` the records are rebuilt over the current window.
+/// Rebuilt windows never overlap and every position enters `tail` at most
+/// once, so the total work is O(n) for any input (the paper's Figure 5
+/// rescans the whole window on every expiry instead, which is O(w) per hash on
+/// an increasing sequence).
 #[derive(Clone, Debug)]
 struct Winnower {
     w: u64,
@@ -289,8 +291,8 @@ struct Winnower {
     cur_pos: u64,
     /// Position at which the current selection leaves the window.
     expire: u64,
-    suffix: Vec<(u64, u64)>,
-    s_lo: u64,
+    /// Suffix-minimum records of `[s_lo, s_hi]`, positions decreasing.
+    records: Vec<(u64, u64)>,
     s_hi: u64,
     tail_val: u64,
     tail_pos: u64,
@@ -324,8 +326,7 @@ impl Winnower {
             cur_val: 0,
             cur_pos: 0,
             expire: 0,
-            suffix: vec![(0, 0); w],
-            s_lo: 0,
+            records: Vec::new(),
             s_hi: 0,
             tail_val: u64::MAX,
             tail_pos: 0,
@@ -348,9 +349,8 @@ impl Winnower {
                 chunk,
                 base,
             };
-            let (suffix, s) = (&mut self.suffix, w - 1);
-            let (v, p) = rebuild(suffix, &win, 0, s);
-            self.set_rebuilt(0, s);
+            let (v, p) = rebuild(&mut self.records, &win, 0, w - 1);
+            self.set_rebuilt(w - 1);
             self.select(v, p, out);
             start = w;
         } else if end < w {
@@ -375,6 +375,9 @@ impl Winnower {
         }
     }
 
+    /// The hot loop: between two events (a new minimum enters, the current
+    /// one expires) it is a plain search for the first hash `<=` (robust:
+    /// `<`) the current minimum.
     #[inline(always)]
     fn run<const ROBUST: bool>(
         &mut self,
@@ -383,23 +386,27 @@ impl Winnower {
         start: u64,
         out: &mut Vec<Fingerprint>,
     ) {
-        let mut cur_val = self.cur_val;
-        let mut expire = self.expire;
-        let first = (start - base) as usize;
-        for (idx, &h) in chunk.iter().enumerate().skip(first) {
-            let i = base + idx as u64;
-            let better = if ROBUST { h < cur_val } else { h <= cur_val };
-            if better {
-                cur_val = h;
-                expire = i + self.w;
-                self.cur_val = h;
-                self.cur_pos = i;
-                self.expire = expire;
-                out.push(fp(h, i));
-            } else if i == expire {
-                self.on_expire(chunk, base, i, out);
-                cur_val = self.cur_val;
-                expire = self.expire;
+        let len = chunk.len();
+        let mut idx = (start - base) as usize;
+        while idx < len {
+            // The current minimum leaves the window at chunk index `expire`.
+            let expire = (self.expire - base) as usize;
+            let stop = expire.min(len);
+            let cur = self.cur_val;
+            let found = chunk[idx..stop]
+                .iter()
+                .position(|&h| if ROBUST { h < cur } else { h <= cur });
+            if let Some(off) = found {
+                let p = idx + off;
+                self.select(chunk[p], base + p as u64, out);
+                idx = p + 1;
+            } else if expire < len {
+                // A hash that beats the minimum at the expiry position is
+                // found by on_expire, which scans the window through it.
+                self.on_expire(chunk, base, base + expire as u64, out);
+                idx = expire + 1;
+            } else {
+                idx = stop;
             }
         }
     }
@@ -414,15 +421,32 @@ impl Winnower {
             base,
         };
         if j <= self.s_hi {
-            for p in self.tail_upto + 1..=i {
-                let v = win.get(p);
-                if v <= self.tail_val {
-                    self.tail_val = v;
-                    self.tail_pos = p;
+            let from = self.tail_upto + 1;
+            let (mut tv, mut tp) = (self.tail_val, self.tail_pos);
+            if from >= base {
+                let lo = (from - base) as usize;
+                let hi = (i - base) as usize;
+                for (off, &v) in chunk[lo..=hi].iter().enumerate() {
+                    if v <= tv {
+                        tv = v;
+                        tp = from + off as u64;
+                    }
+                }
+            } else {
+                for p in from..=i {
+                    let v = win.get(p);
+                    if v <= tv {
+                        tv = v;
+                        tp = p;
+                    }
                 }
             }
-            self.tail_upto = i;
-            let (sv, sp) = self.suffix[(j - self.s_lo) as usize];
+            (self.tail_val, self.tail_pos, self.tail_upto) = (tv, tp, i);
+            while self.records.last().is_some_and(|&(_, p)| p < j) {
+                self.records.pop();
+            }
+            // j <= s_hi, and the record at s_hi itself is never popped.
+            let (sv, sp) = *self.records.last().expect("record at s_hi");
             // The tail lies to the right, so it wins ties.
             if self.tail_val <= sv {
                 self.select(self.tail_val, self.tail_pos, out);
@@ -430,14 +454,13 @@ impl Winnower {
                 self.select(sv, sp, out);
             }
         } else {
-            let (v, p) = rebuild(&mut self.suffix, &win, j, i);
-            self.set_rebuilt(j, i);
+            let (v, p) = rebuild(&mut self.records, &win, j, i);
+            self.set_rebuilt(i);
             self.select(v, p, out);
         }
     }
 
-    fn set_rebuilt(&mut self, lo: u64, hi: u64) {
-        self.s_lo = lo;
+    fn set_rebuilt(&mut self, hi: u64) {
         self.s_hi = hi;
         self.tail_val = u64::MAX;
         self.tail_pos = hi;
@@ -467,20 +490,33 @@ impl Winnower {
     }
 }
 
-/// Fills `suffix[p − lo]` with the rightmost minimum of `[p, hi]` for every
-/// `p` in `[lo, hi]`; returns the one for `lo`.
-fn rebuild(suffix: &mut [(u64, u64)], win: &Window<'_>, lo: u64, hi: u64) -> (u64, u64) {
-    let mut best = (u64::MAX, hi);
-    let mut first = true;
-    for p in (lo..=hi).rev() {
-        let v = win.get(p);
-        // Scanning right to left, only a strictly smaller value moves the
-        // minimum, so ties keep the rightmost position.
-        if first || v < best.0 {
-            best = (v, p);
-            first = false;
+/// Replaces `records` with the suffix-minimum records of `[lo, hi]` (the
+/// positions whose hash is smaller than every hash to their right, from `hi`
+/// leftwards); returns the last one, the rightmost minimum of `[lo, hi]`.
+fn rebuild(records: &mut Vec<(u64, u64)>, win: &Window<'_>, lo: u64, hi: u64) -> (u64, u64) {
+    records.clear();
+    // Scanning right to left, only a strictly smaller value is a new record,
+    // so ties keep the rightmost position.
+    let mut best = win.get(hi);
+    records.push((best, hi));
+    if lo >= win.base {
+        // The whole window is in the current chunk: a tight slice loop.
+        let from = (lo - win.base) as usize;
+        let to = (hi - win.base) as usize;
+        for (off, &v) in win.chunk[from..to].iter().enumerate().rev() {
+            if v < best {
+                best = v;
+                records.push((v, lo + off as u64));
+            }
         }
-        suffix[(p - lo) as usize] = best;
+    } else {
+        for p in (lo..hi).rev() {
+            let v = win.get(p);
+            if v < best {
+                best = v;
+                records.push((v, p));
+            }
+        }
     }
-    best
+    (best, records.last().expect("non-empty").1)
 }
