@@ -36,6 +36,15 @@ pub enum Error {
         /// The polynomial without its leading `t^64` term.
         low_bits: u64,
     },
+    /// A range of k-grams to hash runs past the end of the input.
+    RangeOutOfBounds {
+        /// First k-gram asked for.
+        first: u64,
+        /// Number of k-grams asked for.
+        count: u64,
+        /// Number of k-grams in the input.
+        kgrams: u64,
+    },
     /// The input has more k-grams than a `u32` position can address.
     InputTooLong {
         /// Number of k-grams in the input.
@@ -60,6 +69,11 @@ impl fmt::Display for Error {
             Error::ReduciblePolynomial { low_bits } => write!(
                 f,
                 "t^64 + {low_bits:#018x} is not irreducible over GF(2); Rabin fingerprints need an irreducible polynomial"
+            ),
+            Error::RangeOutOfBounds { first, count, kgrams } => write!(
+                f,
+                "k-grams {first}..{} asked for, but the input has only {kgrams}",
+                first.saturating_add(*count)
             ),
             Error::InputTooLong { kgrams } => write!(
                 f,

@@ -4,7 +4,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::rolling::{hash_range, Roll};
-use crate::{Config, KarpRabin, Polynomial, Rabin};
+use crate::{Config, Error, KarpRabin, Polynomial, Rabin};
 
 /// Which rolling hash to use for k-grams.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -127,6 +127,40 @@ impl Hasher {
     /// `symbols`.
     pub fn hash_symbols(&self, symbols: &[u64], out: &mut Vec<u64>) {
         hash_all(self, symbols, out)
+    }
+
+    /// Writes into `out[j]` the hash of the k-gram of `bytes` starting at
+    /// `first + j`: hashing a long input a slice at a time, in bounded memory.
+    ///
+    /// Fails if the range runs past the last k-gram.
+    pub fn hash_bytes_range(&self, bytes: &[u8], first: usize, out: &mut [u64]) -> Result<(), Error> {
+        self.check_range(bytes.len(), first, out.len())?;
+        u8::hash_range(self, bytes, first, out);
+        Ok(())
+    }
+
+    /// Like [`hash_bytes_range`](Hasher::hash_bytes_range), for symbols.
+    pub fn hash_symbols_range(
+        &self,
+        symbols: &[u64],
+        first: usize,
+        out: &mut [u64],
+    ) -> Result<(), Error> {
+        self.check_range(symbols.len(), first, out.len())?;
+        u64::hash_range(self, symbols, first, out);
+        Ok(())
+    }
+
+    fn check_range(&self, len: usize, first: usize, count: usize) -> Result<(), Error> {
+        let kgrams = self.kgram_count(len);
+        match first.checked_add(count) {
+            Some(end) if end <= kgrams => Ok(()),
+            _ => Err(Error::RangeOutOfBounds {
+                first: first as u64,
+                count: count as u64,
+                kgrams: kgrams as u64,
+            }),
+        }
     }
 
     /// The hash of a single k-gram of bytes, from scratch.

@@ -112,8 +112,8 @@ pub struct Selector {
 #[derive(Clone, Debug)]
 enum State {
     Winnow(Box<Winnower>),
-    ModP { p: u64 },
-    SafeModP { p: u64, w: u64, run: u64 },
+    ModP { p: Divisor },
+    SafeModP { p: Divisor, w: u64, run: u64 },
     Smallest { n: usize, best: BTreeMap<u64, u64> },
     All,
 }
@@ -136,9 +136,9 @@ impl Selector {
         let state = match selection {
             Selection::Winnow => State::Winnow(Box::new(Winnower::new(w, false))),
             Selection::RobustWinnow => State::Winnow(Box::new(Winnower::new(w, true))),
-            Selection::ModP { p } => State::ModP { p },
+            Selection::ModP { p } => State::ModP { p: Divisor::new(p) },
             Selection::SafeModP { p } => State::SafeModP {
-                p,
+                p: Divisor::new(p),
                 w: w as u64,
                 run: 0,
             },
@@ -180,7 +180,7 @@ impl Selector {
             State::ModP { p } => {
                 let p = *p;
                 for (i, &h) in hashes.iter().enumerate() {
-                    if h % p == 0 {
+                    if p.divides(h) {
                         out.push(fp(h, base + i as u64));
                     }
                 }
@@ -188,7 +188,7 @@ impl Selector {
             State::SafeModP { p, w, run } => {
                 let (p, w) = (*p, *w);
                 for (i, &h) in hashes.iter().enumerate() {
-                    if h % p == 0 {
+                    if p.divides(h) {
                         *run = 0;
                         out.push(fp(h, base + i as u64));
                     } else {
@@ -253,6 +253,31 @@ impl Selector {
             self.finish(&mut sink);
         }
         self.seen = 0;
+    }
+}
+
+/// Divisibility by a run-time constant without a division (Lemire, Kaser &
+/// Kurz, "Faster remainder by direct computation", 2019): with
+/// `c = ⌈2^128 / p⌉`, a 64-bit `n` is divisible by `p` iff
+/// `(c · n) mod 2^128 < c`. A hardware division costs tens of cycles; this is
+/// two multiplications.
+#[derive(Clone, Copy, Debug)]
+struct Divisor {
+    /// `⌈2^128 / p⌉`, or 0 for p = 1 (everything is divisible).
+    c: u128,
+}
+
+impl Divisor {
+    fn new(p: u64) -> Divisor {
+        debug_assert!(p >= 1);
+        Divisor {
+            c: if p == 1 { 0 } else { u128::MAX / u128::from(p) + 1 },
+        }
+    }
+
+    #[inline(always)]
+    fn divides(self, n: u64) -> bool {
+        self.c == 0 || self.c.wrapping_mul(u128::from(n)) < self.c
     }
 }
 
@@ -393,9 +418,7 @@ impl Winnower {
             let expire = (self.expire - base) as usize;
             let stop = expire.min(len);
             let cur = self.cur_val;
-            let found = chunk[idx..stop]
-                .iter()
-                .position(|&h| if ROBUST { h < cur } else { h <= cur });
+            let found = find_first::<ROBUST>(&chunk[idx..stop], cur);
             if let Some(off) = found {
                 let p = idx + off;
                 self.select(chunk[p], base + p as u64, out);
@@ -488,6 +511,28 @@ impl Winnower {
         }
         self.reset();
     }
+}
+
+/// Index of the first hash `<= cur` (robust: `< cur`). Tests eight hashes
+/// per branch: new minima are rare, so the branch is almost never taken.
+#[inline(always)]
+fn find_first<const ROBUST: bool>(hashes: &[u64], cur: u64) -> Option<usize> {
+    let hit = |h: u64| if ROBUST { h < cur } else { h <= cur };
+    let mut blocks = hashes.chunks_exact(8);
+    let mut base = 0;
+    for b in &mut blocks {
+        let any = (hit(b[0]) | hit(b[1]) | hit(b[2]) | hit(b[3]))
+            | (hit(b[4]) | hit(b[5]) | hit(b[6]) | hit(b[7]));
+        if any {
+            return b.iter().position(|&h| hit(h)).map(|o| base + o);
+        }
+        base += 8;
+    }
+    blocks
+        .remainder()
+        .iter()
+        .position(|&h| hit(h))
+        .map(|o| base + o)
 }
 
 /// Replaces `records` with the suffix-minimum records of `[lo, hi]` (the

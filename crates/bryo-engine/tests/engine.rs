@@ -232,6 +232,22 @@ proptest! {
     }
 }
 
+proptest! {
+    #[test]
+    fn mod_p_matches_the_remainder_operator(hashes in prop::collection::vec(any::<u64>(), 1..200), p in any::<u64>(), small in 1u64..1000, mult in any::<u64>()) {
+        for p in [p.max(1), small, u64::MAX, 1 << 40, 3] {
+            let mut hs = hashes.clone();
+            hs.push(mult.wrapping_mul(p)); // a multiple (mod 2^64, so maybe not)
+            hs.push(p);
+            hs.push(0);
+            let mut sel = Selector::new(Selection::ModP { p }, 1).unwrap();
+            let mut got = Vec::new();
+            sel.push(&hs, &mut got).unwrap();
+            prop_assert_eq!(got, naive::select(&hs, Selection::ModP { p }, 1));
+        }
+    }
+}
+
 #[test]
 fn figure_2_of_the_paper() {
     let hashes = [
@@ -534,3 +550,27 @@ const GOLDEN_WINNOW_FIRST: [(u64, u32); 3] = [
     (186015637922612810, 76),
     (610543691573786959, 115),
 ];
+
+#[test]
+fn hashing_a_range_matches_hashing_everything() {
+    let text = random_text(5000, 9);
+    let syms: Vec<u64> = text.iter().map(|&b| u64::from(b)).collect();
+    for function in hashers() {
+        let h = Hasher::new(function, &config(20, 1));
+        let mut all = Vec::new();
+        h.hash_bytes(&text, &mut all);
+        let mut part = vec![0; 1000];
+        h.hash_bytes_range(&text, 1234, &mut part).unwrap();
+        assert_eq!(part, all[1234..2234]);
+        h.hash_symbols(&syms, &mut all);
+        h.hash_symbols_range(&syms, 1234, &mut part).unwrap();
+        assert_eq!(part, all[1234..2234]);
+        // The last k-gram starts at 4980; one more is out of range.
+        assert!(h.hash_bytes_range(&text, 3981, &mut part).is_ok());
+        assert_eq!(
+            h.hash_bytes_range(&text, 3982, &mut part),
+            Err(Error::RangeOutOfBounds { first: 3982, count: 1000, kgrams: 4981 })
+        );
+        assert!(h.hash_bytes_range(&text, usize::MAX, &mut part).is_err());
+    }
+}
