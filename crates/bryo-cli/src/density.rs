@@ -22,7 +22,11 @@ const CHUNK: usize = 64 * 1024;
 pub struct Args {
     /// Files or directories (searched recursively) to fingerprint, each byte
     /// one symbol.
-    #[arg(value_name = "PATH", required_unless_present = "random", conflicts_with = "random")]
+    #[arg(
+        value_name = "PATH",
+        required_unless_present = "random",
+        conflicts_with = "random"
+    )]
     paths: Vec<PathBuf>,
 
     /// Fingerprint BYTES of random lowercase text instead of files.

@@ -133,7 +133,12 @@ impl Hasher {
     /// `first + j`: hashing a long input a slice at a time, in bounded memory.
     ///
     /// Fails if the range runs past the last k-gram.
-    pub fn hash_bytes_range(&self, bytes: &[u8], first: usize, out: &mut [u64]) -> Result<(), Error> {
+    pub fn hash_bytes_range(
+        &self,
+        bytes: &[u8],
+        first: usize,
+        out: &mut [u64],
+    ) -> Result<(), Error> {
         self.check_range(bytes.len(), first, out.len())?;
         u8::hash_range(self, bytes, first, out);
         Ok(())

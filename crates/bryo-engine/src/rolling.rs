@@ -30,13 +30,7 @@ const SMALL: usize = 128;
 /// Writes into `out[j]` the hash of the k-gram starting at `first + j`.
 ///
 /// Callers guarantee `first + out.len() + k − 1 <= input.len()`.
-pub(crate) fn hash_range<R: Roll>(
-    r: R,
-    input: &[R::Sym],
-    k: usize,
-    first: usize,
-    out: &mut [u64],
-) {
+pub(crate) fn hash_range<R: Roll>(r: R, input: &[R::Sym], k: usize, first: usize, out: &mut [u64]) {
     let n = out.len();
     if n == 0 {
         return;

@@ -271,7 +271,11 @@ impl Divisor {
     fn new(p: u64) -> Divisor {
         debug_assert!(p >= 1);
         Divisor {
-            c: if p == 1 { 0 } else { u128::MAX / u128::from(p) + 1 },
+            c: if p == 1 {
+                0
+            } else {
+                u128::MAX / u128::from(p) + 1
+            },
         }
     }
 

@@ -1,6 +1,7 @@
 //! Integration tests of the engine: every fast path against a naive
 //! reference, the winnowing guarantee, the paper's statistics, golden values.
 
+#[path = "support/naive.rs"]
 mod naive;
 
 use bryo_engine::{
@@ -397,8 +398,14 @@ fn rabin_test_agrees_with_exhaustive_factoring_up_to_degree_16() {
 #[test]
 fn default_polynomial_is_irreducible_and_derived_from_its_seed() {
     assert!(poly::is_irreducible(Polynomial::DEFAULT.to_u128()));
-    assert_eq!(Polynomial::random(Polynomial::DEFAULT_SEED), Polynomial::DEFAULT);
-    assert_eq!(Polynomial::new(Polynomial::DEFAULT.low_bits()), Ok(Polynomial::DEFAULT));
+    assert_eq!(
+        Polynomial::random(Polynomial::DEFAULT_SEED),
+        Polynomial::DEFAULT
+    );
+    assert_eq!(
+        Polynomial::new(Polynomial::DEFAULT.low_bits()),
+        Ok(Polynomial::DEFAULT)
+    );
     // t^(2^64) = t in GF(2^64), the field the default polynomial defines.
     let p = Polynomial::DEFAULT;
     let mut x = 2u64;
@@ -445,9 +452,15 @@ fn density_on_8_mb_of_random_text_matches_the_paper() {
             "{function}: winnowing density {d} vs {expected}"
         );
         let r = density(&text, function, Selection::RobustWinnow);
-        assert!((r - expected).abs() / expected < 0.01, "{function}: robust {r}");
+        assert!(
+            (r - expected).abs() / expected < 0.01,
+            "{function}: robust {r}"
+        );
         let m = density(&text, function, Selection::ModP { p: 50 });
-        assert!((m - 0.02).abs() / 0.02 < 0.02, "{function}: 0 mod 50 density {m}");
+        assert!(
+            (m - 0.02).abs() / 0.02 < 0.02,
+            "{function}: 0 mod 50 density {m}"
+        );
     }
 }
 
@@ -458,7 +471,10 @@ fn robust_winnowing_on_a_run_of_one_symbol() {
     let hashes = zeros.len() - 49;
     for function in [HashFunction::KarpRabin, HashFunction::RABIN_DEFAULT] {
         let plain = density(&zeros, function, Selection::Winnow);
-        assert!(plain > 0.999, "winnowing selects nearly every hash: {plain}");
+        assert!(
+            plain > 0.999,
+            "winnowing selects nearly every hash: {plain}"
+        );
         let robust = density(&zeros, function, Selection::RobustWinnow);
         let per_window = 1.0 / 100.0;
         assert!(
@@ -506,7 +522,9 @@ fn golden_rabin_bytes() {
 
 #[test]
 fn golden_symbols() {
-    let syms: Vec<u64> = (1..=8u64).map(|i| i.wrapping_mul(0x0123_4567_89ab_cdef)).collect();
+    let syms: Vec<u64> = (1..=8u64)
+        .map(|i| i.wrapping_mul(0x0123_4567_89ab_cdef))
+        .collect();
     for (function, want) in [
         (HashFunction::KarpRabin, GOLDEN_KR_SYMBOLS),
         (HashFunction::RABIN_DEFAULT, GOLDEN_RABIN_SYMBOLS),
@@ -522,8 +540,8 @@ fn golden_symbols() {
 #[test]
 fn golden_winnowing() {
     let text = random_text(10_000, 42);
-    let mut f = Fingerprinter::new(config(50, 100), HashFunction::KarpRabin, Selection::Winnow)
-        .unwrap();
+    let mut f =
+        Fingerprinter::new(config(50, 100), HashFunction::KarpRabin, Selection::Winnow).unwrap();
     let fps = f.fingerprints_bytes(&text).unwrap();
     let summary: Vec<(u64, u32)> = fps.iter().take(3).map(|x| (x.hash, x.pos)).collect();
     assert_eq!(fps.len(), GOLDEN_WINNOW_COUNT);
@@ -542,8 +560,16 @@ const GOLDEN_RABIN_BYTES: [u64; 4] = [
     8930918969649136177,
     11713265555908642658,
 ];
-const GOLDEN_KR_SYMBOLS: [u64; 3] = [4357068500690110018, 1423712021106905751, 16937099615233253100];
-const GOLDEN_RABIN_SYMBOLS: [u64; 3] = [10299427424909306814, 17722543037283978073, 296874612917008589];
+const GOLDEN_KR_SYMBOLS: [u64; 3] = [
+    4357068500690110018,
+    1423712021106905751,
+    16937099615233253100,
+];
+const GOLDEN_RABIN_SYMBOLS: [u64; 3] = [
+    10299427424909306814,
+    17722543037283978073,
+    296874612917008589,
+];
 const GOLDEN_WINNOW_COUNT: usize = 189;
 const GOLDEN_WINNOW_FIRST: [(u64, u32); 3] = [
     (100721758346448806, 41),
@@ -569,7 +595,11 @@ fn hashing_a_range_matches_hashing_everything() {
         assert!(h.hash_bytes_range(&text, 3981, &mut part).is_ok());
         assert_eq!(
             h.hash_bytes_range(&text, 3982, &mut part),
-            Err(Error::RangeOutOfBounds { first: 3982, count: 1000, kgrams: 4981 })
+            Err(Error::RangeOutOfBounds {
+                first: 3982,
+                count: 1000,
+                kgrams: 4981
+            })
         );
         assert!(h.hash_bytes_range(&text, usize::MAX, &mut part).is_err());
     }

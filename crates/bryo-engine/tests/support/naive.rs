@@ -39,7 +39,7 @@ fn windows(n: usize, w: usize) -> Vec<std::ops::Range<usize>> {
     if n == 0 {
         Vec::new()
     } else if n < w {
-        vec![0..n]
+        std::iter::once(0..n).collect()
     } else {
         (0..=n - w).map(|i| i..i + w).collect()
     }
