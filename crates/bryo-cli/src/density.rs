@@ -222,7 +222,7 @@ pub fn run(args: &Args) -> Result<()> {
         (HashFunction::KarpRabin, Some(_)) => bail!("--poly-seed needs --hash rabin"),
         (f, None) => f,
     };
-    let p = args.p.unwrap_or(((config.w() as u64) + 1) / 2).max(1);
+    let p = args.p.unwrap_or((config.w() as u64).div_ceil(2)).max(1);
     if args.p == Some(0) {
         bail!("-p must be at least 1");
     }
