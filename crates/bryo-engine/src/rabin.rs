@@ -93,30 +93,16 @@ impl Rabin {
         (g << 8) ^ u64::from(c) ^ self.reduce[(g >> 56) as usize]
     }
 
+    /// `g·t^64 mod P`: the state shifted by one whole symbol.
     #[inline(always)]
     fn times_t64(&self, g: u64) -> u64 {
-        let t = &self.shift64;
-        t[0][(g & 0xff) as usize]
-            ^ t[1][(g >> 8 & 0xff) as usize]
-            ^ t[2][(g >> 16 & 0xff) as usize]
-            ^ t[3][(g >> 24 & 0xff) as usize]
-            ^ t[4][(g >> 32 & 0xff) as usize]
-            ^ t[5][(g >> 40 & 0xff) as usize]
-            ^ t[6][(g >> 48 & 0xff) as usize]
-            ^ t[7][(g >> 56) as usize]
+        by_bytes(&self.shift64, g)
     }
 
+    /// `s·t^(64k) mod P`: the contribution of the symbol leaving the window.
     #[inline(always)]
     fn leaving_symbol(&self, s: u64) -> u64 {
-        let t = &self.leave_sym;
-        t[0][(s & 0xff) as usize]
-            ^ t[1][(s >> 8 & 0xff) as usize]
-            ^ t[2][(s >> 16 & 0xff) as usize]
-            ^ t[3][(s >> 24 & 0xff) as usize]
-            ^ t[4][(s >> 32 & 0xff) as usize]
-            ^ t[5][(s >> 40 & 0xff) as usize]
-            ^ t[6][(s >> 48 & 0xff) as usize]
-            ^ t[7][(s >> 56) as usize]
+        by_bytes(&self.leave_sym, s)
     }
 
     /// The fingerprint of one string of bytes of any length, from scratch,
@@ -140,6 +126,20 @@ impl Rabin {
     pub(crate) fn symbols(&self) -> RabinSymbols<'_> {
         RabinSymbols(self)
     }
+}
+
+/// A linear map over GF(2) applied byte by byte: `XOR_j tables[j][byte j of x]`.
+#[inline(always)]
+fn by_bytes(t: &[[u64; 256]; 8], x: u64) -> u64 {
+    // Written out: the eight look-ups are independent and must stay so.
+    t[0][(x & 0xff) as usize]
+        ^ t[1][(x >> 8 & 0xff) as usize]
+        ^ t[2][(x >> 16 & 0xff) as usize]
+        ^ t[3][(x >> 24 & 0xff) as usize]
+        ^ t[4][(x >> 32 & 0xff) as usize]
+        ^ t[5][(x >> 40 & 0xff) as usize]
+        ^ t[6][(x >> 48 & 0xff) as usize]
+        ^ t[7][(x >> 56) as usize]
 }
 
 #[derive(Clone, Copy)]
