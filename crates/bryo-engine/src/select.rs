@@ -246,11 +246,11 @@ impl Selector {
 
     /// Forgets the current document without emitting anything.
     pub fn reset(&mut self) {
-        let mut sink = Vec::new();
-        if let State::Winnow(wn) = &mut self.state {
-            wn.reset();
-        } else {
-            self.finish(&mut sink);
+        match &mut self.state {
+            State::Winnow(wn) => wn.reset(),
+            State::SafeModP { run, .. } => *run = 0,
+            State::Smallest { best, .. } => best.clear(),
+            State::ModP { .. } | State::All => {}
         }
         self.seen = 0;
     }
@@ -317,7 +317,6 @@ struct Winnower {
     /// The last `w − 1` hashes before the current chunk.
     carry: VecDeque<u64>,
     cur_val: u64,
-    cur_pos: u64,
     /// Position at which the current selection leaves the window.
     expire: u64,
     /// Suffix-minimum records of `[s_lo, s_hi]`, positions decreasing.
@@ -353,7 +352,6 @@ impl Winnower {
             robust,
             carry: VecDeque::with_capacity(w),
             cur_val: 0,
-            cur_pos: 0,
             expire: 0,
             records: Vec::new(),
             s_hi: 0,
@@ -496,7 +494,6 @@ impl Winnower {
 
     fn select(&mut self, v: u64, p: u64, out: &mut Vec<Fingerprint>) {
         self.cur_val = v;
-        self.cur_pos = p;
         self.expire = p + self.w;
         out.push(fp(v, p));
     }
