@@ -1,0 +1,17 @@
+//! # bryo-frontend: from file bytes to normalized symbol streams
+//!
+//! Each document format has a front-end that removes what should not
+//! distinguish documents and produces the standard stream the engine
+//! fingerprints (Schleimer, Wilkerson & Aiken, SIGMOD 2003, §2.1 and §5.2):
+//! a [`Normalized`] sequence of `u64` symbols, each with the [`Span`] of text
+//! it came from, so every fingerprint maps back to exact lines and columns.
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod lines;
+mod normalized;
+mod symbol;
+
+pub use lines::LineIndex;
+pub use normalized::{Normalized, Span};
+pub use symbol::{symbol, SymbolClass, SYMBOL_SCHEME_VERSION};
