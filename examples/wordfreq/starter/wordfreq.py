@@ -1,0 +1,25 @@
+"""Assignment 3: word frequencies.
+
+Complete `count_words` and `top_words`. Do not change `main`.
+"""
+import sys
+
+
+def read_text(path):
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()
+
+
+def main(argv):
+    if len(argv) != 3:
+        print("usage: wordfreq.py FILE N", file=sys.stderr)
+        return 2
+    text = read_text(argv[1])
+    counts = count_words(text)
+    for word, count in top_words(counts, int(argv[2])):
+        print(f"{count:6d} {word}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
