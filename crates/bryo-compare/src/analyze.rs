@@ -1,0 +1,205 @@
+//! One file through decoding, language detection and its front-end.
+
+use std::path::Path;
+
+use bryo_frontend::{
+    decode, normalize_html_into, normalize_text_into, Decoded, FrontendKind, Language, LexMode,
+    LexNoteKind, LineIndex, Normalized, Span, TextMode,
+};
+use bryo_report::Frontend;
+
+/// Which front-end turns source code into symbols.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Parser {
+    /// The fast table-driven lexers (every language).
+    #[default]
+    Lexer,
+    /// Tree-sitter grammars where bryo has one; the lexer elsewhere, and as
+    /// the recorded fallback when a file is too large or does not parse.
+    TreeSitter,
+}
+
+impl Parser {
+    /// The name used on the command line: `lexer` or `tree-sitter`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Parser::Lexer => "lexer",
+            Parser::TreeSitter => "tree-sitter",
+        }
+    }
+}
+
+/// How files are turned into symbols.
+#[derive(Clone, Copy, Debug)]
+pub struct AnalyzeOptions {
+    /// Language of every file; `None` detects it per file from the file
+    /// name and shebang.
+    pub language: Option<&'static Language>,
+    /// Front-end for source code.
+    pub parser: Parser,
+    /// Keep identifiers and literals verbatim instead of one symbol per kind.
+    pub verbatim: bool,
+    /// Characters or words for prose and HTML.
+    pub text_mode: TextMode,
+}
+
+impl Default for AnalyzeOptions {
+    fn default() -> Self {
+        AnalyzeOptions {
+            language: None,
+            parser: Parser::Lexer,
+            verbatim: false,
+            text_mode: TextMode::default(),
+        }
+    }
+}
+
+/// A file after its front-end: the decoded text, the symbols with their
+/// spans, and everything needed to map them to lines and original bytes.
+#[derive(Debug)]
+pub struct Analyzed {
+    /// Display path.
+    pub path: String,
+    /// The decoded text and its map back to the file's bytes.
+    pub decoded: Decoded<'static>,
+    /// The language used.
+    pub language: &'static Language,
+    /// The front-end that produced the symbols.
+    pub frontend: Frontend,
+    /// Why a simpler front-end than the one asked for was used, if it was.
+    pub fallback: Option<String>,
+    /// Recoveries worth telling the user (unterminated strings, the
+    /// Windows-1252 fallback, …).
+    pub notes: Vec<String>,
+    /// The symbols and their spans in the decoded text.
+    pub normalized: Normalized,
+    /// Lines of the decoded text.
+    pub lines: LineIndex,
+}
+
+impl Analyzed {
+    /// The decoded text.
+    pub fn text(&self) -> &str {
+        self.decoded.text()
+    }
+
+    /// The half-open byte range in the decoded text of symbols
+    /// `start..start + len` (`len` ≥ 1, inside the stream).
+    pub fn symbol_span(&self, start: usize, len: usize) -> Span {
+        let spans = &self.normalized.spans;
+        Span::new(spans[start].start, spans[start + len - 1].end)
+    }
+}
+
+/// Runs one file through decoding, detection and its front-end. `Err` is
+/// the reason the file cannot be compared (binary, undecodable, unknown
+/// language); it is reported, never dropped silently.
+pub fn analyze(path: &str, bytes: &[u8], options: &AnalyzeOptions) -> Result<Analyzed, String> {
+    let decoded = decode(bytes).map_err(|e| e.to_string())?.into_owned();
+    let text = decoded.text();
+    let language = match options.language {
+        Some(language) => language,
+        None => {
+            let first_line = text.as_bytes().split(|&b| b == b'\n').next().unwrap_or(&[]);
+            Language::detect(Path::new(path), first_line).ok_or_else(|| {
+                "language not recognised from the file name or shebang (pass -l)".to_string()
+            })?
+        }
+    };
+    let lines = LineIndex::new(text.as_bytes());
+    let mut notes = Vec::new();
+    if let Some(note) = decoded.note() {
+        notes.push(note);
+    }
+    let mut normalized = Normalized::default();
+    let mut fallback = None;
+    let frontend = match language.frontend() {
+        FrontendKind::Text => {
+            normalize_text_into(text, options.text_mode, &mut normalized);
+            Frontend::Text
+        }
+        FrontendKind::Html => {
+            normalize_html_into(text, options.text_mode, &mut normalized);
+            Frontend::Html
+        }
+        _ => {
+            let mut used = Frontend::Lexer;
+            if options.parser == Parser::TreeSitter {
+                match tree_sitter(language, text, options.verbatim) {
+                    Ok(n) => {
+                        normalized = n;
+                        used = Frontend::TreeSitter;
+                    }
+                    Err(reason) => fallback = Some(reason),
+                }
+            }
+            if used == Frontend::Lexer {
+                let lexer = language
+                    .lexer()
+                    .ok_or_else(|| format!("no lexer for language {}", language.name()))?;
+                let mode = if options.verbatim { LexMode::Verbatim } else { LexMode::Normalized };
+                let lexed = lexer.lex(text, mode);
+                for note in &lexed.notes {
+                    let (line, col) = lines.line_col(note.offset);
+                    let what = match note.kind {
+                        LexNoteKind::UnterminatedString => "unterminated literal",
+                        LexNoteKind::UnterminatedComment => "unterminated comment",
+                        LexNoteKind::UnterminatedInterpolation => "unterminated interpolation",
+                        LexNoteKind::Truncated => "file truncated",
+                        _ => "lexer recovery",
+                    };
+                    notes.push(format!("{what} at {line}:{col}"));
+                }
+                normalized = lexed.normalized;
+            }
+            used
+        }
+    };
+    Ok(Analyzed {
+        path: path.to_string(),
+        decoded,
+        language,
+        frontend,
+        fallback,
+        notes,
+        normalized,
+        lines,
+    })
+}
+
+#[cfg(feature = "tree-sitter")]
+fn tree_sitter(language: &Language, text: &str, verbatim: bool) -> Result<Normalized, String> {
+    let name = ts_name(language.name());
+    if bryo_treesitter::TsLanguage::by_name(name).is_none() {
+        return Err(format!("no tree-sitter grammar for {}", language.name()));
+    }
+    let options = bryo_treesitter::Options { verbatim, ..Default::default() };
+    bryo_treesitter::normalize(name, text.as_bytes(), &options).map_err(|e| e.to_string())
+}
+
+#[cfg(not(feature = "tree-sitter"))]
+fn tree_sitter(_: &Language, _: &str, _: bool) -> Result<Normalized, String> {
+    Err("this build of bryo has no tree-sitter front-ends".to_string())
+}
+
+/// The tree-sitter crate's name for a lexer language name.
+#[cfg(feature = "tree-sitter")]
+fn ts_name(name: &str) -> &str {
+    match name {
+        "cc" => "cpp",
+        other => other,
+    }
+}
+
+/// Whether bryo has a tree-sitter front-end for `language`.
+pub fn has_tree_sitter(language: &Language) -> bool {
+    #[cfg(feature = "tree-sitter")]
+    {
+        bryo_treesitter::TsLanguage::by_name(ts_name(language.name())).is_some()
+    }
+    #[cfg(not(feature = "tree-sitter"))]
+    {
+        let _ = language;
+        false
+    }
+}

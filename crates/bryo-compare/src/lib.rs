@@ -1,0 +1,47 @@
+//! # bryo-compare: the `bryo compare` job as a library
+//!
+//! Glue between the layers, so the command line and a future server run the
+//! same pipeline: discovered inputs ([`bryo_input`]) go through decoding,
+//! language detection and their front-end ([`bryo_frontend`], optionally
+//! [`bryo_treesitter`](https://docs.rs/bryo-treesitter)) in parallel, the
+//! symbol streams through the all-to-all matcher ([`bryo_match`]), and the
+//! matched symbol ranges are mapped back to files, lines and bytes in the
+//! report model ([`bryo_report`]).
+//!
+//! ```
+//! use bryo_compare::{analyze, AnalyzeOptions};
+//!
+//! let file = analyze("hello.py", b"print('hi')\n", &AnalyzeOptions::default()).unwrap();
+//! assert_eq!(file.language.name(), "python");
+//! assert!(file.normalized.len() >= 4); // print ( 'hi' )
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod analyze;
+mod run;
+
+pub use analyze::{analyze, has_tree_sitter, AnalyzeOptions, Analyzed, Parser};
+pub use run::{
+    compare, default_thresholds, CompareOptions, Outcome, CODE_K, CODE_W, TEXT_CHARS_K,
+    TEXT_CHARS_W, TEXT_WORDS_K, TEXT_WORDS_W,
+};
+
+/// Why a comparison could not run.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CompareError {
+    /// Fewer than two submissions had a file that could be compared (or
+    /// none of them was new).
+    #[error("need at least two submissions to compare, including a new one; found {found} with comparable files")]
+    TooFewSubmissions {
+        /// Submissions with at least one comparable file.
+        found: usize,
+    },
+    /// Invalid `k`, `w` or `t`.
+    #[error("invalid thresholds: {0}")]
+    Thresholds(bryo_engine::Error),
+    /// The matcher rejected its options.
+    #[error(transparent)]
+    Match(#[from] bryo_match::Error),
+}

@@ -1,0 +1,366 @@
+//! The compare job: analyze every file in parallel, match, build the report.
+
+use bryo_engine::Config;
+use bryo_frontend::{FrontendKind, TextMode};
+use bryo_input::Inputs;
+use bryo_match::{Corpus, Document, MatchOptions, Role, SubmissionId};
+use bryo_report::{
+    Cluster, FileEntry, FileStatus, Fragment, Frontend, Location, Options, Pair, Report, Skipped,
+    Stats, Submission,
+};
+use rayon::prelude::*;
+
+use crate::analyze::{analyze, AnalyzeOptions, Analyzed};
+use crate::CompareError;
+
+/// Default noise threshold `k` and window `w` for a kind of front-end,
+/// tuned on labelled data (see BENCHMARKS.md): `(k, w)`.
+pub fn default_thresholds(kind: FrontendKind, text_mode: TextMode) -> (usize, usize) {
+    match (kind, text_mode) {
+        (FrontendKind::Text | FrontendKind::Html, TextMode::Words) => (TEXT_WORDS_K, TEXT_WORDS_W),
+        (FrontendKind::Text | FrontendKind::Html, _) => (TEXT_CHARS_K, TEXT_CHARS_W),
+        _ => (CODE_K, CODE_W),
+    }
+}
+
+/// Tokens per k-gram for source code.
+pub const CODE_K: usize = 12;
+/// Winnowing window for source code.
+pub const CODE_W: usize = 8;
+/// Characters per k-gram for prose in character mode.
+pub const TEXT_CHARS_K: usize = 40;
+/// Winnowing window for prose in character mode.
+pub const TEXT_CHARS_W: usize = 40;
+/// Words per k-gram for prose in word mode.
+pub const TEXT_WORDS_K: usize = 6;
+/// Winnowing window for prose in word mode.
+pub const TEXT_WORDS_W: usize = 6;
+
+/// Everything `bryo compare` can be asked.
+#[derive(Clone, Debug)]
+pub struct CompareOptions {
+    /// Front-end choices.
+    pub analyze: AnalyzeOptions,
+    /// Noise threshold; `None` takes the front-end's default.
+    pub k: Option<usize>,
+    /// Winnowing window; `None` takes the default, or follows from `t`.
+    pub w: Option<usize>,
+    /// Guarantee threshold, instead of `w` (`w = t − k + 1`).
+    pub t: Option<usize>,
+    /// MOSS `-m`: passages in more submissions than this are ignored; 0 = no
+    /// limit.
+    pub max_submissions: usize,
+    /// MOSS `-n`: pairs reported; 0 = all.
+    pub max_pairs: usize,
+    /// Pairs below this similarity (0..1) are not reported.
+    pub min_similarity: f64,
+    /// Fragments shorter than this many symbols are dropped.
+    pub min_fragment_symbols: usize,
+    /// Pairs at or above this similarity join a cluster.
+    pub cluster_threshold: f64,
+    /// MOSS `-c`.
+    pub comment: Option<String>,
+    /// MOSS `-d`, recorded in the report.
+    pub directory_mode: bool,
+    /// Base-code paths as the user gave them, recorded in the report.
+    pub base_names: Vec<String>,
+    /// Old-term roots as the user gave them, recorded in the report.
+    pub old_names: Vec<String>,
+}
+
+impl Default for CompareOptions {
+    fn default() -> Self {
+        CompareOptions {
+            analyze: AnalyzeOptions::default(),
+            k: None,
+            w: None,
+            t: None,
+            max_submissions: bryo_match::DEFAULT_MAX_SUBMISSIONS,
+            max_pairs: 250,
+            min_similarity: 0.0,
+            min_fragment_symbols: 0,
+            cluster_threshold: bryo_match::DEFAULT_CLUSTER_THRESHOLD,
+            comment: None,
+            directory_mode: false,
+            base_names: Vec::new(),
+            old_names: Vec::new(),
+        }
+    }
+}
+
+/// The result of a run: the report and the analyzed files behind it
+/// (`files[i][j]` is file `j` of submission `i` of the report), which
+/// renderers that show source text need.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The report model.
+    pub report: Report,
+    /// Analyzed files per report submission.
+    pub files: Vec<Vec<Analyzed>>,
+    /// Analyzed base-code files.
+    pub base: Vec<Analyzed>,
+}
+
+enum Owner {
+    Submission(usize),
+    Base,
+}
+
+/// Runs the whole comparison over discovered inputs.
+pub fn compare(inputs: Inputs, options: &CompareOptions) -> Result<Outcome, CompareError> {
+    let Inputs { submissions, base, skipped: input_skipped } = inputs;
+    let mut skipped: Vec<Skipped> = input_skipped
+        .iter()
+        .map(|s| Skipped { path: s.path.clone(), reason: s.reason.to_string() })
+        .collect();
+
+    // Every file, base code included, through its front-end in parallel;
+    // results come back in input order.
+    let mut jobs = Vec::new();
+    for (i, sub) in submissions.iter().enumerate() {
+        for file in &sub.files {
+            jobs.push((Owner::Submission(i), file));
+        }
+    }
+    for file in &base {
+        jobs.push((Owner::Base, file));
+    }
+    let analyze_options = options.analyze;
+    let results: Vec<Result<Analyzed, String>> = jobs
+        .par_iter()
+        .map(|(_, file)| analyze(&file.display_path, &file.bytes, &analyze_options))
+        .collect();
+
+    let mut per_sub: Vec<Vec<Analyzed>> = submissions.iter().map(|_| Vec::new()).collect();
+    let mut base_files = Vec::new();
+    for ((owner, file), result) in jobs.iter().zip(results) {
+        match result {
+            Ok(analyzed) => match owner {
+                Owner::Submission(i) => per_sub[*i].push(analyzed),
+                Owner::Base => base_files.push(analyzed),
+            },
+            Err(reason) => {
+                let reason = match owner {
+                    Owner::Base => format!("base code: {reason}"),
+                    Owner::Submission(_) => reason,
+                };
+                skipped.push(Skipped { path: file.display_path.clone(), reason });
+            }
+        }
+    }
+    skipped.sort_by(|a, b| a.path.cmp(&b.path).then_with(|| a.reason.cmp(&b.reason)));
+
+    // Submissions with no comparable file are left out (their files are
+    // listed under `skipped` with the reason).
+    let mut kept: Vec<(Submission, Vec<Analyzed>)> = Vec::new();
+    for (sub, files) in submissions.into_iter().zip(per_sub) {
+        if files.is_empty() {
+            continue;
+        }
+        let entries = files.iter().map(file_entry).collect();
+        kept.push((Submission { name: sub.name, old: sub.old, files: entries }, files));
+    }
+    let current = kept.iter().filter(|(s, _)| !s.old).count();
+    if kept.len() < 2 || current == 0 {
+        return Err(CompareError::TooFewSubmissions { found: kept.len() });
+    }
+
+    let config = thresholds(options, &kept)?;
+    let mut match_options = MatchOptions::new(config);
+    match_options.max_submissions = options.max_submissions;
+    match_options.max_pairs = options.max_pairs;
+    match_options.min_fragment_symbols = options.min_fragment_symbols;
+    match_options.cluster_threshold = options.cluster_threshold;
+
+    let mut corpus = Corpus::new();
+    let mut doc_owner: Vec<(usize, usize)> = Vec::new();
+    for (i, (sub, files)) in kept.iter().enumerate() {
+        let role = if sub.old { Role::Old } else { Role::Current };
+        for (j, file) in files.iter().enumerate() {
+            corpus.push(
+                Document::new(SubmissionId(i as u32), &file.normalized.symbols).with_role(role),
+            );
+            doc_owner.push((i, j));
+        }
+    }
+    for file in &base_files {
+        corpus.push(Document::new(SubmissionId(u32::MAX), &file.normalized.symbols).with_role(Role::Base));
+    }
+    let comparison = bryo_match::compare(&corpus, &match_options)?;
+
+    let mut pairs = Vec::new();
+    for m in &comparison.pairs {
+        if m.similarity < options.min_similarity {
+            continue;
+        }
+        let mut fragments = Vec::with_capacity(m.fragments.len());
+        let mut a_lines = Vec::new();
+        let mut b_lines = Vec::new();
+        for f in &m.fragments {
+            let (ai, aj) = doc_owner[f.a_doc.0 as usize];
+            let (bi, bj) = doc_owner[f.b_doc.0 as usize];
+            let a = location(&kept[ai].1[aj], f.a_start as usize, f.len as usize);
+            let b = location(&kept[bi].1[bj], f.b_start as usize, f.len as usize);
+            a_lines.push((aj, a.lines));
+            b_lines.push((bj, b.lines));
+            fragments.push(Fragment { a, b, symbols: u64::from(f.len) });
+        }
+        let a_lines_matched = count_lines(a_lines);
+        let b_lines_matched = count_lines(b_lines);
+        pairs.push(Pair {
+            a: m.a.0 as usize,
+            b: m.b.0 as usize,
+            similarity: m.similarity,
+            a_percent: m.a_percent,
+            b_percent: m.b_percent,
+            a_lines_matched,
+            b_lines_matched,
+            lines_matched: a_lines_matched.max(b_lines_matched),
+            longest_fragment: u64::from(m.longest_fragment),
+            shared_fingerprints: m.shared_fingerprints,
+            identical: m.identical,
+            fragments,
+        });
+    }
+
+    let clusters = comparison
+        .clusters
+        .iter()
+        .map(|c| {
+            let members: Vec<usize> = c.submissions.iter().map(|s| s.0 as usize).collect();
+            let max_similarity = pairs
+                .iter()
+                .filter(|p| members.contains(&p.a) && members.contains(&p.b))
+                .map(|p| p.similarity)
+                .fold(0.0, f64::max);
+            Cluster { members, max_similarity }
+        })
+        .collect();
+
+    let stats = Stats {
+        files: kept.iter().map(|(s, _)| s.files.len() as u64).sum(),
+        base_files: base_files.len() as u64,
+        symbols: kept.iter().flat_map(|(s, _)| &s.files).map(|f| f.symbols).sum(),
+        fingerprints: comparison.stats.fingerprints,
+        base_hashes: comparison.stats.dropped_base,
+        common_hashes: comparison.stats.dropped_common,
+        candidate_pairs: comparison.stats.candidate_pairs,
+    };
+    let language = options.analyze.language.map(|l| l.name().to_string());
+    let report_options = Options {
+        language,
+        k: config.k() as u32,
+        w: config.w() as u32,
+        max_submissions: options.max_submissions as u32,
+        max_pairs: options.max_pairs as u32,
+        min_similarity: options.min_similarity,
+        min_fragment_symbols: options.min_fragment_symbols as u32,
+        cluster_threshold: options.cluster_threshold,
+        directory_mode: options.directory_mode,
+        base: options.base_names.clone(),
+        old: options.old_names.clone(),
+        comment: options.comment.clone(),
+    };
+    let mut report = Report::new(env!("CARGO_PKG_VERSION"), report_options);
+    let (subs, files): (Vec<Submission>, Vec<Vec<Analyzed>>) = kept.into_iter().unzip();
+    report.submissions = subs;
+    report.pairs = pairs;
+    report.clusters = clusters;
+    report.skipped = skipped;
+    report.stats = stats;
+    Ok(Outcome { report, files, base: base_files })
+}
+
+/// `k` and `w` from the options, or the defaults of the front-end kind that
+/// produced most of the symbols.
+fn thresholds(
+    options: &CompareOptions,
+    kept: &[(Submission, Vec<Analyzed>)],
+) -> Result<Config, CompareError> {
+    let kind = match options.analyze.language {
+        Some(language) => language.frontend(),
+        None => {
+            let (mut code, mut text) = (0u64, 0u64);
+            for file in kept.iter().flat_map(|(_, files)| files) {
+                let n = file.normalized.len() as u64;
+                match file.frontend {
+                    Frontend::Text | Frontend::Html => text += n,
+                    _ => code += n,
+                }
+            }
+            if text > code {
+                FrontendKind::Text
+            } else {
+                FrontendKind::Code
+            }
+        }
+    };
+    let (default_k, default_w) = default_thresholds(kind, options.analyze.text_mode);
+    let k = options.k.unwrap_or(default_k);
+    let config = match (options.w, options.t) {
+        (Some(w), _) => Config::new(k, w),
+        (None, Some(t)) => Config::from_thresholds(k, t),
+        (None, None) => Config::new(k, default_w),
+    };
+    config.map_err(CompareError::Thresholds)
+}
+
+fn file_entry(file: &Analyzed) -> FileEntry {
+    FileEntry {
+        path: file.path.clone(),
+        language: file.language.name().to_string(),
+        frontend: file.frontend,
+        symbols: file.normalized.len() as u64,
+        lines: u64::from(file.lines.line_count()),
+        status: match &file.fallback {
+            None => FileStatus::Ok,
+            Some(reason) => FileStatus::Fallback { reason: reason.clone() },
+        },
+        encoding: file.decoded.encoding().name().to_string(),
+    }
+}
+
+fn location(file: &Analyzed, start: usize, len: usize) -> Location {
+    let span = file.symbol_span(start, len);
+    let first = file.lines.line(span.start);
+    let last = file.lines.line(span.end.saturating_sub(1).max(span.start));
+    let bytes = file.decoded.original_range(span);
+    Location {
+        file: file.path.clone(),
+        lines: [u64::from(first), u64::from(last)],
+        bytes: [bytes.start as u64, bytes.end as u64],
+    }
+}
+
+/// Distinct lines inside at least one of the `(file, [first, last])` ranges.
+fn count_lines(mut ranges: Vec<(usize, [u64; 2])>) -> u64 {
+    ranges.sort_unstable();
+    let mut total = 0;
+    let mut current: Option<(usize, u64, u64)> = None;
+    for (file, [first, last]) in ranges {
+        match current {
+            Some((f, s, e)) if f == file && first <= e + 1 => current = Some((f, s, e.max(last))),
+            _ => {
+                if let Some((_, s, e)) = current {
+                    total += e - s + 1;
+                }
+                current = Some((file, first, last));
+            }
+        }
+    }
+    if let Some((_, s, e)) = current {
+        total += e - s + 1;
+    }
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::count_lines;
+
+    #[test]
+    fn lines_are_counted_once_per_file() {
+        assert_eq!(count_lines(vec![(0, [1, 5]), (0, [3, 8]), (1, [1, 2]), (0, [10, 10])]), 11);
+        assert_eq!(count_lines(vec![]), 0);
+    }
+}
