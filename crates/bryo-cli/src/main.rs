@@ -1,6 +1,8 @@
 //! `bryo`: copy detection with winnowing fingerprints.
 
+mod compare;
 mod density;
+mod tokens;
 
 use std::process::ExitCode;
 
@@ -23,15 +25,34 @@ enum Command {
     /// 0 mod p: fingerprints selected, measured and expected density, and the
     /// longest run of symbols with no fingerprint.
     Density(density::Args),
+
+    /// Rank the pairs of submissions that share passages (MOSS's job).
+    ///
+    /// Every file goes through its front-end (lexer, tree-sitter, prose or
+    /// HTML), is fingerprinted by winnowing, and pairs are formed only from
+    /// shared fingerprints; for the reported pairs the exact matched
+    /// fragments are recovered and mapped to lines.
+    Compare(compare::Args),
+
+    /// Print the normalized symbols of a file with their text and position:
+    /// what bryo compares.
+    Tokens(tokens::TokensArgs),
+
+    /// List the languages, their aliases, extensions and front-ends.
+    Languages(tokens::LanguagesArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Density(args) => density::run(&args),
+        Command::Density(args) => density::run(&args).map(|()| false),
+        Command::Compare(args) => compare::run(&args),
+        Command::Tokens(args) => tokens::tokens(&args).map(|()| false),
+        Command::Languages(args) => tokens::languages(&args).map(|()| false),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::SUCCESS,
+        Ok(true) => ExitCode::from(1),
         Err(err) => {
             eprintln!("bryo: error: {err:#}");
             ExitCode::from(2)

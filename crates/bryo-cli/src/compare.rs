@@ -1,0 +1,296 @@
+//! `bryo compare`: rank the pairs of submissions that share passages.
+
+use std::fs::File;
+use std::io::{self, BufWriter, IsTerminal, Read, Write};
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use bryo_compare::{compare, AnalyzeOptions, CompareOptions, Parser};
+use bryo_frontend::{Language, TextMode};
+use bryo_input::{discover, parse_file_list, InputOptions};
+use bryo_report::{write_csv, write_json, write_table, Report, TableOptions};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Files, directories (searched recursively, honouring .gitignore) and
+    /// .zip archives holding the submissions.
+    #[arg(value_name = "PATH")]
+    paths: Vec<PathBuf>,
+
+    /// Language of every file (MOSS names accepted: c, cc, java, python,
+    /// ascii, …; see `bryo languages`). Default: detected per file from its
+    /// extension or shebang.
+    #[arg(short = 'l', long = "language", value_name = "LANG")]
+    language: Option<String>,
+
+    /// Each directory directly under a PATH is one submission of many files
+    /// (MOSS -d); files of one submission are never compared with each other.
+    #[arg(short = 'd', long = "directory")]
+    directory: bool,
+
+    /// Base code handed out with the assignment (file, directory or zip;
+    /// repeatable): passages it contains are not counted (MOSS -b).
+    #[arg(short = 'b', long = "base", value_name = "PATH")]
+    base: Vec<PathBuf>,
+
+    /// Submissions from earlier terms (repeatable): compared with the new
+    /// ones, never with each other.
+    #[arg(long = "old", value_name = "PATH")]
+    old: Vec<PathBuf>,
+
+    /// Read more paths from FILE, one per line ("-" for standard input).
+    #[arg(long = "files-from", value_name = "FILE")]
+    files_from: Option<PathBuf>,
+
+    /// Only take files matching GLOB (repeatable), e.g. '*.py'.
+    #[arg(long = "include", value_name = "GLOB")]
+    include: Vec<String>,
+
+    /// Leave out files matching GLOB (repeatable); wins over --include.
+    #[arg(long = "exclude", value_name = "GLOB")]
+    exclude: Vec<String>,
+
+    /// A passage found in more than N submissions is ignored as a common
+    /// idiom (MOSS -m); 0 = no limit. `-m 2` keeps only passages in exactly
+    /// two submissions.
+    #[arg(short = 'm', long = "max-submissions", value_name = "N", default_value_t = 10)]
+    max_submissions: usize,
+
+    /// Number of pairs reported (MOSS -n); 0 = every pair that shares a
+    /// fingerprint.
+    #[arg(short = 'n', long = "pairs", value_name = "N", default_value_t = 250)]
+    pairs: usize,
+
+    /// A comment recorded in the report (MOSS -c).
+    #[arg(short = 'c', long = "comment", value_name = "TEXT")]
+    comment: Option<String>,
+
+    /// Noise threshold: symbols per k-gram; matches shorter than k are never
+    /// found [default: 12 tokens for code, 40 characters or 6 words for prose].
+    #[arg(short = 'k', value_name = "K")]
+    k: Option<usize>,
+
+    /// Winnowing window in k-grams [default: 8 for code, 40 or 6 for prose].
+    #[arg(short = 'w', value_name = "W", conflicts_with = "t")]
+    w: Option<usize>,
+
+    /// Guarantee threshold instead of -w: every match of at least T symbols
+    /// is found (w = t - k + 1).
+    #[arg(short = 't', value_name = "T")]
+    t: Option<usize>,
+
+    /// Pairs below this similarity are not reported (0..1, or a percentage
+    /// such as 40%).
+    #[arg(long = "min-similarity", value_name = "S", value_parser = parse_fraction, default_value = "0")]
+    min_similarity: f64,
+
+    /// Matched fragments shorter than N symbols are dropped.
+    #[arg(long = "min-tokens", value_name = "N", default_value_t = 0)]
+    min_tokens: usize,
+
+    /// Pairs at or above this similarity join their submissions in a
+    /// cluster (0..1 or a percentage).
+    #[arg(long = "cluster-threshold", value_name = "S", value_parser = parse_fraction, default_value = "0.5")]
+    cluster_threshold: f64,
+
+    /// Exit with code 1 when a reported pair reaches this similarity (0..1
+    /// or a percentage): for CI pipelines.
+    #[arg(long = "fail-above", value_name = "S", value_parser = parse_fraction)]
+    fail_above: Option<f64>,
+
+    /// Front-end for source code: the fast lexers, or tree-sitter grammars
+    /// (c, cc, java, python, javascript, typescript, csharp, go, rust) with
+    /// the lexer as a recorded fallback.
+    #[arg(long = "parser", value_enum, default_value_t = ParserArg::Lexer)]
+    parser: ParserArg,
+
+    /// Keep identifiers and literals verbatim instead of normalizing them
+    /// (catches only copies that did not rename anything).
+    #[arg(long = "verbatim")]
+    verbatim: bool,
+
+    /// Symbols of prose and HTML: characters (as the winnowing paper) or
+    /// words.
+    #[arg(long = "text-mode", value_enum, default_value_t = TextModeArg::Chars)]
+    text_mode: TextModeArg,
+
+    /// Files larger than this many bytes are skipped (and listed).
+    #[arg(long = "max-file-size", value_name = "BYTES", default_value_t = bryo_input::DEFAULT_MAX_FILE_SIZE)]
+    max_file_size: u64,
+
+    /// Output format.
+    #[arg(long = "format", value_enum, default_value_t = Format::Text)]
+    format: Format,
+
+    /// Write the report to FILE instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: Option<PathBuf>,
+
+    /// Colour in the terminal table.
+    #[arg(long = "color", value_enum, default_value_t = ColorArg::Auto)]
+    color: ColorArg,
+
+    /// Worker threads [default: one per core].
+    #[arg(short = 'j', long = "threads", value_name = "N")]
+    threads: Option<usize>,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Format {
+    Text,
+    Json,
+    Csv,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum ParserArg {
+    Lexer,
+    TreeSitter,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum TextModeArg {
+    Chars,
+    Words,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum ColorArg {
+    Auto,
+    Always,
+    Never,
+}
+
+/// `0.4`, `40%` → 0.4; anything outside 0..1 is an error.
+fn parse_fraction(s: &str) -> Result<f64, String> {
+    let (number, scale) = match s.strip_suffix('%') {
+        Some(p) => (p, 100.0),
+        None => (s, 1.0),
+    };
+    let v: f64 = number
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number (use e.g. 0.4 or 40%)"))?;
+    let v = v / scale;
+    if !(0.0..=1.0).contains(&v) {
+        return Err(format!("`{s}` is outside 0..1 (0%..100%)"));
+    }
+    Ok(v)
+}
+
+/// Runs the command; `Ok(true)` when `--fail-above` was reached.
+pub fn run(args: &Args) -> Result<bool> {
+    if let Some(n) = args.threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n.max(1))
+            .build_global()
+            .context("cannot start the worker threads")?;
+    }
+    let language = match &args.language {
+        Some(name) => Some(Language::by_name(name).with_context(|| {
+            format!("unknown language `{name}` (see `bryo languages` for the list)")
+        })?),
+        None => None,
+    };
+    let mut files_from = Vec::new();
+    if let Some(list) = &args.files_from {
+        let mut text = String::new();
+        if list.as_os_str() == "-" {
+            io::stdin().read_to_string(&mut text).context("cannot read the file list from standard input")?;
+        } else {
+            File::open(list)
+                .and_then(|mut f| f.read_to_string(&mut text))
+                .with_context(|| format!("cannot read the file list {}", list.display()))?;
+        }
+        files_from = parse_file_list(&text);
+    }
+    if args.paths.is_empty() && files_from.is_empty() {
+        bail!("no submissions given: pass files, directories or zip archives (or --files-from)");
+    }
+    let input_options = InputOptions {
+        roots: args.paths.clone(),
+        files_from,
+        include: args.include.clone(),
+        exclude: args.exclude.clone(),
+        extensions: language
+            .map(|l| l.extensions().iter().map(|e| e.to_string()).collect())
+            .unwrap_or_default(),
+        directory_mode: args.directory,
+        base: args.base.clone(),
+        old: args.old.clone(),
+        max_file_size: args.max_file_size,
+        ..InputOptions::default()
+    };
+    let inputs = discover(&input_options)?;
+
+    let options = CompareOptions {
+        analyze: AnalyzeOptions {
+            language,
+            parser: match args.parser {
+                ParserArg::Lexer => Parser::Lexer,
+                ParserArg::TreeSitter => Parser::TreeSitter,
+            },
+            verbatim: args.verbatim,
+            text_mode: match args.text_mode {
+                TextModeArg::Chars => TextMode::Chars,
+                TextModeArg::Words => TextMode::Words,
+            },
+        },
+        k: args.k,
+        w: args.w,
+        t: args.t,
+        max_submissions: args.max_submissions,
+        max_pairs: args.pairs,
+        min_similarity: args.min_similarity,
+        min_fragment_symbols: args.min_tokens,
+        cluster_threshold: args.cluster_threshold,
+        comment: args.comment.clone(),
+        directory_mode: args.directory,
+        base_names: args.base.iter().map(|p| p.display().to_string()).collect(),
+        old_names: args.old.iter().map(|p| p.display().to_string()).collect(),
+    };
+    let outcome = compare(inputs, &options)?;
+    write_report(&outcome.report, args)?;
+    Ok(args
+        .fail_above
+        .is_some_and(|limit| outcome.report.pairs.iter().any(|p| p.similarity >= limit)))
+}
+
+fn write_report(report: &Report, args: &Args) -> Result<()> {
+    let to_terminal = args.output.is_none() && io::stdout().is_terminal();
+    let mut out: Box<dyn Write> = match &args.output {
+        Some(path) => Box::new(BufWriter::new(
+            File::create(path).with_context(|| format!("cannot create {}", path.display()))?,
+        )),
+        None => Box::new(BufWriter::new(io::stdout().lock())),
+    };
+    match args.format {
+        Format::Json => write_json(report, &mut out)?,
+        Format::Csv => write_csv(report, &mut out)?,
+        Format::Text => {
+            let color = match args.color {
+                ColorArg::Always => true,
+                ColorArg::Never => false,
+                ColorArg::Auto => to_terminal && std::env::var_os("NO_COLOR").is_none(),
+            };
+            let table = TableOptions { color, ..TableOptions::default() };
+            write_table(report, &mut out, &table)?;
+        }
+    }
+    out.flush().context("cannot write the report")?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_fraction;
+
+    #[test]
+    fn fractions_and_percentages() {
+        assert_eq!(parse_fraction("0.4"), Ok(0.4));
+        assert_eq!(parse_fraction("40%"), Ok(0.4));
+        assert!(parse_fraction("140%").is_err());
+        assert!(parse_fraction("-1").is_err());
+        assert!(parse_fraction("x").is_err());
+    }
+}
