@@ -15,3 +15,9 @@ mod symbol;
 pub use lines::LineIndex;
 pub use normalized::{Normalized, Span};
 pub use symbol::{symbol, SymbolClass, SYMBOL_SCHEME_VERSION};
+
+mod lang;
+mod lexer;
+
+pub use lang::{FrontendKind, Language};
+pub use lexer::{LexMode, LexNote, LexNoteKind, Lexed, Lexer};

@@ -1,0 +1,105 @@
+//! Lexer throughput on real source trees found on the machine: the Python
+//! standard library, C headers under `/usr/include`, and Java files of the
+//! IR-Plag data set when present. Reports bytes per second per core.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use bryo_frontend::{Language, LexMode, Lexed};
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+
+fn collect(dir: &Path, ext: &str, out: &mut Vec<String>, limit: usize) {
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        paths.sort();
+        for p in paths {
+            if out.iter().map(String::len).sum::<usize>() >= limit {
+                return;
+            }
+            if p.is_symlink() {
+                continue;
+            }
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|e| e == ext) {
+                if let Ok(text) = std::fs::read_to_string(&p) {
+                    out.push(text);
+                }
+            }
+        }
+    }
+}
+
+fn python_stdlib() -> PathBuf {
+    let out = Command::new("python3")
+        .args(["-c", "import os;print(os.path.dirname(os.__file__))"])
+        .output()
+        .expect("benches/lexer.rs needs python3 on PATH to find the standard library");
+    PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+}
+
+fn bench_corpus(c: &mut Criterion, name: &str, lang: &str, files: &[String]) {
+    if files.is_empty() {
+        eprintln!("lexer bench: no {name} files found, skipped");
+        return;
+    }
+    let lexer = Language::by_name(lang)
+        .and_then(|l| l.lexer())
+        .expect("language");
+    let bytes: usize = files.iter().map(String::len).sum();
+    let mut g = c.benchmark_group("lexer");
+    g.throughput(Throughput::Bytes(bytes as u64));
+    g.sample_size(10);
+    let mut out = Lexed::default();
+    g.bench_function(name, |b| {
+        b.iter(|| {
+            let mut n = 0;
+            for f in files {
+                lexer.lex_into(f, LexMode::Normalized, &mut out);
+                n += out.normalized.len();
+            }
+            n
+        })
+    });
+    g.finish();
+}
+
+fn lexers(c: &mut Criterion) {
+    let mut py = Vec::new();
+    let stdlib = python_stdlib();
+    collect(&stdlib, "py", &mut py, usize::MAX);
+    assert!(
+        !py.is_empty(),
+        "no .py files under {} (the Python standard library)",
+        stdlib.display()
+    );
+    bench_corpus(c, "python-stdlib", "python", &py);
+
+    let mut h = Vec::new();
+    collect(Path::new("/usr/include"), "h", &mut h, 32 << 20);
+    bench_corpus(c, "c-usr-include", "c", &h);
+
+    let mut java = Vec::new();
+    collect(
+        Path::new("../../../shared/datasets/irplag"),
+        "java",
+        &mut java,
+        32 << 20,
+    );
+    if java.is_empty() {
+        collect(
+            Path::new("/work/shared/datasets/irplag"),
+            "java",
+            &mut java,
+            32 << 20,
+        );
+    }
+    bench_corpus(c, "java-irplag", "java", &java);
+}
+
+criterion_group!(benches, lexers);
+criterion_main!(benches);

@@ -1,0 +1,1037 @@
+//! The one lexing engine. A [`Lexer`] is a language's [`LexSpec`] compiled
+//! into byte tables: a 256-entry class table, per-first-byte lists of
+//! comment and literal openers and of operators (longest first), and an
+//! open-addressing keyword table whose symbols are precomputed. Lexing
+//! allocates nothing per token in the default (normalized) mode.
+//!
+//! The engine is a loop over bytes with an explicit stack for interpolated
+//! literals and a depth counter for nested comments, so no input can make
+//! it recurse.
+
+use super::spec::{LexSpec, PrefixKind, Quote, Tick};
+use crate::{symbol, Normalized, Span, SymbolClass};
+
+const WS: u8 = 1;
+const ID_START: u8 = 2;
+const ID_CONT: u8 = 4;
+const DIGIT: u8 = 8;
+const SPECIAL: u8 = 16;
+const OP_RUN: u8 = 32;
+const SIGIL: u8 = 64;
+
+/// Whether identifiers and literals keep their text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum LexMode {
+    /// As MOSS: every identifier is one symbol, every literal the symbol of
+    /// its kind (string, character, number). Keywords and operators keep
+    /// their text.
+    #[default]
+    Normalized,
+    /// Identifiers and literals are hashed with their text (identifiers
+    /// lower-cased in case-insensitive languages).
+    Verbatim,
+}
+
+/// Something the lexer recovered from; lexing never fails.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LexNote {
+    /// Byte offset where the unterminated construct started.
+    pub offset: u32,
+    /// What happened.
+    pub kind: LexNoteKind,
+}
+
+/// The kinds of [`LexNote`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum LexNoteKind {
+    /// A literal was not closed. Literals that may span lines end at the
+    /// end of the text; single-line literals end at the end of their line.
+    UnterminatedString,
+    /// A block comment was not closed; it ends at the end of the text.
+    UnterminatedComment,
+    /// An interpolated expression inside a literal (`${…}`) was not closed
+    /// by the end of the text.
+    UnterminatedInterpolation,
+    /// The text is longer than 4 GiB − 1 bytes (spans are `u32`); only the
+    /// part before this offset was lexed.
+    Truncated,
+}
+
+/// The output of a lexer: the symbol stream and the recoveries made.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Lexed {
+    /// Symbols and their spans.
+    pub normalized: Normalized,
+    /// Unterminated constructs, in order of their start.
+    pub notes: Vec<LexNote>,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Starter {
+    /// Line comment, first column only.
+    LineStart(&'static [u8]),
+    /// POD-style first-column block comment.
+    LineStartBlock,
+    Line(&'static [u8]),
+    Block(&'static [u8], &'static [u8]),
+    Quote(u16),
+    Tick,
+}
+
+impl Starter {
+    fn len(&self, spec: &LexSpec) -> usize {
+        match *self {
+            Starter::LineStart(p) | Starter::Line(p) | Starter::Block(p, _) => p.len(),
+            Starter::Quote(q) => spec.quotes[q as usize].open.len(),
+            Starter::LineStartBlock | Starter::Tick => 0,
+        }
+    }
+    fn rank(&self) -> u8 {
+        match self {
+            Starter::LineStart(_) | Starter::LineStartBlock => 0,
+            Starter::Tick => 2,
+            _ => 1,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct KwSlot {
+    word: &'static [u8],
+    sym: u64,
+    comment: bool,
+}
+
+/// Open-addressing keyword table keyed on the first and last eight bytes
+/// and the length; symbols precomputed.
+#[derive(Debug)]
+struct Keywords {
+    slots: Vec<Option<KwSlot>>,
+    mask: usize,
+    min_len: usize,
+    max_len: usize,
+}
+
+#[inline]
+fn kw_hash(w: &[u8]) -> u64 {
+    let mut a = [0u8; 8];
+    let k = w.len().min(8);
+    a[..k].copy_from_slice(&w[..k]);
+    let mut x = u64::from_le_bytes(a);
+    if w.len() > 8 {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(&w[w.len() - 8..]);
+        x ^= u64::from_le_bytes(b).rotate_left(29);
+    }
+    x ^= (w.len() as u64) << 59;
+    x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32
+}
+
+impl Keywords {
+    fn new(keywords: &[&'static str], comments: &[&'static str]) -> Keywords {
+        let n = keywords.len() + comments.len();
+        let cap = (n * 4).next_power_of_two().max(16);
+        let mut kw = Keywords {
+            slots: vec![None; cap],
+            mask: cap - 1,
+            min_len: usize::MAX,
+            max_len: 0,
+        };
+        let all = keywords
+            .iter()
+            .map(|w| (w, false))
+            .chain(comments.iter().map(|w| (w, true)));
+        for (w, comment) in all {
+            let word = w.as_bytes();
+            if kw.find(word).is_some() {
+                continue;
+            }
+            kw.min_len = kw.min_len.min(word.len());
+            kw.max_len = kw.max_len.max(word.len());
+            let mut h = kw_hash(word) as usize & kw.mask;
+            while kw.slots[h].is_some() {
+                h = (h + 1) & kw.mask;
+            }
+            kw.slots[h] = Some(KwSlot {
+                word,
+                sym: symbol(SymbolClass::Keyword, word),
+                comment,
+            });
+        }
+        kw
+    }
+
+    #[inline]
+    fn find(&self, w: &[u8]) -> Option<&KwSlot> {
+        if w.len() > self.max_len || w.len() < self.min_len {
+            return None;
+        }
+        let mut h = kw_hash(w) as usize & self.mask;
+        loop {
+            match &self.slots[h] {
+                None => return None,
+                Some(s) if s.word == w => return Some(s),
+                Some(_) => h = (h + 1) & self.mask,
+            }
+        }
+    }
+}
+
+/// A compiled lexer for one language. Obtain one with
+/// [`Language::lexer`](crate::Language::lexer); it is built once per
+/// process and shared by all threads.
+#[derive(Debug)]
+pub struct Lexer {
+    spec: &'static LexSpec,
+    class: [u8; 256],
+    starters: Vec<Vec<Starter>>,
+    ops: Vec<Vec<(&'static [u8], u64)>>,
+    single_op: Vec<u64>,
+    keywords: Keywords,
+    sym_ident: u64,
+    sym_number: u64,
+    sym_class: [u64; 16],
+}
+
+/// An interpolation in progress: the literal it belongs to and the
+/// bracket depth inside it.
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    quote: u16,
+    open: u8,
+    close: u8,
+    depth: u32,
+    start: u32,
+}
+
+struct Run<'a> {
+    s: &'a [u8],
+    mode: LexMode,
+    out: &'a mut Normalized,
+    notes: &'a mut Vec<LexNote>,
+    stack: Vec<Frame>,
+    /// Offset just after the last value-like token (identifier, literal,
+    /// closing bracket): decides MATLAB's transpose.
+    value_end: usize,
+    lower: Vec<u8>,
+}
+
+impl Lexer {
+    pub(crate) fn new(spec: &'static LexSpec) -> Lexer {
+        let mut class = [0u8; 256];
+        for b in [b' ', b'\t', b'\n', b'\r', 0x0b, 0x0c] {
+            class[b as usize] |= WS;
+        }
+        for b in (b'a'..=b'z')
+            .chain(b'A'..=b'Z')
+            .chain([b'_'])
+            .chain(0x80..=0xff)
+        {
+            class[b as usize] |= ID_START | ID_CONT;
+        }
+        for b in b'0'..=b'9' {
+            class[b as usize] |= DIGIT | ID_CONT;
+        }
+        for &b in spec.ident_start {
+            class[b as usize] |= ID_START | ID_CONT;
+        }
+        for &b in spec.ident_cont {
+            class[b as usize] |= ID_CONT;
+        }
+        for &b in spec.op_run {
+            class[b as usize] |= OP_RUN;
+        }
+        for &b in spec.sigils {
+            class[b as usize] |= SIGIL;
+        }
+
+        let mut starters: Vec<Vec<Starter>> = vec![Vec::new(); 256];
+        let mut add = |first: u8, st: Starter| {
+            starters[first as usize].push(st);
+            class[first as usize] |= SPECIAL;
+        };
+        for p in spec.line_start_comments {
+            add(p.as_bytes()[0], Starter::LineStart(p.as_bytes()));
+        }
+        if let Some((open, _)) = spec.line_start_block {
+            add(open.as_bytes()[0], Starter::LineStartBlock);
+        }
+        for p in spec.line_comments {
+            add(p.as_bytes()[0], Starter::Line(p.as_bytes()));
+        }
+        for (o, c) in spec.block_comments {
+            add(o.as_bytes()[0], Starter::Block(o.as_bytes(), c.as_bytes()));
+        }
+        for (i, q) in spec.quotes.iter().enumerate() {
+            add(q.open.as_bytes()[0], Starter::Quote(i as u16));
+        }
+        if spec.tick != Tick::Op {
+            add(b'\'', Starter::Tick);
+        }
+        for list in &mut starters {
+            // First-column forms first, then longer openers, the tick last.
+            list.sort_by_key(|st| (st.rank(), usize::MAX - st.len(spec)));
+        }
+
+        let mut ops: Vec<Vec<(&'static [u8], u64)>> = vec![Vec::new(); 256];
+        for op in spec.operators {
+            let b = op.as_bytes();
+            ops[b[0] as usize].push((b, symbol(SymbolClass::Operator, b)));
+        }
+        for list in &mut ops {
+            list.sort_by_key(|(o, _)| usize::MAX - o.len());
+        }
+        let single_op = (0..=255u8)
+            .map(|b| symbol(SymbolClass::Operator, &[b]))
+            .collect();
+        let mut sym_class = [0u64; 16];
+        for c in [
+            SymbolClass::Identifier,
+            SymbolClass::String,
+            SymbolClass::Char,
+            SymbolClass::Number,
+        ] {
+            sym_class[c as usize] = symbol(c, b"");
+        }
+        Lexer {
+            spec,
+            class,
+            starters,
+            ops,
+            single_op,
+            keywords: Keywords::new(spec.keywords, spec.comment_words),
+            sym_ident: symbol(SymbolClass::Identifier, b""),
+            sym_number: symbol(SymbolClass::Number, b""),
+            sym_class,
+        }
+    }
+
+    /// Whether keywords and identifiers ignore ASCII case in this language.
+    pub fn case_insensitive(&self) -> bool {
+        self.spec.case_insensitive
+    }
+
+    /// Lexes `text` into a new [`Lexed`].
+    pub fn lex(&self, text: &str, mode: LexMode) -> Lexed {
+        let mut out = Lexed {
+            normalized: Normalized::with_capacity(text.len() / 4),
+            notes: Vec::new(),
+        };
+        self.lex_into(text, mode, &mut out);
+        out
+    }
+
+    /// Lexes `text` into `out`, replacing its contents but keeping its
+    /// buffers (for lexing many files on one thread).
+    pub fn lex_into(&self, text: &str, mode: LexMode, out: &mut Lexed) {
+        out.normalized.clear();
+        out.notes.clear();
+        let mut limit = text.len().min(u32::MAX as usize);
+        while !text.is_char_boundary(limit) {
+            limit -= 1;
+        }
+        let mut run = Run {
+            s: &text.as_bytes()[..limit],
+            mode,
+            out: &mut out.normalized,
+            notes: &mut out.notes,
+            stack: Vec::new(),
+            value_end: usize::MAX,
+            lower: Vec::new(),
+        };
+        self.run(&mut run);
+        if limit < text.len() {
+            out.notes.push(LexNote {
+                offset: limit as u32,
+                kind: LexNoteKind::Truncated,
+            });
+        }
+    }
+
+    fn run(&self, r: &mut Run<'_>) {
+        let s = r.s;
+        let n = s.len();
+        let mut i = 0;
+        while i < n {
+            let b = s[i];
+            let c = self.class[b as usize];
+            if c & WS != 0 {
+                i += 1;
+                continue;
+            }
+            if c & SPECIAL != 0 {
+                if let Some(next) = self.special(r, i) {
+                    i = next;
+                    continue;
+                }
+            }
+            if c & ID_START != 0 {
+                if b == b'.' && i + 1 < n && s[i + 1].is_ascii_digit() {
+                    // Languages with `.` in identifiers still read `.5` as a number.
+                    let end = self.number(s, i);
+                    self.emit_lit(r, SymbolClass::Number, i, end);
+                    i = end;
+                } else {
+                    i = self.ident(r, i);
+                }
+                continue;
+            }
+            if c & DIGIT != 0 {
+                let end = self.number(s, i);
+                self.emit_lit(r, SymbolClass::Number, i, end);
+                i = end;
+                continue;
+            }
+            if c & SIGIL != 0 && i + 1 < n {
+                let nb = s[i + 1];
+                let end = if self.class[nb as usize] & ID_START != 0 {
+                    self.ident_end(s, i + 1)
+                } else if self.spec.sigil_specials.contains(&nb) {
+                    i + 2
+                } else {
+                    i
+                };
+                if end > i {
+                    self.emit_ident(r, i, end);
+                    i = end;
+                    continue;
+                }
+            }
+            if let Some(top) = r.stack.last_mut() {
+                if b == top.open {
+                    top.depth += 1;
+                } else if b == top.close {
+                    if top.depth == 0 {
+                        let q = top.quote;
+                        r.stack.pop();
+                        i = self.quote_body(r, q, i, i + 1);
+                        continue;
+                    }
+                    top.depth -= 1;
+                }
+            }
+            if b == b'.' && i + 1 < n && s[i + 1].is_ascii_digit() {
+                let end = self.number(s, i);
+                self.emit_lit(r, SymbolClass::Number, i, end);
+                i = end;
+                continue;
+            }
+            i = self.operator(r, i);
+        }
+        if let Some(f) = r.stack.first() {
+            r.notes.push(LexNote {
+                offset: f.start,
+                kind: LexNoteKind::UnterminatedInterpolation,
+            });
+        }
+    }
+
+    #[inline]
+    fn push(&self, r: &mut Run<'_>, sym: u64, start: usize, end: usize) {
+        r.out.push(sym, Span::new(start as u32, end as u32));
+    }
+
+    fn emit_lit(&self, r: &mut Run<'_>, class: SymbolClass, start: usize, end: usize) {
+        let sym = match r.mode {
+            LexMode::Normalized => {
+                if class == SymbolClass::Number {
+                    self.sym_number
+                } else {
+                    self.sym_class[class as usize & 15]
+                }
+            }
+            LexMode::Verbatim => symbol(class, &r.s[start..end]),
+        };
+        r.value_end = end;
+        self.push(r, sym, start, end);
+    }
+
+    fn emit_ident(&self, r: &mut Run<'_>, start: usize, end: usize) {
+        let sym = match r.mode {
+            LexMode::Normalized => self.sym_ident,
+            LexMode::Verbatim if self.spec.case_insensitive => {
+                r.lower.clear();
+                r.lower
+                    .extend(r.s[start..end].iter().map(u8::to_ascii_lowercase));
+                symbol(SymbolClass::Identifier, &r.lower)
+            }
+            LexMode::Verbatim => symbol(SymbolClass::Identifier, &r.s[start..end]),
+        };
+        r.value_end = end;
+        self.push(r, sym, start, end);
+    }
+
+    #[inline]
+    fn ident_end(&self, s: &[u8], mut i: usize) -> usize {
+        while i < s.len() && self.class[s[i] as usize] & ID_CONT != 0 {
+            i += 1;
+        }
+        i
+    }
+
+    fn ident(&self, r: &mut Run<'_>, start: usize) -> usize {
+        let s = r.s;
+        let end = self.ident_end(s, start + 1);
+        let word = &s[start..end];
+        if !self.spec.prefixes.is_empty() && end < s.len() {
+            if let Some(next) = self.prefixed(r, start, end) {
+                return next;
+            }
+        }
+        let found = if self.spec.case_insensitive {
+            if word.len() <= self.keywords.max_len {
+                let mut buf = [0u8; 64];
+                let k = word.len().min(64);
+                for (d, &c) in buf.iter_mut().zip(word) {
+                    *d = c.to_ascii_lowercase();
+                }
+                self.keywords.find(&buf[..k]).copied()
+            } else {
+                None
+            }
+        } else {
+            self.keywords.find(word).copied()
+        };
+        match found {
+            Some(kw) if kw.comment => line_end(s, end),
+            Some(kw) => {
+                self.push(r, kw.sym, start, end);
+                end
+            }
+            None => {
+                self.emit_ident(r, start, end);
+                end
+            }
+        }
+    }
+
+    /// A literal glued to an identifier prefix (`b"…"`, `r#"…"#`, `R"x(…)x"`).
+    fn prefixed(&self, r: &mut Run<'_>, start: usize, end: usize) -> Option<usize> {
+        let s = r.s;
+        let word = &s[start..end];
+        let kind = self
+            .spec
+            .prefixes
+            .iter()
+            .find(|(p, _)| p.as_bytes() == word)?
+            .1;
+        match kind {
+            PrefixKind::Plain => {
+                for st in &self.starters[s[end] as usize] {
+                    match *st {
+                        Starter::Quote(q) => {
+                            let open = self.spec.quotes[q as usize].open.as_bytes();
+                            if s[end..].starts_with(open) {
+                                return Some(self.quote_body(r, q, start, end + open.len()));
+                            }
+                        }
+                        Starter::Tick => {
+                            if let Some(e) = self.char_lit(s, end) {
+                                self.emit_lit(r, SymbolClass::Char, start, e);
+                                return Some(e);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                None
+            }
+            PrefixKind::RustRaw => {
+                let mut j = end;
+                while j < s.len() && s[j] == b'#' {
+                    j += 1;
+                }
+                let hashes = j - end;
+                if j < s.len() && s[j] == b'"' {
+                    let body = j + 1;
+                    let mut k = body;
+                    let close_at = loop {
+                        match memchr_at(b'"', s, k) {
+                            None => break None,
+                            Some(q) => {
+                                let h = s[q + 1..].iter().take_while(|&&c| c == b'#').count();
+                                if h >= hashes {
+                                    break Some(q + 1 + hashes);
+                                }
+                                k = q + 1;
+                            }
+                        }
+                    };
+                    let e = self.close_or_eof(r, close_at, start, LexNoteKind::UnterminatedString);
+                    self.emit_lit(r, SymbolClass::String, start, e);
+                    Some(e)
+                } else if word == b"r"
+                    && hashes == 1
+                    && j < s.len()
+                    && self.class[s[j] as usize] & ID_START != 0
+                {
+                    // Raw identifier `r#type`.
+                    let e = self.ident_end(s, j);
+                    self.emit_ident(r, start, e);
+                    Some(e)
+                } else {
+                    None
+                }
+            }
+            PrefixKind::CppRaw => {
+                if s[end] != b'"' {
+                    return None;
+                }
+                let d0 = end + 1;
+                let paren = s[d0..]
+                    .iter()
+                    .take(17)
+                    .position(|&c| c == b'(')
+                    .map(|p| d0 + p)?;
+                let delim = &s[d0..paren];
+                if delim
+                    .iter()
+                    .any(|&c| matches!(c, b' ' | b')' | b'\\' | b'\t' | b'\n' | b'\r' | b'"'))
+                {
+                    return None;
+                }
+                let mut k = paren + 1;
+                let close_at = loop {
+                    match memchr_at(b')', s, k) {
+                        None => break None,
+                        Some(q) => {
+                            let rest = &s[q + 1..];
+                            if rest.starts_with(delim) && rest.get(delim.len()) == Some(&b'"') {
+                                break Some(q + 2 + delim.len());
+                            }
+                            k = q + 1;
+                        }
+                    }
+                };
+                let e = self.close_or_eof(r, close_at, start, LexNoteKind::UnterminatedString);
+                self.emit_lit(r, SymbolClass::String, start, e);
+                Some(e)
+            }
+        }
+    }
+
+    fn close_or_eof(
+        &self,
+        r: &mut Run<'_>,
+        close: Option<usize>,
+        start: usize,
+        kind: LexNoteKind,
+    ) -> usize {
+        close.unwrap_or_else(|| {
+            r.notes.push(LexNote {
+                offset: start as u32,
+                kind,
+            });
+            r.s.len()
+        })
+    }
+
+    /// Comment, literal or first-column forms starting at `i`; `None` when
+    /// none applies and the byte is lexed as usual.
+    fn special(&self, r: &mut Run<'_>, i: usize) -> Option<usize> {
+        let s = r.s;
+        let rest = &s[i..];
+        for st in &self.starters[s[i] as usize] {
+            match *st {
+                Starter::LineStart(p) => {
+                    if at_line_start(s, i) && rest.starts_with(p) {
+                        return Some(line_end(s, i));
+                    }
+                }
+                Starter::LineStartBlock => {
+                    if at_line_start(s, i) {
+                        if let Some(e) = self.line_start_block(r, i) {
+                            return Some(e);
+                        }
+                    }
+                }
+                Starter::Line(p) => {
+                    if rest.starts_with(p)
+                        && (!self.spec.comment_needs_word_start || word_start(s, i))
+                    {
+                        return Some(line_end(s, i));
+                    }
+                }
+                Starter::Block(open, close) => {
+                    if rest.starts_with(open) {
+                        return Some(self.block_comment(r, i, open, close));
+                    }
+                }
+                Starter::Quote(q) => {
+                    let open = self.spec.quotes[q as usize].open.as_bytes();
+                    if rest.starts_with(open) {
+                        return Some(self.quote_body(r, q, i, i + open.len()));
+                    }
+                }
+                Starter::Tick => return self.tick(r, i),
+            }
+        }
+        None
+    }
+
+    fn line_start_block(&self, r: &mut Run<'_>, i: usize) -> Option<usize> {
+        let (open, close) = self.spec.line_start_block?;
+        let s = r.s;
+        let (open, close) = (open.as_bytes(), close.as_bytes());
+        if !s[i..].starts_with(open) {
+            return None;
+        }
+        let after = s.get(i + open.len()).copied();
+        let ok = if open.len() == 1 {
+            after.is_some_and(|c| c.is_ascii_alphabetic())
+        } else {
+            after.is_none_or(|c| self.class[c as usize] & ID_CONT == 0)
+        };
+        if !ok {
+            return None;
+        }
+        let mut j = line_end(s, i);
+        while j < s.len() {
+            // `j` is at a line end: step over it to the next line start.
+            j += if s[j] == b'\r' && s.get(j + 1) == Some(&b'\n') {
+                2
+            } else {
+                1
+            };
+            if s[j..].starts_with(close) {
+                return Some(line_end(s, j));
+            }
+            j = line_end(s, j);
+        }
+        r.notes.push(LexNote {
+            offset: i as u32,
+            kind: LexNoteKind::UnterminatedComment,
+        });
+        Some(s.len())
+    }
+
+    fn block_comment(&self, r: &mut Run<'_>, i: usize, open: &[u8], close: &[u8]) -> usize {
+        let s = r.s;
+        let nested = self.spec.nested_comments;
+        let (c0, o0) = (close[0], open[0]);
+        let mut depth = 1u64;
+        let mut j = i + open.len();
+        while j < s.len() {
+            let b = s[j];
+            if b == c0 && s[j..].starts_with(close) {
+                depth -= 1;
+                j += close.len();
+                if depth == 0 {
+                    return j;
+                }
+            } else if nested && b == o0 && s[j..].starts_with(open) {
+                depth += 1;
+                j += open.len();
+            } else {
+                j += 1;
+            }
+        }
+        r.notes.push(LexNote {
+            offset: i as u32,
+            kind: LexNoteKind::UnterminatedComment,
+        });
+        s.len()
+    }
+
+    /// The body of literal `q` from `j`; the symbol's span starts at
+    /// `start` (the opener, a prefix, or the `}` ending an interpolation).
+    fn quote_body(&self, r: &mut Run<'_>, q: u16, start: usize, mut j: usize) -> usize {
+        let quote: &Quote = &self.spec.quotes[q as usize];
+        let s = r.s;
+        let n = s.len();
+        let close = quote.close.as_bytes();
+        let c0 = close[0];
+        let interp = quote.interp.map(str::as_bytes);
+        let i0 = interp.map_or(0, |p| p[0]);
+        loop {
+            if j >= n {
+                r.notes.push(LexNote {
+                    offset: start as u32,
+                    kind: LexNoteKind::UnterminatedString,
+                });
+                self.emit_lit(r, quote.class, start, n);
+                return n;
+            }
+            let b = s[j];
+            if let Some(ip) = interp {
+                if b == i0 && s[j..].starts_with(ip) {
+                    if ip.len() == 1 && s.get(j + 1) == Some(&i0) {
+                        j += 2;
+                        continue;
+                    }
+                    let k = j + ip.len();
+                    self.emit_lit(r, quote.class, start, k);
+                    let open = ip
+                        .iter()
+                        .copied()
+                        .find(|c| matches!(c, b'{' | b'(' | b'['))
+                        .unwrap_or(b'{');
+                    r.stack.push(Frame {
+                        quote: q,
+                        open,
+                        close: closing_bracket(open),
+                        depth: 0,
+                        start: j as u32,
+                    });
+                    return k;
+                }
+            }
+            if b == c0 && s[j..].starts_with(close) {
+                if quote.doubled && s[j + close.len()..].starts_with(close) {
+                    j += 2 * close.len();
+                    continue;
+                }
+                let e = j + close.len();
+                self.emit_lit(r, quote.class, start, e);
+                return e;
+            }
+            if b == b'\\' && quote.escape {
+                j += if s.get(j + 1) == Some(&b'\r') && s.get(j + 2) == Some(&b'\n') {
+                    3
+                } else {
+                    2
+                };
+                continue;
+            }
+            if (b == b'\n' || b == b'\r') && !quote.multiline {
+                r.notes.push(LexNote {
+                    offset: start as u32,
+                    kind: LexNoteKind::UnterminatedString,
+                });
+                self.emit_lit(r, quote.class, start, j);
+                return j;
+            }
+            j += 1;
+        }
+    }
+
+    /// End of a character literal `'x'` or `'\…'` starting at `i`.
+    fn char_lit(&self, s: &[u8], i: usize) -> Option<usize> {
+        let next = *s.get(i + 1)?;
+        if next == b'\\' {
+            let mut j = i + 3;
+            while j < s.len() && j < i + 16 {
+                match s[j] {
+                    b'\'' => return Some(j + 1),
+                    b'\n' | b'\r' => return None,
+                    _ => j += 1,
+                }
+            }
+            return None;
+        }
+        if next == b'\'' || next == b'\n' || next == b'\r' {
+            return None;
+        }
+        let len = utf8_len(next);
+        (s.get(i + 1 + len) == Some(&b'\'')).then_some(i + 2 + len)
+    }
+
+    fn tick(&self, r: &mut Run<'_>, i: usize) -> Option<usize> {
+        let s = r.s;
+        match self.spec.tick {
+            Tick::Op => None,
+            Tick::CharOrOp | Tick::CharOrTickIdent => {
+                if let Some(e) = self.char_lit(s, i) {
+                    self.emit_lit(r, SymbolClass::Char, i, e);
+                    return Some(e);
+                }
+                if self.spec.tick == Tick::CharOrTickIdent
+                    && s.get(i + 1)
+                        .is_some_and(|&c| self.class[c as usize] & ID_START != 0)
+                {
+                    let e = self.ident_end(s, i + 1);
+                    self.emit_ident(r, i, e);
+                    return Some(e);
+                }
+                None
+            }
+            Tick::VerilogBase => {
+                let mut j = i + 1;
+                if matches!(s.get(j), Some(b's' | b'S')) {
+                    j += 1;
+                }
+                if !matches!(
+                    s.get(j),
+                    Some(b'b' | b'B' | b'o' | b'O' | b'd' | b'D' | b'h' | b'H')
+                ) {
+                    return None;
+                }
+                j += 1;
+                while j < s.len() && (s[j].is_ascii_alphanumeric() || matches!(s[j], b'_' | b'?')) {
+                    j += 1;
+                }
+                self.emit_lit(r, SymbolClass::Number, i, j);
+                Some(j)
+            }
+            Tick::MatlabTranspose => {
+                if r.value_end == i {
+                    self.push(r, self.single_op[b'\'' as usize], i, i + 1);
+                    r.value_end = i + 1;
+                    return Some(i + 1);
+                }
+                let mut j = i + 1;
+                loop {
+                    match s.get(j) {
+                        None | Some(b'\n' | b'\r') => {
+                            r.notes.push(LexNote {
+                                offset: i as u32,
+                                kind: LexNoteKind::UnterminatedString,
+                            });
+                            break;
+                        }
+                        Some(b'\'') if s.get(j + 1) == Some(&b'\'') => j += 2,
+                        Some(b'\'') => {
+                            j += 1;
+                            break;
+                        }
+                        Some(_) => j += 1,
+                    }
+                }
+                self.emit_lit(r, SymbolClass::String, i, j);
+                Some(j)
+            }
+        }
+    }
+
+    /// End of the number starting at `i` (a digit, or `.` and a digit).
+    fn number(&self, s: &[u8], i: usize) -> usize {
+        let n = s.len();
+        let mut j = i;
+        let digits = |mut j: usize, hex: bool| {
+            while j < n
+                && (s[j].is_ascii_digit() || s[j] == b'_' || (hex && s[j].is_ascii_hexdigit()))
+            {
+                j += 1;
+            }
+            j
+        };
+        if s[j] == b'0' && matches!(s.get(j + 1), Some(b'x' | b'X' | b'b' | b'B' | b'o' | b'O')) {
+            j = digits(j + 2, true);
+        } else {
+            j = digits(j, false);
+            if self.spec.based_hash && s.get(j) == Some(&b'#') {
+                j += 1;
+                while j < n && (s[j].is_ascii_hexdigit() || matches!(s[j], b'_' | b'.')) {
+                    j += 1;
+                }
+                if s.get(j) == Some(&b'#') {
+                    j += 1;
+                }
+            }
+            if s.get(j) == Some(&b'.') {
+                match s.get(j + 1) {
+                    Some(c) if c.is_ascii_digit() => j = digits(j + 1, false),
+                    Some(&c) if c == b'.' || self.class[c as usize] & ID_START != 0 => {}
+                    _ => j += 1,
+                }
+            }
+            if matches!(s.get(j), Some(b'e' | b'E')) {
+                let k = if matches!(s.get(j + 1), Some(b'+' | b'-')) {
+                    j + 2
+                } else {
+                    j + 1
+                };
+                if s.get(k).is_some_and(u8::is_ascii_digit) {
+                    j = digits(k, false);
+                }
+            }
+        }
+        while j < n && (s[j].is_ascii_alphanumeric() || s[j] == b'_') {
+            j += 1;
+        }
+        if self.spec.tick == Tick::VerilogBase && s.get(j) == Some(&b'\'') {
+            let mut k = j + 1;
+            if matches!(s.get(k), Some(b's' | b'S')) {
+                k += 1;
+            }
+            if matches!(
+                s.get(k),
+                Some(b'b' | b'B' | b'o' | b'O' | b'd' | b'D' | b'h' | b'H')
+            ) {
+                j = k + 1;
+                while j < n && (s[j].is_ascii_alphanumeric() || matches!(s[j], b'_' | b'?')) {
+                    j += 1;
+                }
+            }
+        }
+        j
+    }
+
+    fn operator(&self, r: &mut Run<'_>, i: usize) -> usize {
+        let s = r.s;
+        let b = s[i];
+        if self.class[b as usize] & OP_RUN != 0 {
+            let mut e = i + 1;
+            while e < s.len() && self.class[s[e] as usize] & OP_RUN != 0 {
+                e += 1;
+            }
+            if e > i + 1 {
+                self.push(r, symbol(SymbolClass::Operator, &s[i..e]), i, e);
+                return e;
+            }
+        }
+        let rest = &s[i..];
+        let (len, sym) = self.ops[b as usize]
+            .iter()
+            .find(|(op, _)| rest.starts_with(op))
+            .map_or((1, self.single_op[b as usize]), |&(op, sym)| {
+                (op.len(), sym)
+            });
+        let e = i + len;
+        self.push(r, sym, i, e);
+        if matches!(b, b')' | b']' | b'}') {
+            r.value_end = e;
+        }
+        e
+    }
+}
+
+fn closing_bracket(open: u8) -> u8 {
+    match open {
+        b'(' => b')',
+        b'[' => b']',
+        b'<' => b'>',
+        _ => b'}',
+    }
+}
+
+#[inline]
+fn memchr_at(needle: u8, s: &[u8], from: usize) -> Option<usize> {
+    s.get(from..)?
+        .iter()
+        .position(|&c| c == needle)
+        .map(|p| p + from)
+}
+
+/// Offset of the line end (`\n` or `\r`) at or after `i`, or the text's end.
+#[inline]
+fn line_end(s: &[u8], i: usize) -> usize {
+    s[i..]
+        .iter()
+        .position(|&c| c == b'\n' || c == b'\r')
+        .map_or(s.len(), |p| i + p)
+}
+
+#[inline]
+fn at_line_start(s: &[u8], i: usize) -> bool {
+    i == 0 || s[i - 1] == b'\n' || s[i - 1] == b'\r'
+}
+
+fn word_start(s: &[u8], i: usize) -> bool {
+    i == 0
+        || matches!(
+            s[i - 1],
+            b' ' | b'\t' | b'\n' | b'\r' | b';' | b'(' | b')' | b'|' | b'&' | 0x0b | 0x0c
+        )
+}
+
+fn utf8_len(lead: u8) -> usize {
+    match lead {
+        0xf0..=0xff => 4,
+        0xe0..=0xef => 3,
+        0xc0..=0xdf => 2,
+        _ => 1,
+    }
+}
