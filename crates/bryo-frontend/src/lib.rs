@@ -8,10 +8,16 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod decode;
+mod html;
 mod lines;
 mod normalized;
 mod symbol;
+mod text;
 
+pub use decode::{decode, DecodeError, Decoded, TextEncoding};
+pub use html::{normalize_html, normalize_html_into};
 pub use lines::LineIndex;
 pub use normalized::{Normalized, Span};
 pub use symbol::{symbol, SymbolClass, SYMBOL_SCHEME_VERSION};
+pub use text::{normalize_text, normalize_text_into, TextMode};
