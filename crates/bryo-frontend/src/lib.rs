@@ -8,10 +8,15 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod decode;
+mod html;
 mod lines;
 mod normalized;
 mod symbol;
+mod text;
 
+pub use decode::{decode, DecodeError, Decoded, TextEncoding};
+pub use html::{normalize_html, normalize_html_into};
 pub use lines::LineIndex;
 pub use normalized::{Normalized, Span};
 pub use symbol::{symbol, SymbolClass, SYMBOL_SCHEME_VERSION};
@@ -21,3 +26,4 @@ mod lexer;
 
 pub use lang::{FrontendKind, Language};
 pub use lexer::{LexMode, LexNote, LexNoteKind, Lexed, Lexer};
+pub use text::{normalize_text, normalize_text_into, TextMode};
