@@ -35,7 +35,8 @@ pub struct Options {
     /// Largest share of the text that syntax errors may cover before the
     /// tree is not trusted ([`Fallback::TooManyErrors`]), in `0.0..=1.0`.
     /// The covered bytes are those under outermost `ERROR` nodes plus one
-    /// per `MISSING` node the parser inserted. Default `0.1`: one broken
+    /// per `MISSING` node the parser inserted (at most the whole text, so
+    /// `1.0` never falls back for errors). Default `0.1`: one broken
     /// statement in a file still gets a tree, a file in the wrong language
     /// or of random bytes does not.
     pub max_error_share: f64,
@@ -170,7 +171,7 @@ impl TsLanguage {
             let tree = tp.parse(text, options.timeout)?;
             Ok(walk(&tree, text, &tp.roles, options.verbatim, out))
         })?;
-        let error_bytes = stats.error_bytes + stats.missing_nodes as usize;
+        let error_bytes = (stats.error_bytes + stats.missing_nodes as usize).min(text.len());
         if error_bytes > 0 && error_bytes as f64 > options.max_error_share * text.len() as f64 {
             out.clear();
             return Err(Fallback::TooManyErrors {

@@ -241,3 +241,45 @@ static LANGUAGES: &[TsLanguage] = &[
         dropped: &["line_comment", "block_comment", "shebang"],
     },
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Catches typos and grammar upgrades that rename a kind: every kind
+    /// the table names must be a named kind of its grammar.
+    #[test]
+    fn every_listed_kind_exists_in_its_grammar() {
+        for spec in languages() {
+            let language = spec.grammar();
+            let lists = [
+                spec.identifiers,
+                spec.strings,
+                spec.chars,
+                spec.numbers,
+                spec.opaque,
+                spec.dropped,
+            ];
+            for kind in lists.iter().flat_map(|l| l.iter()) {
+                assert_ne!(
+                    language.id_for_node_kind(kind, true),
+                    0,
+                    "{}: no named node kind `{kind}`",
+                    spec.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn names_and_aliases_are_unique() {
+        let mut all: Vec<&str> = languages()
+            .iter()
+            .flat_map(|l| std::iter::once(l.name).chain(l.aliases.iter().copied()))
+            .collect();
+        let n = all.len();
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all.len(), n);
+    }
+}
