@@ -1,0 +1,239 @@
+//! Parsing with limits, the per-thread parser cache, and the fallback
+//! decision.
+
+use std::cell::RefCell;
+use std::ops::ControlFlow;
+use std::time::{Duration, Instant};
+
+use bryo_frontend::Normalized;
+use tree_sitter::{Language, ParseOptions, ParseState, Parser, Tree};
+
+use crate::error::Fallback;
+use crate::languages::TsLanguage;
+use crate::walk::{role_table, walk, Role, TreeStats};
+
+/// How to run a tree-sitter front-end, and when to give up on it.
+///
+/// Build with `Options::default()` and set fields:
+///
+/// ```
+/// let mut options = bryo_treesitter::Options::default();
+/// options.verbatim = true;
+/// options.max_bytes = 256 * 1024;
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Options {
+    /// Keep identifiers and literals verbatim (their text is hashed) instead
+    /// of mapping every identifier to one symbol and every literal to its
+    /// kind. Default `false`.
+    pub verbatim: bool,
+    /// Longest text parsed; longer texts fall back with
+    /// [`Fallback::TooLarge`]. Default 1 MiB; at most `u32::MAX` (spans are
+    /// 32-bit).
+    pub max_bytes: usize,
+    /// Largest share of the text that syntax errors may cover before the
+    /// tree is not trusted ([`Fallback::TooManyErrors`]), in `0.0..=1.0`.
+    /// The covered bytes are those under outermost `ERROR` nodes plus one
+    /// per `MISSING` node the parser inserted (at most the whole text, so
+    /// `1.0` never falls back for errors). Default `0.1`: one broken
+    /// statement in a file still gets a tree, a file in the wrong language
+    /// or of random bytes does not.
+    pub max_error_share: f64,
+    /// Wall-clock limit of one parse ([`Fallback::TimedOut`]); `None` for no
+    /// limit. Default 2 s, twenty times what a 1 MiB file takes on one
+    /// unloaded core. A timeout depends on the machine's load, so set `None`
+    /// where byte-identical results across machines matter more than a
+    /// bound on time.
+    pub timeout: Option<Duration>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            verbatim: false,
+            max_bytes: 1 << 20,
+            max_error_share: 0.1,
+            timeout: Some(Duration::from_secs(2)),
+        }
+    }
+}
+
+impl Options {
+    fn validate(&self) -> Result<(), Fallback> {
+        if self.max_bytes > u32::MAX as usize {
+            return Err(Fallback::InvalidOptions("max_bytes is over u32::MAX"));
+        }
+        if !(0.0..=1.0).contains(&self.max_error_share) {
+            return Err(Fallback::InvalidOptions(
+                "max_error_share is not within 0.0..=1.0",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A successful tree-sitter front-end run: the symbol stream and what the
+/// parser reported of syntax errors (under the limit, or there would have
+/// been a [`Fallback`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Parsed {
+    /// The symbols and their spans.
+    pub normalized: Normalized,
+    /// Syntax errors the tree holds.
+    pub stats: TreeStats,
+}
+
+/// The parser and tables of one language on one thread.
+struct ThreadParser {
+    parser: Parser,
+    roles: Vec<Role>,
+}
+
+impl ThreadParser {
+    fn new(spec: &TsLanguage) -> Result<Self, Fallback> {
+        let language: Language = spec.grammar();
+        let mut parser = Parser::new();
+        parser
+            .set_language(&language)
+            .map_err(|e| Fallback::Grammar(e.to_string()))?;
+        let roles = role_table(spec, &language);
+        Ok(ThreadParser { parser, roles })
+    }
+
+    fn parse(&mut self, text: &[u8], timeout: Option<Duration>) -> Result<Tree, Fallback> {
+        let mut read = |i: usize, _| text.get(i..).unwrap_or_default();
+        let tree = match timeout {
+            None => self.parser.parse_with_options(&mut read, None, None),
+            Some(limit) => {
+                let deadline = Instant::now().checked_add(limit);
+                // tree-sitter calls this every hundred or so parse steps.
+                let mut check = |_: &ParseState| match deadline {
+                    Some(d) if Instant::now() >= d => ControlFlow::Break(()),
+                    _ => ControlFlow::Continue(()),
+                };
+                let options = ParseOptions::new().progress_callback(&mut check);
+                let tree = self
+                    .parser
+                    .parse_with_options(&mut read, None, Some(options));
+                if tree.is_none() && deadline.is_some_and(|d| Instant::now() >= d) {
+                    // A cancelled parser would resume this parse next time.
+                    self.parser.reset();
+                    return Err(Fallback::TimedOut(limit));
+                }
+                tree
+            }
+        };
+        tree.ok_or_else(|| {
+            self.parser.reset();
+            Fallback::NoTree
+        })
+    }
+}
+
+thread_local! {
+    /// One parser per language per thread, created on first use: parsers
+    /// are not `Sync`, and creating one (and its role table) per file would
+    /// cost more than parsing a small file.
+    static PARSERS: RefCell<Vec<Option<ThreadParser>>> = const { RefCell::new(Vec::new()) };
+}
+
+impl TsLanguage {
+    /// Runs this language's front-end on `text` (decoded UTF-8).
+    ///
+    /// Never panics on any input; every way it can decline a file is a
+    /// [`Fallback`] with the reason.
+    pub fn normalize(&self, text: &[u8], options: &Options) -> Result<Parsed, Fallback> {
+        let mut normalized = Normalized::default();
+        let stats = self.normalize_into(text, options, &mut normalized)?;
+        Ok(Parsed { normalized, stats })
+    }
+
+    /// Like [`TsLanguage::normalize`], but appends to `out` (cleared first)
+    /// so its buffers are reused across files. On a fallback `out` is left
+    /// empty.
+    pub fn normalize_into(
+        &self,
+        text: &[u8],
+        options: &Options,
+        out: &mut Normalized,
+    ) -> Result<TreeStats, Fallback> {
+        out.clear();
+        options.validate()?;
+        if text.len() > options.max_bytes {
+            return Err(Fallback::TooLarge {
+                bytes: text.len(),
+                limit: options.max_bytes,
+            });
+        }
+        let stats = self.with_parser(|tp| {
+            let tree = tp.parse(text, options.timeout)?;
+            Ok(walk(&tree, text, &tp.roles, options.verbatim, out))
+        })?;
+        let error_bytes = (stats.error_bytes + stats.missing_nodes as usize).min(text.len());
+        if error_bytes > 0 && error_bytes as f64 > options.max_error_share * text.len() as f64 {
+            out.clear();
+            return Err(Fallback::TooManyErrors {
+                error_bytes,
+                total_bytes: text.len(),
+                error_nodes: stats.error_nodes,
+                missing_nodes: stats.missing_nodes,
+                max_share: options.max_error_share,
+            });
+        }
+        Ok(stats)
+    }
+
+    /// Parses `text` into a syntax tree with this thread's cached parser,
+    /// under the same size and time limits as [`TsLanguage::normalize`] (no
+    /// error-share check: the tree is returned as it is).
+    pub fn parse_tree(&self, text: &[u8], options: &Options) -> Result<Tree, Fallback> {
+        options.validate()?;
+        if text.len() > options.max_bytes {
+            return Err(Fallback::TooLarge {
+                bytes: text.len(),
+                limit: options.max_bytes,
+            });
+        }
+        self.with_parser(|tp| tp.parse(text, options.timeout))
+    }
+
+    fn with_parser<T>(
+        &self,
+        f: impl FnOnce(&mut ThreadParser) -> Result<T, Fallback>,
+    ) -> Result<T, Fallback> {
+        let index = self
+            .index()
+            .ok_or_else(|| Fallback::UnknownLanguage(self.name.to_owned()))?;
+        PARSERS.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut parsers) => {
+                if parsers.len() <= index {
+                    parsers.resize_with(index + 1, || None);
+                }
+                let slot = &mut parsers[index];
+                if slot.is_none() {
+                    *slot = Some(ThreadParser::new(self)?);
+                }
+                match slot.as_mut() {
+                    Some(tp) => f(tp),
+                    None => Err(Fallback::NoTree),
+                }
+            }
+            // Only reachable if `f` re-entered this function; a private
+            // parser keeps that correct, if slower.
+            Err(_) => f(&mut ThreadParser::new(self)?),
+        })
+    }
+}
+
+/// Runs the tree-sitter front-end of language `name` (canonical name or
+/// alias, see [`TsLanguage::by_name`]) on `text`.
+///
+/// On `Err`, the caller should run the lexer front-end instead and record
+/// the [`Fallback`] reason.
+pub fn normalize(name: &str, text: &[u8], options: &Options) -> Result<Normalized, Fallback> {
+    let language =
+        TsLanguage::by_name(name).ok_or_else(|| Fallback::UnknownLanguage(name.to_owned()))?;
+    language.normalize(text, options).map(|p| p.normalized)
+}

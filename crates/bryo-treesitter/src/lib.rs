@@ -1,0 +1,76 @@
+//! # bryo-treesitter: symbol streams from syntax trees
+//!
+//! The tree-sitter front-ends of bryo. Like the lexers of `bryo-frontend`,
+//! each turns the text of one file into a [`Normalized`] stream — one `u64`
+//! symbol per token with the byte [`Span`](bryo_frontend::Span) it came
+//! from — but reads the tokens off a full syntax tree, for the languages
+//! whose grammar this build includes (one cargo feature each, all on by
+//! default): `c`, `cpp`, `java`, `python`, `javascript`, `typescript`,
+//! `csharp`, `go`, `rust`.
+//!
+//! ## Normalization
+//!
+//! The walk visits the tree's leaves in text order, with a `TreeCursor`
+//! loop (no recursion: deeply nested code costs heap, not stack):
+//!
+//! - identifiers (`identifier`, `field_identifier`, `type_identifier`, …,
+//!   listed per language) become `symbol(Identifier, b"")`, all the same;
+//! - string, character and number literals become one symbol of their
+//!   class for the whole literal node (the walk does not descend into a
+//!   string, so interpolations and escapes are part of it);
+//! - free-form leaves (C macro bodies, JSX text) become one `OtherLiteral`;
+//! - comments, line continuations and shebang lines are dropped;
+//! - every other leaf is a keyword if spelled like a word (`while`, `int`,
+//!   `self`), otherwise an operator (`+=`, `{`, `#include`), verbatim.
+//!
+//! With [`Options::verbatim`], identifiers and literals hash their text
+//! instead. Symbols depend only on node-kind *names* and token text, never
+//! on a grammar's internal kind ids.
+//!
+//! ## Fallback, never silent
+//!
+//! A front-end run ends in a [`Fallback`] instead of a stream when the text
+//! is over [`Options::max_bytes`], when syntax errors cover more than
+//! [`Options::max_error_share`] of it, or when parsing outlives
+//! [`Options::timeout`]. The caller then uses the lexer and records the
+//! reason. Parsers are created once per thread and language, not per file.
+//!
+//! ## Example
+//!
+//! ```
+//! use bryo_treesitter::{normalize, Options, TsLanguage};
+//!
+//! # #[cfg(feature = "python")] {
+//! let a = b"def area(r):\n    return 3.14 * r * r  # circle\n";
+//! let b = b"def f(x):\n  return 3 * x * x\n";
+//! let options = Options::default();
+//! let sa = normalize("python", a, &options).unwrap();
+//! let sb = normalize("py", b, &options).unwrap();
+//! // Renamed identifiers, other literals, other layout, no comment: same stream.
+//! assert_eq!(sa.symbols, sb.symbols);
+//! // `def`, `area`, `(`, `r`, `)`, `:`, `return`, `3.14`, `*`, `r`, `*`, `r`
+//! assert_eq!(sa.len(), 12);
+//! assert_eq!(&a[sa.spans[1].range()], b"area");
+//!
+//! // Too big for the options: the caller falls back to the lexer.
+//! let mut small = Options::default();
+//! small.max_bytes = 10;
+//! let python = TsLanguage::by_name("python").unwrap();
+//! let reason = python.normalize(a, &small).unwrap_err();
+//! assert_eq!(reason.code(), "too-large");
+//! # }
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod error;
+mod frontend;
+mod languages;
+mod walk;
+
+pub use bryo_frontend::Normalized;
+pub use error::Fallback;
+pub use frontend::{normalize, Options, Parsed};
+pub use languages::{languages, TsLanguage};
+pub use tree_sitter;
+pub use walk::TreeStats;

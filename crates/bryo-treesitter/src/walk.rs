@@ -1,0 +1,180 @@
+//! The one walker shared by all languages: a `TreeCursor` loop (no
+//! recursion, so nesting depth costs heap, never stack) that turns the
+//! leaves of a syntax tree into symbols.
+
+use bryo_frontend::{symbol, Normalized, Span, SymbolClass};
+use tree_sitter::{Language, Node, Tree};
+
+use crate::languages::TsLanguage;
+
+/// What the walker does with a node of a given kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// Descend into it; if it is a leaf, emit its text as keyword/operator.
+    Other,
+    /// Emit one identifier symbol for the whole node.
+    Identifier,
+    /// Emit one literal (or opaque-text) symbol for the whole node.
+    Literal(SymbolClass),
+    /// Skip it and everything under it.
+    Dropped,
+}
+
+/// The roles of every node kind id of one grammar, indexed by kind id.
+///
+/// Built from names once per thread and language: kind ids are internal to a
+/// grammar version, so only the names in the table are part of the contract.
+/// Every id carrying a listed *named* kind gets the role (a grammar may give
+/// one name several ids through aliases); anonymous tokens never do, so the
+/// keyword `string` of C# is not mistaken for the node kind `string`.
+pub(crate) fn role_table(spec: &TsLanguage, language: &Language) -> Vec<Role> {
+    let lists: [(&[&str], Role); 6] = [
+        (spec.identifiers, Role::Identifier),
+        (spec.strings, Role::Literal(SymbolClass::String)),
+        (spec.chars, Role::Literal(SymbolClass::Char)),
+        (spec.numbers, Role::Literal(SymbolClass::Number)),
+        (spec.opaque, Role::Literal(SymbolClass::OtherLiteral)),
+        (spec.dropped, Role::Dropped),
+    ];
+    let count = language.node_kind_count();
+    (0..count)
+        .map(|id| {
+            let id = id as u16;
+            let (Some(name), true) = (
+                language.node_kind_for_id(id),
+                language.node_kind_is_named(id),
+            ) else {
+                return Role::Other;
+            };
+            lists
+                .iter()
+                .find(|(names, _)| names.contains(&name))
+                .map_or(Role::Other, |&(_, role)| role)
+        })
+        .collect()
+}
+
+/// What the walk saw of syntax errors.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TreeStats {
+    /// `ERROR` nodes, nested ones included.
+    pub error_nodes: u32,
+    /// Zero-width `MISSING` nodes the parser inserted to recover.
+    pub missing_nodes: u32,
+    /// Bytes under outermost `ERROR` nodes.
+    pub error_bytes: usize,
+}
+
+/// Appends the symbols of `tree` (parsed from `text`) to `out`.
+///
+/// Spans are the nodes' byte ranges. A node that would break the stream's
+/// invariant (empty, past the text, or overlapping the previous symbol)
+/// is skipped; tree-sitter leaves are disjoint and in order, so only empty
+/// (missing) nodes are skipped in practice.
+pub(crate) fn walk(
+    tree: &Tree,
+    text: &[u8],
+    roles: &[Role],
+    verbatim: bool,
+    out: &mut Normalized,
+) -> TreeStats {
+    let mut sink = Sink {
+        text,
+        out,
+        last_end: 0,
+        stats: TreeStats::default(),
+    };
+    let mut error_end = 0usize;
+    let mut cursor = tree.walk();
+    loop {
+        let node = cursor.node();
+        // The ERROR kind id lies outside the grammar's table.
+        let role = roles.get(usize::from(node.kind_id())).copied();
+        let mut descend = false;
+        match role {
+            Some(Role::Dropped) => {}
+            Some(Role::Identifier) => sink.emit(&node, SymbolClass::Identifier, verbatim),
+            Some(Role::Literal(class)) => sink.emit(&node, class, verbatim),
+            Some(Role::Other) => descend = true,
+            None => {
+                if node.is_error() {
+                    sink.stats.error_nodes += 1;
+                    let (start, end) = (node.start_byte(), node.end_byte());
+                    if start >= error_end {
+                        sink.stats.error_bytes += end.saturating_sub(start);
+                        error_end = end;
+                    }
+                }
+                descend = true;
+            }
+        }
+        if descend {
+            if cursor.goto_first_child() {
+                continue;
+            }
+            // A leaf with no role of its own: keyword or operator by spelling.
+            let word = text.get(node.byte_range()).is_some_and(is_word);
+            let class = if word {
+                SymbolClass::Keyword
+            } else {
+                SymbolClass::Operator
+            };
+            sink.emit(&node, class, true);
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return sink.stats;
+            }
+        }
+    }
+}
+
+/// Keywords are spelled like words: a letter or `_`, then letters, digits
+/// or `_`. Everything else a leaf can be (`+=`, `::`, `#include`) is an
+/// operator.
+fn is_word(t: &[u8]) -> bool {
+    match t.split_first() {
+        Some((&first, rest)) => {
+            (first.is_ascii_alphabetic() || first == b'_')
+                && rest.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'_')
+        }
+        None => false,
+    }
+}
+
+/// Where symbols go, with what the stream invariant needs.
+struct Sink<'a> {
+    text: &'a [u8],
+    out: &'a mut Normalized,
+    last_end: usize,
+    stats: TreeStats,
+}
+
+impl Sink<'_> {
+    /// Emits `node` as one symbol of `class`, hashing its text when
+    /// `with_text` and the empty lexeme otherwise.
+    #[inline]
+    fn emit(&mut self, node: &Node<'_>, class: SymbolClass, with_text: bool) {
+        let (start, end) = (node.start_byte(), node.end_byte());
+        if start >= end {
+            if node.is_missing() {
+                self.stats.missing_nodes += 1;
+            }
+            return;
+        }
+        let Some(text) = self.text.get(start..end) else {
+            return;
+        };
+        if start < self.last_end {
+            return;
+        }
+        let lexeme = if with_text { text } else { b"" };
+        // `end <= text.len() <= u32::MAX` is checked before parsing.
+        self.out
+            .push(symbol(class, lexeme), Span::new(start as u32, end as u32));
+        self.last_end = end;
+    }
+}
