@@ -1,0 +1,603 @@
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::fs::{self, File};
+use std::io::{self, BufReader, Read};
+use std::path::{Component, Path, PathBuf};
+
+use ignore::WalkBuilder;
+
+use crate::filter::Filter;
+use crate::{InputError, InputFile, InputOptions, Inputs, SkipReason, Skipped, Source, Submission};
+
+/// Finds every file to compare and groups them into submissions.
+///
+/// Order is deterministic: roots in the order given (`roots`, then
+/// `files_from`), entries of a directory or archive sorted by path, new
+/// submissions before old ones. Directories are walked like ripgrep does:
+/// `.gitignore`, `.ignore` and `.git/info/exclude` rules are respected (also
+/// outside a git repository; the user's global git excludes are not read, so
+/// results do not depend on the machine), hidden files and directories are
+/// left out, and symbolic links are not followed. Zip archives named as a
+/// path are read like directories (hidden entries and `__MACOSX/` are left
+/// out; ignore files inside an archive are not applied); archives found
+/// while walking a directory are ordinary files.
+///
+/// A file is read once: if two roots reach the same file, or a base path
+/// reaches a file under a root, it is kept where it was met first (base code
+/// first, then old roots, then new ones) and listed as skipped elsewhere.
+///
+/// # Errors
+///
+/// Only paths the user named stop discovery: one that does not exist or
+/// cannot be read, an archive that cannot be opened, an invalid glob.
+/// Problems with files found inside them are listed in
+/// [`Inputs::skipped`] with the reason.
+pub fn discover(options: &InputOptions) -> Result<Inputs, InputError> {
+    let filter = Filter::new(&options.include, &options.exclude, &options.extensions)?;
+    let named = || {
+        options
+            .base
+            .iter()
+            .chain(&options.old)
+            .chain(&options.roots)
+            .chain(&options.files_from)
+    };
+    // Check every named path before reading anything, so a typo fails fast.
+    for path in named() {
+        if let Err(source) = fs::metadata(path) {
+            return Err(if source.kind() == io::ErrorKind::NotFound {
+                InputError::NotFound { path: path.clone() }
+            } else {
+                InputError::Unreadable {
+                    path: path.clone(),
+                    source,
+                }
+            });
+        }
+    }
+
+    let mut d = Discovery {
+        options,
+        filter,
+        claimed: HashMap::new(),
+        skipped: Vec::new(),
+    };
+    let mut base = Vec::new();
+    for path in &options.base {
+        base.extend(d.gather(path, Role::Base)?.into_iter().map(|(_, f)| f));
+    }
+    let mut old = Groups::default();
+    for path in &options.old {
+        for (name, file) in d.gather(path, Role::Old)? {
+            old.add(name, file);
+        }
+    }
+    let mut new = Groups::default();
+    for path in options.roots.iter().chain(&options.files_from) {
+        for (name, file) in d.gather(path, Role::New)? {
+            new.add(name, file);
+        }
+    }
+    let mut submissions = new.finish(false);
+    submissions.extend(old.finish(true));
+    Ok(Inputs {
+        submissions,
+        base,
+        skipped: d.skipped,
+    })
+}
+
+/// Which list the files of a named path go to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Base,
+    Old,
+    New,
+}
+
+/// Identity of a file, to read each one once.
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum Key {
+    File(PathBuf),
+    Entry(PathBuf, String),
+}
+
+struct Discovery<'a> {
+    options: &'a InputOptions,
+    filter: Filter,
+    /// Display path under which each file was first taken.
+    claimed: HashMap<Key, String>,
+    skipped: Vec<Skipped>,
+}
+
+/// Files of one named path, each with the name of its submission.
+type Gathered = Vec<(String, InputFile)>;
+
+/// Submissions in order of first appearance, merged by name.
+#[derive(Default)]
+struct Groups {
+    list: Vec<Submission>,
+    index: HashMap<String, usize>,
+}
+
+impl Groups {
+    fn add(&mut self, name: String, file: InputFile) {
+        let i = *self.index.entry(name.clone()).or_insert_with(|| {
+            self.list.push(Submission {
+                name,
+                old: false,
+                files: Vec::new(),
+            });
+            self.list.len() - 1
+        });
+        self.list[i].files.push(file);
+    }
+
+    fn finish(self, old: bool) -> Vec<Submission> {
+        let mut list = self.list;
+        for s in &mut list {
+            s.old = old;
+            s.files.sort_by(|a, b| a.display_path.cmp(&b.display_path));
+        }
+        list
+    }
+}
+
+/// Outcome of reading a file with a size limit.
+enum ReadError {
+    TooLarge(u64),
+    Io(io::Error),
+}
+
+impl Discovery<'_> {
+    fn skip(&mut self, path: String, reason: SkipReason) {
+        self.skipped.push(Skipped { path, reason });
+    }
+
+    /// Takes the file unless it was taken before; on a repeat, records why
+    /// it is skipped here.
+    fn claim(&mut self, key: Key, display: &str) -> bool {
+        if let Some(first) = self.claimed.get(&key) {
+            let first = first.clone();
+            self.skip(display.to_owned(), SkipReason::Duplicate { first });
+            return false;
+        }
+        self.claimed.insert(key, display.to_owned());
+        true
+    }
+
+    fn gather(&mut self, path: &Path, role: Role) -> Result<Gathered, InputError> {
+        let unreadable = |source| InputError::Unreadable {
+            path: path.to_path_buf(),
+            source,
+        };
+        let meta = fs::metadata(path).map_err(unreadable)?;
+        let display = display_root(path);
+        if meta.is_dir() {
+            Ok(self.walk(path, &display, role))
+        } else if is_zip(path) {
+            self.archive(path, &display, role)
+        } else {
+            self.named_file(path, display, role)
+        }
+    }
+
+    /// The submission a file belongs to, given its path below a root.
+    fn group(&self, root_display: &str, rel: &str, role: Role) -> String {
+        match rel.split_once('/') {
+            Some((top, _)) if self.options.directory_mode && role != Role::Base => {
+                join(root_display, top)
+            }
+            _ => join(root_display, rel),
+        }
+    }
+
+    fn named_file(
+        &mut self,
+        path: &Path,
+        display: String,
+        role: Role,
+    ) -> Result<Gathered, InputError> {
+        if !self.filter.accepts(&display) {
+            self.skip(display, SkipReason::Filtered);
+            return Ok(Vec::new());
+        }
+        let bytes = match read_limited(path, self.options.max_file_size) {
+            Ok(bytes) => bytes,
+            Err(ReadError::TooLarge(size)) => {
+                let limit = self.options.max_file_size;
+                self.skip(display, SkipReason::TooLarge { size, limit });
+                return Ok(Vec::new());
+            }
+            Err(ReadError::Io(source)) => {
+                return Err(InputError::Unreadable {
+                    path: path.to_path_buf(),
+                    source,
+                })
+            }
+        };
+        if !self.claim(Key::File(canonical(path)), &display) {
+            return Ok(Vec::new());
+        }
+        let group = if self.options.directory_mode && role != Role::Base {
+            match display.rsplit_once('/') {
+                Some(("", _)) => "/".to_owned(),
+                Some((parent, _)) => parent.to_owned(),
+                None => ".".to_owned(),
+            }
+        } else {
+            display.clone()
+        };
+        let file = InputFile {
+            display_path: display,
+            bytes,
+            source: Source::File(path.to_path_buf()),
+        };
+        Ok(vec![(group, file)])
+    }
+
+    fn walk(&mut self, root: &Path, display: &str, role: Role) -> Gathered {
+        let mut out = Vec::new();
+        let mut tops = TopDirs::default();
+        let walker = WalkBuilder::new(root)
+            .standard_filters(true)
+            .require_git(false)
+            .git_global(false)
+            .follow_links(false)
+            .sort_by_file_name(|a, b| a.cmp(b))
+            .build();
+        for item in walker {
+            let entry = match item {
+                Ok(entry) => entry,
+                Err(err) => {
+                    let (path, message) = split_walk_error(&err);
+                    let path = path
+                        .and_then(|p| p.strip_prefix(root).ok())
+                        .map(|rel| join(display, &relative(rel)))
+                        .unwrap_or_else(|| display.to_owned());
+                    self.skip(path, SkipReason::Unreadable { message });
+                    continue;
+                }
+            };
+            if entry.depth() == 0 {
+                continue;
+            }
+            let Ok(rel) = entry.path().strip_prefix(root) else {
+                continue;
+            };
+            let rel = relative(rel);
+            let file_type = entry.file_type();
+            let is_dir = file_type.is_some_and(|t| t.is_dir());
+            tops.see(&rel, is_dir);
+            if is_dir || !self.filter.accepts(&rel) {
+                continue;
+            }
+            tops.fill(&rel);
+            let shown = join(display, &rel);
+            if file_type.is_some_and(|t| t.is_symlink()) {
+                self.skip(shown, SkipReason::Symlink);
+                continue;
+            }
+            if !file_type.is_some_and(|t| t.is_file()) {
+                self.skip(shown, SkipReason::NotAFile);
+                continue;
+            }
+            let bytes = match read_limited(entry.path(), self.options.max_file_size) {
+                Ok(bytes) => bytes,
+                Err(ReadError::TooLarge(size)) => {
+                    let limit = self.options.max_file_size;
+                    self.skip(shown, SkipReason::TooLarge { size, limit });
+                    continue;
+                }
+                Err(ReadError::Io(e)) => {
+                    let message = e.to_string();
+                    self.skip(shown, SkipReason::Unreadable { message });
+                    continue;
+                }
+            };
+            if !self.claim(Key::File(canonical(entry.path())), &shown) {
+                continue;
+            }
+            let group = self.group(display, &rel, role);
+            out.push((
+                group,
+                InputFile {
+                    display_path: shown,
+                    bytes,
+                    source: Source::File(entry.path().to_path_buf()),
+                },
+            ));
+        }
+        self.report_empty(tops, display, role);
+        out
+    }
+
+    fn archive(&mut self, path: &Path, display: &str, role: Role) -> Result<Gathered, InputError> {
+        let file = File::open(path).map_err(|source| InputError::Unreadable {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let archive_error = |message: String| InputError::Archive {
+            path: path.to_path_buf(),
+            message,
+        };
+        let mut zip =
+            zip::ZipArchive::new(BufReader::new(file)).map_err(|e| archive_error(e.to_string()))?;
+        let limit = self.options.max_archive_entries;
+        if zip.len() > limit {
+            return Err(archive_error(format!(
+                "{} entries, more than the limit of {limit}",
+                zip.len()
+            )));
+        }
+        let archive_key = canonical(path);
+        let max_file = self.options.max_file_size;
+        let max_total = self.options.max_archive_size;
+        let mut total: u64 = 0;
+        let mut tops = TopDirs::default();
+        let mut taken: Vec<(String, Vec<u8>)> = Vec::new();
+        for i in 0..zip.len() {
+            // The raw name, for messages about entries that cannot be opened.
+            let raw_name = match zip.name_for_index(i) {
+                Some(Ok(name)) => name.into_owned(),
+                _ => format!("entry {i}"),
+            };
+            let mut entry = match zip.by_index(i) {
+                Ok(entry) => entry,
+                Err(e) => {
+                    let message = e.to_string();
+                    self.skip(join(display, &raw_name), SkipReason::Unreadable { message });
+                    continue;
+                }
+            };
+            let Some(rel) = entry.enclosed_name().as_deref().and_then(safe_relative) else {
+                self.skip(join(display, &raw_name), SkipReason::UnsafeArchivePath);
+                continue;
+            };
+            if rel
+                .split('/')
+                .any(|c| c.starts_with('.') || c == "__MACOSX")
+            {
+                continue;
+            }
+            tops.see(&rel, entry.is_dir());
+            if entry.is_dir() || !self.filter.accepts(&rel) {
+                continue;
+            }
+            tops.fill(&rel);
+            let shown = join(display, &rel);
+            if entry.is_symlink() {
+                self.skip(shown, SkipReason::Symlink);
+                continue;
+            }
+            let size = entry.size();
+            if size > max_file {
+                let reason = SkipReason::TooLarge {
+                    size,
+                    limit: max_file,
+                };
+                self.skip(shown, reason);
+                continue;
+            }
+            if total.saturating_add(size) > max_total {
+                self.skip(shown, SkipReason::ArchiveLimit { limit: max_total });
+                continue;
+            }
+            // The declared size may lie: read at most one byte past the limit.
+            let mut bytes = Vec::with_capacity(size as usize);
+            if let Err(e) = (&mut entry).take(max_file + 1).read_to_end(&mut bytes) {
+                let message = e.to_string();
+                self.skip(shown, SkipReason::Unreadable { message });
+                continue;
+            }
+            let len = bytes.len() as u64;
+            if len > max_file {
+                let reason = SkipReason::TooLarge {
+                    size: len,
+                    limit: max_file,
+                };
+                self.skip(shown, reason);
+                continue;
+            }
+            total = total.saturating_add(len);
+            if total > max_total {
+                self.skip(shown, SkipReason::ArchiveLimit { limit: max_total });
+                continue;
+            }
+            taken.push((rel, bytes));
+        }
+        // Archive order is the archiver's; sort like a directory walk.
+        taken.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut out = Vec::with_capacity(taken.len());
+        for (rel, bytes) in taken {
+            let shown = join(display, &rel);
+            if !self.claim(Key::Entry(archive_key.clone(), rel.clone()), &shown) {
+                continue;
+            }
+            let group = self.group(display, &rel, role);
+            let source = Source::ArchiveEntry {
+                archive: path.to_path_buf(),
+                entry: rel,
+            };
+            out.push((
+                group,
+                InputFile {
+                    display_path: shown,
+                    bytes,
+                    source,
+                },
+            ));
+        }
+        self.report_empty(tops, display, role);
+        Ok(out)
+    }
+
+    /// With directory mode, a directory under a root that offered no file
+    /// would vanish from the results: say so.
+    fn report_empty(&mut self, tops: TopDirs, display: &str, role: Role) {
+        if !self.options.directory_mode || role == Role::Base {
+            return;
+        }
+        for dir in tops.dirs.iter().filter(|d| !tops.filled.contains(*d)) {
+            self.skip(join(display, dir), SkipReason::NoFiles);
+        }
+    }
+}
+
+/// The directories directly under a root, and those that hold a file that
+/// passed the filters.
+#[derive(Default)]
+struct TopDirs {
+    dirs: BTreeSet<String>,
+    filled: HashSet<String>,
+}
+
+impl TopDirs {
+    fn see(&mut self, rel: &str, is_dir: bool) {
+        match rel.split_once('/') {
+            Some((top, _)) => {
+                self.dirs.insert(top.to_owned());
+            }
+            None if is_dir => {
+                self.dirs.insert(rel.to_owned());
+            }
+            None => {}
+        }
+    }
+
+    fn fill(&mut self, rel: &str) {
+        if let Some((top, _)) = rel.split_once('/') {
+            self.filled.insert(top.to_owned());
+        }
+    }
+}
+
+/// Reads at most `limit` bytes; a bigger file is an error, not a prefix.
+fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+    let file = File::open(path).map_err(ReadError::Io)?;
+    let size = file.metadata().map_err(ReadError::Io)?.len();
+    if size > limit {
+        return Err(ReadError::TooLarge(size));
+    }
+    let mut bytes = Vec::with_capacity(size as usize);
+    // The file may grow while we read it.
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(ReadError::Io)?;
+    if bytes.len() as u64 > limit {
+        return Err(ReadError::TooLarge(bytes.len() as u64));
+    }
+    Ok(bytes)
+}
+
+fn is_zip(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("zip"))
+}
+
+fn canonical(path: &Path) -> PathBuf {
+    fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// The path as the user wrote it, `/`-separated, without a leading `./` or
+/// a trailing `/`; `.` for the current directory.
+fn display_root(path: &Path) -> String {
+    let text = path.to_string_lossy();
+    let text = if std::path::MAIN_SEPARATOR == '\\' {
+        text.replace('\\', "/")
+    } else {
+        text.into_owned()
+    };
+    let mut s = text.as_str();
+    while let Some(rest) = s.strip_prefix("./") {
+        s = rest.trim_start_matches('/');
+    }
+    let trimmed = s.trim_end_matches('/');
+    if trimmed.is_empty() {
+        if s.starts_with('/') {
+            "/".to_owned()
+        } else {
+            ".".to_owned()
+        }
+    } else {
+        trimmed.to_owned()
+    }
+}
+
+fn join(root: &str, rel: &str) -> String {
+    match root {
+        "." | "" => rel.to_owned(),
+        "/" => format!("/{rel}"),
+        _ => format!("{root}/{rel}"),
+    }
+}
+
+/// A relative path as `/`-separated text.
+fn relative(path: &Path) -> String {
+    let parts: Vec<_> = path
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(s) => Some(s.to_string_lossy()),
+            _ => None,
+        })
+        .collect();
+    parts.join("/")
+}
+
+/// An archive entry's name as a clean relative path; `None` if it is
+/// absolute or climbs above the archive's top.
+fn safe_relative(path: &Path) -> Option<String> {
+    let mut parts: Vec<String> = Vec::new();
+    for c in path.components() {
+        match c {
+            Component::Normal(s) => parts.push(s.to_string_lossy().into_owned()),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                parts.pop()?;
+            }
+            Component::RootDir | Component::Prefix(_) => return None,
+        }
+    }
+    if parts.is_empty() {
+        None
+    } else {
+        Some(parts.join("/"))
+    }
+}
+
+/// The path an `ignore` error is about, and its message without the path.
+fn split_walk_error(err: &ignore::Error) -> (Option<&Path>, String) {
+    match err {
+        ignore::Error::WithPath { path, err } => (Some(path), split_walk_error(err).1),
+        ignore::Error::WithDepth { err, .. } => split_walk_error(err),
+        other => (None, other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_roots() {
+        assert_eq!(display_root(Path::new("subs/")), "subs");
+        assert_eq!(display_root(Path::new("./subs")), "subs");
+        assert_eq!(display_root(Path::new(".")), ".");
+        assert_eq!(display_root(Path::new("./")), ".");
+        assert_eq!(display_root(Path::new("/")), "/");
+        assert_eq!(display_root(Path::new("/tmp/x/")), "/tmp/x");
+        assert_eq!(join(".", "a.py"), "a.py");
+        assert_eq!(join("/", "a.py"), "/a.py");
+        assert_eq!(join("subs", "a/b.py"), "subs/a/b.py");
+    }
+
+    #[test]
+    fn archive_names_stay_inside() {
+        assert_eq!(
+            safe_relative(Path::new("a/./b/../c.py")).as_deref(),
+            Some("a/c.py")
+        );
+        assert_eq!(safe_relative(Path::new("../x.py")), None);
+        assert_eq!(safe_relative(Path::new("/etc/passwd")), None);
+        assert_eq!(safe_relative(Path::new(".")), None);
+    }
+}

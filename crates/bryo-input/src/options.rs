@@ -1,0 +1,81 @@
+use std::path::PathBuf;
+
+/// Default [`InputOptions::max_file_size`]: 4 MiB.
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 4 << 20;
+/// Default [`InputOptions::max_archive_size`]: 512 MiB.
+pub const DEFAULT_MAX_ARCHIVE_SIZE: u64 = 512 << 20;
+/// Default [`InputOptions::max_archive_entries`]: 100,000.
+pub const DEFAULT_MAX_ARCHIVE_ENTRIES: usize = 100_000;
+
+/// What to discover and how to group it. Build it with
+/// `InputOptions { roots, ..InputOptions::default() }`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputOptions {
+    /// Files, directories and `.zip` archives holding the new submissions.
+    pub roots: Vec<PathBuf>,
+    /// More paths, e.g. read from a `--files-from` list with
+    /// [`parse_file_list`]; treated exactly like `roots`, after them.
+    pub files_from: Vec<PathBuf>,
+    /// Glob patterns a file must match (any of them) to be taken; empty
+    /// takes every file.
+    ///
+    /// A pattern without `/` matches the file name (`*.py`, `test_*`); a
+    /// pattern with `/` matches the path below the root (`src/**/*.c`;
+    /// `**/` at the front matches at any depth). For a file named directly,
+    /// the path is the one given.
+    pub include: Vec<String>,
+    /// Glob patterns that leave a file out, matched like `include`; they win
+    /// over `include`.
+    pub exclude: Vec<String>,
+    /// File name extensions to keep (without the dot, compared ignoring ASCII
+    /// case), e.g. the extensions of the language given with `-l`; empty
+    /// keeps every extension.
+    pub extensions: Vec<String>,
+    /// MOSS `-d`: each entry directly under a root directory or archive is
+    /// one submission — a directory with every file below it, a file on its
+    /// own — and a file named directly belongs to the submission of its
+    /// parent directory. Without it every file is its own submission.
+    pub directory_mode: bool,
+    /// Base code: files, directories or archives. Their files are never
+    /// submissions, even when they also sit under a root.
+    pub base: Vec<PathBuf>,
+    /// Roots of submissions from earlier terms, grouped like `roots` and
+    /// marked old.
+    pub old: Vec<PathBuf>,
+    /// Files bigger than this many bytes are skipped.
+    pub max_file_size: u64,
+    /// Entries of one zip archive are read until their total passes this
+    /// many bytes; the rest are skipped (a guard against zip bombs).
+    pub max_archive_size: u64,
+    /// A zip archive with more entries than this is refused.
+    pub max_archive_entries: usize,
+}
+
+impl Default for InputOptions {
+    fn default() -> Self {
+        InputOptions {
+            roots: Vec::new(),
+            files_from: Vec::new(),
+            include: Vec::new(),
+            exclude: Vec::new(),
+            extensions: Vec::new(),
+            directory_mode: false,
+            base: Vec::new(),
+            old: Vec::new(),
+            max_file_size: DEFAULT_MAX_FILE_SIZE,
+            max_archive_size: DEFAULT_MAX_ARCHIVE_SIZE,
+            max_archive_entries: DEFAULT_MAX_ARCHIVE_ENTRIES,
+        }
+    }
+}
+
+/// Parses a file list (`--files-from`): one path per line; a trailing `\r`
+/// is removed and empty lines are ignored. Other whitespace is kept, as file
+/// names may contain it.
+pub fn parse_file_list(text: &str) -> Vec<PathBuf> {
+    text.lines()
+        .map(|line| line.strip_suffix('\r').unwrap_or(line))
+        .filter(|line| !line.is_empty())
+        .map(PathBuf::from)
+        .collect()
+}

@@ -1,0 +1,601 @@
+//! Golden outputs of every renderer, JSON round trips, schema versioning and
+//! escaping of hostile names.
+//!
+//! To regenerate the golden files after an intended change of output, run
+//! `BRYO_BLESS=1 cargo test -p bryo-report --test report` and review the diff.
+
+use std::path::PathBuf;
+
+use bryo_report::{
+    write_csv, write_json, write_table, Cluster, FileEntry, FileStatus, Fragment, Frontend,
+    Location, Options, Pair, Report, ReportError, Skipped, Stats, Submission, TableOptions,
+    SCHEMA_ID,
+};
+use proptest::prelude::*;
+
+fn file(path: &str, symbols: u64, lines: u64, status: FileStatus) -> FileEntry {
+    FileEntry {
+        path: path.into(),
+        language: "python".into(),
+        frontend: Frontend::Lexer,
+        symbols,
+        lines,
+        status,
+        encoding: "utf-8".into(),
+    }
+}
+
+fn loc(file: &str, lines: [u64; 2], bytes: [u64; 2]) -> Location {
+    Location {
+        file: file.into(),
+        lines,
+        bytes,
+    }
+}
+
+/// A small run: three new submissions (one with a long name, one a
+/// directory of two files), one old one, three pairs, a cluster, two
+/// skipped files.
+fn sample() -> Report {
+    let mut r = Report::new(
+        "0.1.0",
+        Options {
+            language: Some("python".into()),
+            k: 25,
+            w: 40,
+            max_submissions: 10,
+            max_pairs: 250,
+            min_similarity: 0.0,
+            min_fragment_symbols: 0,
+            cluster_threshold: 0.5,
+            directory_mode: true,
+            base: vec!["starter/hw1.py".into()],
+            old: vec!["2025".into()],
+            comment: Some("HW1, fall term".into()),
+        },
+    );
+    r.submissions = vec![
+        Submission {
+            name: "subs/alice".into(),
+            old: false,
+            files: vec![
+                file("subs/alice/hw1.py", 812, 120, FileStatus::Ok),
+                file("subs/alice/util.py", 140, 25, FileStatus::Ok),
+            ],
+        },
+        Submission {
+            name: "subs/bob".into(),
+            old: false,
+            files: vec![file("subs/bob/hw1.py", 790, 118, FileStatus::Ok)],
+        },
+        Submission {
+            name: "subs/carol-with-a-remarkably-long-directory-name-from-the-lms-export".into(),
+            old: false,
+            files: vec![FileEntry {
+                path: "subs/carol-with-a-remarkably-long-directory-name-from-the-lms-export/hw1.py"
+                    .into(),
+                language: "text".into(),
+                frontend: Frontend::Text,
+                symbols: 300,
+                lines: 80,
+                status: FileStatus::Fallback {
+                    reason: "too many parse errors".into(),
+                },
+                encoding: "windows-1252".into(),
+            }],
+        },
+        Submission {
+            name: "2025/dave".into(),
+            old: true,
+            files: vec![file("2025/dave/hw1.py", 812, 120, FileStatus::Ok)],
+        },
+    ];
+    r.pairs = vec![
+        Pair {
+            a: 0,
+            b: 3,
+            similarity: 1.0,
+            a_percent: 100.0,
+            b_percent: 100.0,
+            a_lines_matched: 145,
+            b_lines_matched: 120,
+            lines_matched: 145,
+            longest_fragment: 812,
+            shared_fingerprints: 61,
+            identical: true,
+            fragments: vec![Fragment {
+                a: loc("subs/alice/hw1.py", [1, 120], [0, 3410]),
+                b: loc("2025/dave/hw1.py", [1, 120], [0, 3410]),
+                symbols: 812,
+            }],
+        },
+        Pair {
+            a: 0,
+            b: 1,
+            similarity: 0.8124,
+            a_percent: 83.6,
+            b_percent: 78.95,
+            a_lines_matched: 98,
+            b_lines_matched: 91,
+            lines_matched: 98,
+            longest_fragment: 410,
+            shared_fingerprints: 38,
+            identical: false,
+            fragments: vec![
+                Fragment {
+                    a: loc("subs/alice/hw1.py", [10, 70], [220, 1900]),
+                    b: loc("subs/bob/hw1.py", [4, 66], [101, 1822]),
+                    symbols: 410,
+                },
+                Fragment {
+                    a: loc("subs/alice/util.py", [1, 22], [0, 540]),
+                    b: loc("subs/bob/hw1.py", [80, 101], [2300, 2851]),
+                    symbols: 120,
+                },
+            ],
+        },
+        Pair {
+            a: 1,
+            b: 2,
+            similarity: 0.0731,
+            a_percent: 5.2,
+            b_percent: 13.0,
+            a_lines_matched: 9,
+            b_lines_matched: 11,
+            lines_matched: 11,
+            longest_fragment: 39,
+            shared_fingerprints: 2,
+            identical: false,
+            fragments: vec![Fragment {
+                a: loc("subs/bob/hw1.py", [30, 38], [700, 950]),
+                b: loc(
+                    "subs/carol-with-a-remarkably-long-directory-name-from-the-lms-export/hw1.py",
+                    [12, 22],
+                    [300, 610],
+                ),
+                symbols: 39,
+            }],
+        },
+    ];
+    r.clusters = vec![Cluster {
+        members: vec![0, 1, 3],
+        max_similarity: 1.0,
+    }];
+    r.skipped = vec![
+        Skipped {
+            path: "subs/bob/data.bin".into(),
+            reason: "binary file".into(),
+        },
+        Skipped {
+            path: "subs/erin/huge.py".into(),
+            reason: "larger than the 4 MiB limit".into(),
+        },
+    ];
+    r.stats = Stats {
+        files: 5,
+        base_files: 1,
+        symbols: 2854,
+        fingerprints: 190,
+        base_hashes: 14,
+        common_hashes: 0,
+        candidate_pairs: 5,
+    };
+    r
+}
+
+fn golden_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
+}
+
+/// Compares `actual` with the golden file, or rewrites it under BRYO_BLESS.
+fn check_golden(name: &str, actual: &[u8]) {
+    let path = golden_dir().join(name);
+    if std::env::var_os("BRYO_BLESS").is_some() {
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected =
+        std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    assert_eq!(
+        String::from_utf8_lossy(actual),
+        String::from_utf8_lossy(&expected),
+        "output differs from {}",
+        path.display()
+    );
+}
+
+fn render_table(r: &Report, opts: &TableOptions) -> String {
+    let mut out = Vec::new();
+    write_table(r, &mut out, opts).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+fn render_json(r: &Report) -> String {
+    let mut out = Vec::new();
+    write_json(r, &mut out).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+fn render_csv(r: &Report) -> String {
+    let mut out = Vec::new();
+    write_csv(r, &mut out).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn golden_table() {
+    check_golden(
+        "sample.txt",
+        render_table(&sample(), &TableOptions::default()).as_bytes(),
+    );
+}
+
+#[test]
+fn golden_table_narrow_names_in_colour() {
+    let opts = TableOptions {
+        color: true,
+        max_name_width: 20,
+    };
+    check_golden(
+        "sample-colour-narrow.txt",
+        render_table(&sample(), &opts).as_bytes(),
+    );
+}
+
+#[test]
+fn golden_json() {
+    check_golden("sample.json", render_json(&sample()).as_bytes());
+}
+
+#[test]
+fn golden_csv() {
+    check_golden("sample.csv", render_csv(&sample()).as_bytes());
+}
+
+#[test]
+fn golden_table_without_pairs() {
+    let mut r = sample();
+    r.pairs.clear();
+    r.clusters.clear();
+    r.skipped.clear();
+    r.stats.candidate_pairs = 0;
+    check_golden(
+        "empty.txt",
+        render_table(&r, &TableOptions::default()).as_bytes(),
+    );
+}
+
+#[test]
+fn json_ends_with_newline_and_is_deterministic() {
+    let a = render_json(&sample());
+    assert!(a.ends_with("}\n"));
+    assert_eq!(a, render_json(&sample()));
+    assert!(a.starts_with("{\n  \"schema\": \"bryo.compare/1\",\n  \"bryo_version\""));
+}
+
+#[test]
+fn json_round_trip_of_the_sample() {
+    let json = render_json(&sample());
+    assert_eq!(Report::from_json(&json).unwrap(), sample());
+}
+
+#[test]
+fn unknown_schema_version_is_a_clear_error() {
+    let json = render_json(&sample()).replace(SCHEMA_ID, "bryo.compare/2");
+    let err = Report::from_json(&json).unwrap_err();
+    assert!(
+        matches!(err, ReportError::UnknownSchema { ref found, .. } if found == "bryo.compare/2")
+    );
+    assert_eq!(
+        err.to_string(),
+        "unknown report schema \"bryo.compare/2\": this version of bryo reads \"bryo.compare/1\""
+    );
+    let err = Report::from_json(r#"{"schema": 1}"#).unwrap_err();
+    assert!(matches!(err, ReportError::UnknownSchema { ref found, .. } if found == "1"));
+}
+
+#[test]
+fn json_that_is_not_a_report() {
+    assert!(matches!(
+        Report::from_json(r#"{"pairs": []}"#),
+        Err(ReportError::MissingSchema)
+    ));
+    assert!(matches!(
+        Report::from_json("[1, 2]"),
+        Err(ReportError::Json(_))
+    ));
+    assert!(matches!(Report::from_json("{"), Err(ReportError::Json(_))));
+    let truncated = r#"{"schema": "bryo.compare/1", "bryo_version": "0.1.0"}"#;
+    let err = Report::from_json(truncated).unwrap_err();
+    assert!(err.to_string().contains("missing field `options`"), "{err}");
+}
+
+#[test]
+fn unknown_fields_are_ignored_within_a_version() {
+    let json = render_json(&sample()).replacen(
+        "\"bryo_version\"",
+        "\"added_later\": {\"x\": [1]},\n  \"bryo_version\"",
+        1,
+    );
+    assert_eq!(Report::from_json(&json).unwrap(), sample());
+}
+
+#[test]
+fn out_of_range_indices_are_rejected() {
+    let mut r = sample();
+    r.pairs[1].b = 9;
+    let mut out = Vec::new();
+    assert!(matches!(
+        write_json(&r, &mut out),
+        Err(ReportError::Invalid(_))
+    ));
+    // Written by hand (as another tool might), it is rejected on reading.
+    let json = render_json(&sample()).replacen("\"b\": 3,", "\"b\": 9,", 1);
+    let err = Report::from_json(&json).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "inconsistent report: pair 0 joins submissions 0 and 9 but there are 4"
+    );
+    // The table and CSV still render such a report without panicking.
+    assert!(render_table(&r, &TableOptions::default()).contains("#9"));
+    assert!(render_csv(&r).contains(",#9,"));
+}
+
+#[test]
+fn non_finite_numbers_are_not_written() {
+    let mut r = sample();
+    r.pairs[0].similarity = f64::NAN;
+    let err = write_json(&r, Vec::new()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "inconsistent report: pairs[0].similarity is NaN"
+    );
+}
+
+/// A report whose two submissions have hostile names.
+fn hostile(a: &str, b: &str) -> Report {
+    let mut r = sample();
+    r.submissions.truncate(2);
+    r.submissions[0].name = a.into();
+    r.submissions[1].name = b.into();
+    r.pairs.truncate(2);
+    r.pairs.remove(0);
+    r.clusters[0].members = vec![0, 1];
+    r
+}
+
+const HOSTILE: [&str; 6] = [
+    "smith, john",
+    "o\"brien \"the\" coder",
+    "two\nlines\r\nand more",
+    "</script><script>alert(1)</script>",
+    "<img src=x onerror=alert(1)>",
+    "esc\u{1b}[31mred\u{202e}fdp.exe",
+];
+
+#[test]
+fn csv_quotes_hostile_names_and_reads_back_exactly() {
+    for a in HOSTILE {
+        for b in HOSTILE {
+            let r = hostile(a, b);
+            let text = render_csv(&r);
+            let mut reader = csv::Reader::from_reader(text.as_bytes());
+            let rows: Vec<csv::StringRecord> = reader.records().map(|x| x.unwrap()).collect();
+            assert_eq!(rows.len(), 1, "{text}");
+            assert_eq!(&rows[0][1], a);
+            assert_eq!(&rows[0][2], b);
+            assert_eq!(&rows[0][5], "0.8124");
+            assert_eq!(&rows[0][9], "false");
+        }
+    }
+    let text = render_csv(&hostile(HOSTILE[0], HOSTILE[1]));
+    assert!(
+        text.contains("\"smith, john\",\"o\"\"brien \"\"the\"\" coder\""),
+        "{text}"
+    );
+}
+
+#[test]
+fn json_keeps_hostile_names_exactly() {
+    for name in HOSTILE {
+        let r = hostile(name, "b");
+        let json = render_json(&r);
+        assert_eq!(Report::from_json(&json).unwrap().submissions[0].name, name);
+        // Control characters never appear raw in JSON.
+        assert!(!json.contains('\u{1b}') && !json.contains('\r'));
+    }
+}
+
+#[test]
+fn table_rows_stay_on_one_line_and_carry_no_escape_sequences() {
+    for name in HOSTILE {
+        let r = hostile(name, "b");
+        let text = render_table(&r, &TableOptions::default());
+        // Summary, header, one row, skipped line, cluster heading, one cluster.
+        assert_eq!(text.lines().count(), 6, "{text}");
+        assert!(!text.contains('\u{1b}') && !text.contains('\r') && !text.contains('\u{202e}'));
+    }
+}
+
+// ---- round trip of arbitrary reports -------------------------------------
+
+fn finite() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        any::<f64>().prop_filter("finite", |x| x.is_finite()),
+        0.0..=1.0f64,
+        Just(0.0),
+        Just(1.0)
+    ]
+}
+
+fn text() -> impl Strategy<Value = String> {
+    prop_oneof![any::<String>(), "[a-z/<>\",\n ]{0,12}"]
+}
+
+prop_compose! {
+    fn location()(file in text(), l in any::<[u64; 2]>(), b in any::<[u64; 2]>()) -> Location {
+        Location { file, lines: l, bytes: b }
+    }
+}
+
+prop_compose! {
+    fn file_entry()(
+        path in text(),
+        language in text(),
+        frontend in prop_oneof![
+            Just(Frontend::Lexer), Just(Frontend::TreeSitter), Just(Frontend::Text), Just(Frontend::Html)
+        ],
+        symbols in any::<u64>(),
+        lines in any::<u64>(),
+        reason in proptest::option::of(text()),
+        encoding in text(),
+    ) -> FileEntry {
+        let status = match reason {
+            None => FileStatus::Ok,
+            Some(reason) => FileStatus::Fallback { reason },
+        };
+        FileEntry { path, language, frontend, symbols, lines, status, encoding }
+    }
+}
+
+prop_compose! {
+    fn options()(
+        language in proptest::option::of(text()),
+        k in any::<u32>(), w in any::<u32>(), m in any::<u32>(), n in any::<u32>(),
+        min_similarity in finite(), min_fragment_symbols in any::<u32>(),
+        cluster_threshold in finite(), directory_mode in any::<bool>(),
+        base in proptest::collection::vec(text(), 0..3),
+        old in proptest::collection::vec(text(), 0..3),
+        comment in proptest::option::of(text()),
+    ) -> Options {
+        Options {
+            language, k, w, max_submissions: m, max_pairs: n, min_similarity,
+            min_fragment_symbols, cluster_threshold, directory_mode, base, old, comment,
+        }
+    }
+}
+
+fn report() -> impl Strategy<Value = Report> {
+    let subs = proptest::collection::vec(
+        (
+            text(),
+            any::<bool>(),
+            proptest::collection::vec(file_entry(), 0..3),
+        ),
+        2..5,
+    );
+    (
+        options(),
+        text(),
+        subs,
+        any::<[u64; 7]>(),
+        proptest::collection::vec(text(), 0..3),
+    )
+        .prop_flat_map(|(options, version, subs, st, skipped)| {
+            let n = subs.len();
+            let pair = (
+                0..n,
+                0..n - 1,
+                finite(),
+                finite(),
+                finite(),
+                any::<[u64; 5]>(),
+                any::<bool>(),
+                proptest::collection::vec((location(), location(), any::<u64>()), 0..3),
+            )
+                .prop_map(move |(a, b, s, ap, bp, nums, identical, frags)| Pair {
+                    a,
+                    // Any index but `a`.
+                    b: if b >= a { b + 1 } else { b },
+                    similarity: s,
+                    a_percent: ap,
+                    b_percent: bp,
+                    a_lines_matched: nums[0],
+                    b_lines_matched: nums[1],
+                    lines_matched: nums[2],
+                    longest_fragment: nums[3],
+                    shared_fingerprints: nums[4],
+                    identical,
+                    fragments: frags
+                        .into_iter()
+                        .map(|(a, b, symbols)| Fragment { a, b, symbols })
+                        .collect(),
+                });
+            let cluster = (proptest::collection::vec(0..n, 0..4), finite()).prop_map(
+                |(members, max_similarity)| Cluster {
+                    members,
+                    max_similarity,
+                },
+            );
+            (
+                proptest::collection::vec(pair, 0..4),
+                proptest::collection::vec(cluster, 0..2),
+            )
+                .prop_map(move |(pairs, clusters)| {
+                    let mut r = Report::new(version.clone(), options.clone());
+                    r.submissions = subs
+                        .iter()
+                        .map(|(name, old, files)| Submission {
+                            name: name.clone(),
+                            old: *old,
+                            files: files.clone(),
+                        })
+                        .collect();
+                    r.pairs = pairs;
+                    r.clusters = clusters;
+                    r.skipped = skipped
+                        .iter()
+                        .map(|p| Skipped {
+                            path: p.clone(),
+                            reason: p.repeat(2),
+                        })
+                        .collect();
+                    r.stats = Stats {
+                        files: st[0],
+                        base_files: st[1],
+                        symbols: st[2],
+                        fingerprints: st[3],
+                        base_hashes: st[4],
+                        common_hashes: st[5],
+                        candidate_pairs: st[6],
+                    };
+                    r
+                })
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn json_round_trip(r in report()) {
+        let json = render_json(&r);
+        let back = Report::from_json(&json).unwrap();
+        prop_assert_eq!(&back, &r);
+        // And writing it again gives the same bytes.
+        prop_assert_eq!(render_json(&back), json);
+    }
+
+    #[test]
+    fn csv_has_one_record_per_pair(r in report()) {
+        let text = render_csv(&r);
+        let mut reader = csv::Reader::from_reader(text.as_bytes());
+        let rows: Vec<csv::StringRecord> = reader.records().map(|x| x.unwrap()).collect();
+        prop_assert_eq!(rows.len(), r.pairs.len());
+        for (i, (row, p)) in rows.iter().zip(&r.pairs).enumerate() {
+            prop_assert_eq!(&row[0], (i + 1).to_string());
+            prop_assert_eq!(&row[1], r.submissions[p.a].name.as_str());
+            prop_assert_eq!(row[5].parse::<f64>().unwrap(), p.similarity);
+        }
+    }
+
+    #[test]
+    fn table_has_one_line_per_pair(r in report()) {
+        let text = render_table(&r, &TableOptions::default());
+        let pair_lines = if r.pairs.is_empty() { 1 } else { r.pairs.len() + 1 };
+        let skipped_line = usize::from(!r.skipped.is_empty());
+        let cluster_lines = if r.clusters.is_empty() { 0 } else { r.clusters.len() + 1 };
+        prop_assert_eq!(text.lines().count(), 1 + pair_lines + skipped_line + cluster_lines);
+        prop_assert!(!text.contains('\x1b'), "escape character in the table");
+    }
+}
