@@ -53,9 +53,20 @@ fn main() -> ExitCode {
     match result {
         Ok(false) => ExitCode::SUCCESS,
         Ok(true) => ExitCode::from(1),
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("bryo: error: {err:#}");
             ExitCode::from(2)
         }
     }
+}
+
+/// Whether the output went to a reader that closed it (`bryo … | head`):
+/// not an error worth reporting, as with other command-line tools.
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }

@@ -173,7 +173,8 @@ fn tree_sitter(language: &Language, text: &str, verbatim: bool) -> Result<Normal
     if bryo_treesitter::TsLanguage::by_name(name).is_none() {
         return Err(format!("no tree-sitter grammar for {}", language.name()));
     }
-    let options = bryo_treesitter::Options { verbatim, ..Default::default() };
+    let mut options = bryo_treesitter::Options::default();
+    options.verbatim = verbatim;
     bryo_treesitter::normalize(name, text.as_bytes(), &options).map_err(|e| e.to_string())
 }
 

@@ -209,6 +209,17 @@ impl<'a> Decoded<'a> {
         self.map.file_offset(span.start, false)..self.map.file_offset(span.end, true)
     }
 
+    /// The same decoded file, no longer borrowing the input bytes (the
+    /// text is copied if it was borrowed).
+    pub fn into_owned(self) -> Decoded<'static> {
+        Decoded {
+            text: Cow::Owned(self.text.into_owned()),
+            encoding: self.encoding,
+            map: self.map,
+            fallback_at: self.fallback_at,
+        }
+    }
+
     /// Takes the text, copying it if it was borrowed.
     pub fn into_text(self) -> String {
         self.text.into_owned()

@@ -1,0 +1,433 @@
+//! End-to-end tests of `bryo compare`, `bryo tokens` and `bryo languages`:
+//! the real binary on corpora generated in temporary directories.
+
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+
+use assert_cmd::Command;
+use serde_json::Value;
+use tempfile::TempDir;
+
+fn bryo() -> Command {
+    Command::cargo_bin("bryo").unwrap()
+}
+
+fn write(dir: &Path, rel: &str, text: &str) {
+    let path = dir.join(rel);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
+}
+
+/// Runs `bryo compare --format json` in `dir`; panics unless the exit code
+/// is `code`.
+fn compare_json(dir: &Path, args: &[&str]) -> Value {
+    let out = bryo()
+        .current_dir(dir)
+        .arg("compare")
+        .args(args)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn names(report: &Value) -> Vec<String> {
+    report["submissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// `(a, b, similarity)` of every reported pair, by submission name.
+fn pairs(report: &Value) -> Vec<(String, String, f64)> {
+    let n = names(report);
+    report["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                n[p["a"].as_u64().unwrap() as usize].clone(),
+                n[p["b"].as_u64().unwrap() as usize].clone(),
+                p["similarity"].as_f64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn similarity(report: &Value, x: &str, y: &str) -> f64 {
+    pairs(report)
+        .into_iter()
+        .find(|(a, b, _)| (a.ends_with(x) && b.ends_with(y)) || (a.ends_with(y) && b.ends_with(x)))
+        .map_or(0.0, |p| p.2)
+}
+
+/// A Python program of about 60 lines whose token sequence depends on
+/// `seed`: random statements built from many templates and operators, so two
+/// seeds share no run of a dozen tokens by chance.
+fn program(seed: u32) -> String {
+    let mut x = seed.wrapping_mul(2_654_435_761) | 1;
+    let mut next = move |n: u32| {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        x % n
+    };
+    const OPS: [&str; 10] = ["+", "-", "*", "//", "%", "<<", ">>", "&", "|", "^"];
+    const CMP: [&str; 6] = ["<", ">", "<=", ">=", "==", "!="];
+    let mut s = String::new();
+    for f in 0..6 {
+        s.push_str(&format!("def f{f}_{seed}(a, b):\n"));
+        for _ in 0..8 {
+            let (o1, o2, c) = (OPS[next(10) as usize], OPS[next(10) as usize], CMP[next(6) as usize]);
+            let line = match next(8) {
+                0 => format!("    a = a {o1} b {o2} 2\n"),
+                1 => format!("    if a {c} b:\n        return [a, b {o1} 1]\n"),
+                2 => format!("    for i in range(b {o1} 3):\n        a = a {o2} i\n"),
+                3 => format!("    b = {{'k': a {o1} 1, 'v': (b, a {o2} b)}}\n"),
+                4 => format!("    while a {c} 10 and not b:\n        a = a {o1} 1\n"),
+                5 => format!("    print(a {o1} b, b {o2} a, sep=', ')\n"),
+                6 => format!("    b = len(str(a {o1} b)) {o2} 7\n"),
+                _ => format!("    a, b = b {o1} 1, a {o2} (b {c} 0)\n"),
+            };
+            s.push_str(&line);
+        }
+        s.push_str("    return a\n\n");
+    }
+    s
+}
+
+/// `program(seed)` with every identifier renamed, comments added and the
+/// functions in reverse order.
+fn disguised(seed: u32) -> String {
+    let original = program(seed);
+    let mut functions: Vec<String> = original
+        .split("\n\n")
+        .filter(|f| !f.trim().is_empty())
+        .map(|f| {
+            let mut out = String::new();
+            let mut word = String::new();
+            for ch in f.chars().chain(std::iter::once('\n')) {
+                if ch.is_alphanumeric() || ch == '_' {
+                    word.push(ch);
+                    continue;
+                }
+                out.push_str(match word.as_str() {
+                    "a" => "left",
+                    "b" => "right",
+                    "i" => "idx",
+                    w => w,
+                });
+                word.clear();
+                out.push(ch);
+            }
+            out
+        })
+        .collect();
+    functions.reverse();
+    functions.iter().map(|f| format!("# my own work\n{}\n", f.trim_end())).collect::<Vec<_>>().join("\n")
+}
+
+#[test]
+fn planted_copies_rank_above_unrelated_files() {
+    let dir = TempDir::new().unwrap();
+    for i in 0..8 {
+        write(dir.path(), &format!("s{i}.py"), &program(100 + i));
+    }
+    write(dir.path(), "copy_of_s3.py", &disguised(103));
+    let report = compare_json(dir.path(), &["."]);
+    let ranked = pairs(&report);
+    assert!(!ranked.is_empty());
+    let top = &ranked[0];
+    assert!(
+        (top.0.ends_with("s3.py") && top.1.ends_with("copy_of_s3.py"))
+            || (top.1.ends_with("s3.py") && top.0.ends_with("copy_of_s3.py")),
+        "top pair is {top:?}"
+    );
+    let copied = similarity(&report, "/s3.py", "copy_of_s3.py");
+    assert!(copied > 0.8, "similarity of the disguised copy {copied}");
+    for (a, b, s) in &ranked[1..] {
+        assert!(*s < copied, "{a} ~ {b} = {s} not below the copy's {copied}");
+    }
+}
+
+#[test]
+fn fragments_map_to_the_right_lines() {
+    let dir = TempDir::new().unwrap();
+    let shared = program(7);
+    let a = format!("{}\n{shared}", program(1));
+    let b = format!("{shared}\n{}", program(2));
+    write(dir.path(), "a.py", &a);
+    write(dir.path(), "b.py", &b);
+    let report = compare_json(dir.path(), &["a.py", "b.py"]);
+    let pair = &report["pairs"][0];
+    let shared_lines = shared.lines().count() as u64;
+    let a_offset = program(1).lines().count() as u64 + 1; // lines before `shared` in a.py
+    let frag = &pair["fragments"][0];
+    let (fa, fb) = (&frag["a"], &frag["b"]);
+    let side = |loc: &Value, name: &str| loc["file"].as_str().unwrap().ends_with(name);
+    let (in_a, in_b) = if side(fa, "a.py") { (fa, fb) } else { (fb, fa) };
+    let a_lines = [in_a["lines"][0].as_u64().unwrap(), in_a["lines"][1].as_u64().unwrap()];
+    let b_lines = [in_b["lines"][0].as_u64().unwrap(), in_b["lines"][1].as_u64().unwrap()];
+    // The longest fragment lies inside the shared block on both sides and
+    // covers most of it.
+    assert!(a_lines[0] > a_offset && a_lines[1] <= a_offset + shared_lines, "{a_lines:?}");
+    assert!(b_lines[0] >= 1 && b_lines[1] <= shared_lines, "{b_lines:?}");
+    assert!(a_lines[1] - a_lines[0] + 1 >= shared_lines / 2, "{a_lines:?}");
+    assert_eq!(a_lines[0] - a_offset, b_lines[0], "same line of the shared block");
+    // Byte ranges point at the same text.
+    let a_bytes = &a.as_bytes()[in_a["bytes"][0].as_u64().unwrap() as usize..in_a["bytes"][1].as_u64().unwrap() as usize];
+    let b_bytes = &b.as_bytes()[in_b["bytes"][0].as_u64().unwrap() as usize..in_b["bytes"][1].as_u64().unwrap() as usize];
+    assert_eq!(a_bytes, b_bytes);
+}
+
+#[test]
+fn base_code_is_not_counted() {
+    let dir = TempDir::new().unwrap();
+    let starter = program(50);
+    write(dir.path(), "starter/hw.py", &starter);
+    write(dir.path(), "subs/x.py", &format!("{starter}\n{}", program(1)));
+    write(dir.path(), "subs/y.py", &format!("{starter}\n{}", program(2)));
+    let without = compare_json(dir.path(), &["subs"]);
+    assert!(similarity(&without, "x.py", "y.py") > 0.3);
+    let with = compare_json(dir.path(), &["-b", "starter", "subs"]);
+    assert!(
+        similarity(&with, "x.py", "y.py") < 0.1,
+        "base code still counted: {}",
+        similarity(&with, "x.py", "y.py")
+    );
+}
+
+#[test]
+fn max_submissions_ignores_common_passages_like_moss() {
+    let dir = TempDir::new().unwrap();
+    let common = program(9);
+    for i in 0..4 {
+        write(dir.path(), &format!("s{i}.py"), &format!("{common}\n{}", program(20 + i)));
+    }
+    let pair_only = program(77);
+    write(dir.path(), "s4.py", &format!("{pair_only}\n{}", program(30)));
+    write(dir.path(), "s5.py", &format!("{pair_only}\n{}", program(31)));
+    // -m 2: only passages in exactly two submissions count.
+    let report = compare_json(dir.path(), &["-m", "2", "."]);
+    assert!(similarity(&report, "s4.py", "s5.py") > 0.3);
+    assert!(similarity(&report, "s0.py", "s1.py") < 0.05);
+    // -m 10 (the default) keeps a passage in four submissions.
+    let report = compare_json(dir.path(), &["."]);
+    assert!(similarity(&report, "s0.py", "s1.py") > 0.3);
+}
+
+#[test]
+fn directory_mode_never_pairs_files_of_one_submission() {
+    let dir = TempDir::new().unwrap();
+    let shared = program(5);
+    write(dir.path(), "subs/ann/a.py", &shared);
+    write(dir.path(), "subs/ann/b.py", &shared);
+    write(dir.path(), "subs/ben/main.py", &program(6));
+    write(dir.path(), "subs/cat/main.py", &shared);
+    let report = compare_json(dir.path(), &["-d", "subs"]);
+    let n = names(&report);
+    assert_eq!(n.len(), 3, "{n:?}");
+    assert_eq!(report["submissions"][0]["files"].as_array().unwrap().len(), 2);
+    for p in report["pairs"].as_array().unwrap() {
+        assert_ne!(p["a"], p["b"]);
+    }
+    assert!(similarity(&report, "ann", "cat") > 0.4);
+}
+
+#[test]
+fn old_submissions_are_not_compared_with_each_other() {
+    let dir = TempDir::new().unwrap();
+    let shared = program(3);
+    write(dir.path(), "old/o1.py", &shared);
+    write(dir.path(), "old/o2.py", &shared);
+    write(dir.path(), "new/n1.py", &shared);
+    write(dir.path(), "new/n2.py", &program(4));
+    let report = compare_json(dir.path(), &["--old", "old", "new"]);
+    for (a, b, _) in pairs(&report) {
+        assert!(!(a.contains("old/") && b.contains("old/")), "{a} ~ {b}");
+    }
+    assert!(similarity(&report, "o1.py", "n1.py") > 0.9);
+}
+
+#[test]
+fn identical_submissions_are_flagged() {
+    let dir = TempDir::new().unwrap();
+    write(dir.path(), "a.py", &program(1));
+    // Same tokens, different layout and comments.
+    write(dir.path(), "b.py", &format!("# copied\n{}", program(1).replace("    ", "\t")));
+    write(dir.path(), "c.py", &program(2));
+    let report = compare_json(dir.path(), &["."]);
+    let top = &report["pairs"][0];
+    assert_eq!(top["identical"], true);
+    assert_eq!(top["similarity"], 1.0);
+}
+
+#[test]
+fn binary_and_unknown_files_are_listed_as_skipped() {
+    let dir = TempDir::new().unwrap();
+    write(dir.path(), "a.py", &program(1));
+    write(dir.path(), "b.py", &program(2));
+    fs::write(dir.path().join("blob.py"), b"\x00\x01\x02binary").unwrap();
+    write(dir.path(), "notes.unknownext", "hello");
+    let report = compare_json(dir.path(), &["."]);
+    let skipped = report["skipped"].as_array().unwrap();
+    let reason = |name: &str| {
+        skipped
+            .iter()
+            .find(|s| s["path"].as_str().unwrap().ends_with(name))
+            .map(|s| s["reason"].as_str().unwrap().to_string())
+    };
+    assert!(reason("blob.py").unwrap().contains("binary"), "{skipped:?}");
+    assert!(reason("notes.unknownext").unwrap().contains("language"), "{skipped:?}");
+    assert_eq!(names(&report).len(), 2);
+}
+
+#[test]
+fn zip_archives_are_read() {
+    let dir = TempDir::new().unwrap();
+    let file = fs::File::create(dir.path().join("batch.zip")).unwrap();
+    let mut zip = zip::ZipWriter::new(file);
+    let opts = zip::write::SimpleFileOptions::default();
+    zip.start_file("ann/main.py", opts).unwrap();
+    zip.write_all(program(11).as_bytes()).unwrap();
+    zip.start_file("ben/main.py", opts).unwrap();
+    zip.write_all(program(11).as_bytes()).unwrap();
+    zip.start_file("cat/main.py", opts).unwrap();
+    zip.write_all(program(12).as_bytes()).unwrap();
+    zip.finish().unwrap();
+    let report = compare_json(dir.path(), &["-d", "batch.zip"]);
+    assert_eq!(names(&report).len(), 3, "{:?}", names(&report));
+    assert!(similarity(&report, "ann", "ben") > 0.99);
+}
+
+#[test]
+fn output_is_deterministic_in_every_format() {
+    let dir = TempDir::new().unwrap();
+    for i in 0..6 {
+        write(dir.path(), &format!("s{i}.py"), &program(i % 3));
+    }
+    for format in ["json", "csv", "text"] {
+        let run = || {
+            bryo()
+                .current_dir(dir.path())
+                .args(["compare", "--format", format, "--color", "never", "."])
+                .output()
+                .unwrap()
+                .stdout
+        };
+        assert_eq!(run(), run(), "{format}");
+    }
+}
+
+#[test]
+fn csv_has_one_row_per_pair() {
+    let dir = TempDir::new().unwrap();
+    for i in 0..4 {
+        write(dir.path(), &format!("s{i}.py"), &program(i % 2));
+    }
+    let out = bryo().current_dir(dir.path()).args(["compare", "--format", "csv", "."]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let json = compare_json(dir.path(), &["."]);
+    assert_eq!(text.lines().count(), 1 + json["pairs"].as_array().unwrap().len());
+}
+
+#[test]
+fn fail_above_sets_exit_code_one() {
+    let dir = TempDir::new().unwrap();
+    write(dir.path(), "a.py", &program(1));
+    write(dir.path(), "b.py", &program(1));
+    bryo().current_dir(dir.path()).args(["compare", "--fail-above", "90%", "."]).assert().code(1);
+    write(dir.path(), "b.py", &program(2));
+    write(dir.path(), "a.py", &program(3));
+    bryo().current_dir(dir.path()).args(["compare", "--fail-above", "0.99", "."]).assert().code(0);
+}
+
+#[test]
+fn errors_are_one_line_with_exit_code_two() {
+    let dir = TempDir::new().unwrap();
+    write(dir.path(), "a.py", &program(1));
+    let cases: [&[&str]; 4] = [
+        &["compare", "missing-dir"],
+        &["compare", "a.py"],
+        &["compare", "-l", "klingon", "a.py", "a.py"],
+        &["compare", "-k", "0", "a.py", "."],
+    ];
+    for args in cases {
+        let out = bryo().current_dir(dir.path()).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.starts_with("bryo: error: ") || err.starts_with("error: "), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+#[test]
+fn the_readme_example_ranks_the_copies_first() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let report = compare_json(
+        &root,
+        &["-l", "python", "-d", "-b", "examples/wordfreq/starter", "examples/wordfreq/submissions"],
+    );
+    let ranked = pairs(&report);
+    let top: Vec<(&str, &str)> = ranked
+        .iter()
+        .take(3)
+        .map(|(a, b, _)| (a.rsplit('/').next().unwrap(), b.rsplit('/').next().unwrap()))
+        .collect();
+    assert_eq!(top[0], ("alice", "bob"));
+    assert!(top.contains(&("alice", "dave")), "{top:?}");
+    // The independent solutions share far less.
+    for (a, b, s) in &ranked {
+        if a.ends_with("carol") || b.ends_with("carol") || a.ends_with("erin") || b.ends_with("erin") {
+            assert!(*s < 0.5, "{a} ~ {b} = {s}");
+        }
+    }
+}
+
+#[test]
+fn tokens_prints_symbols_with_positions() {
+    let dir = TempDir::new().unwrap();
+    write(dir.path(), "t.py", "x = 1  # one\nprint(x)\n");
+    let out = bryo().current_dir(dir.path()).args(["tokens", "--format", "json", "t.py"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["language"], "python");
+    assert_eq!(v["frontend"], "lexer");
+    assert!(v["fallback"].is_null());
+    let tokens = v["tokens"].as_array().unwrap();
+    let texts: Vec<&str> = tokens.iter().map(|t| t["text"].as_str().unwrap()).collect();
+    assert_eq!(texts, ["x", "=", "1", "print", "(", "x", ")"]);
+    assert_eq!((tokens[3]["line"].as_u64(), tokens[3]["col"].as_u64()), (Some(2), Some(1)));
+    // Both identifiers are one symbol; the comment is gone.
+    assert_eq!(tokens[0]["symbol"], tokens[5]["symbol"]);
+}
+
+#[test]
+fn languages_lists_every_moss_name() {
+    let out = bryo().args(["languages", "--format", "json"]).output().unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let all: Vec<String> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|l| {
+            let mut names = vec![l["name"].as_str().unwrap().to_string()];
+            names.extend(l["aliases"].as_array().unwrap().iter().map(|a| a.as_str().unwrap().to_string()));
+            names
+        })
+        .collect();
+    for moss in [
+        "c", "cc", "java", "ml", "pascal", "ada", "lisp", "scheme", "haskell", "fortran", "ascii",
+        "vhdl", "perl", "matlab", "python", "mips", "prolog", "spice", "vb", "csharp", "modula2",
+        "a8086", "javascript", "plsql", "verilog",
+    ] {
+        assert!(all.iter().any(|n| n == moss), "{moss} missing");
+    }
+}
