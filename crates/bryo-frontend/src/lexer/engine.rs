@@ -116,17 +116,32 @@ struct Keywords {
 
 #[inline]
 fn kw_hash(w: &[u8]) -> u64 {
-    let mut a = [0u8; 8];
-    let k = w.len().min(8);
-    a[..k].copy_from_slice(&w[..k]);
-    let mut x = u64::from_le_bytes(a);
+    let mut x = 0u64;
+    for (k, &b) in w.iter().take(8).enumerate() {
+        x |= u64::from(b) << (8 * k);
+    }
     if w.len() > 8 {
-        let mut b = [0u8; 8];
-        b.copy_from_slice(&w[w.len() - 8..]);
-        x ^= u64::from_le_bytes(b).rotate_left(29);
+        let mut y = 0u64;
+        for (k, &b) in w[w.len() - 8..].iter().enumerate() {
+            y |= u64::from(b) << (8 * k);
+        }
+        x ^= y.rotate_left(29);
     }
     x ^= (w.len() as u64) << 59;
     x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32
+}
+
+/// `a == b` for the short slices of keywords and operators, without a
+/// call to `memcmp`.
+#[inline]
+fn eq_short(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+/// `starts(rest, p)` for short `p`.
+#[inline]
+fn starts(rest: &[u8], p: &[u8]) -> bool {
+    p.len() <= rest.len() && p.iter().zip(rest).all(|(x, y)| x == y)
 }
 
 impl Keywords {
@@ -172,7 +187,7 @@ impl Keywords {
         loop {
             match &self.slots[h] {
                 None => return None,
-                Some(s) if s.word == w => return Some(s),
+                Some(s) if eq_short(s.word, w) => return Some(s),
                 Some(_) => h = (h + 1) & self.mask,
             }
         }
@@ -359,6 +374,9 @@ impl Lexer {
             let c = self.class[b as usize];
             if c & WS != 0 {
                 i += 1;
+                while i < n && self.class[s[i] as usize] & WS != 0 {
+                    i += 1;
+                }
                 continue;
             }
             if c & SPECIAL != 0 {
@@ -475,7 +493,11 @@ impl Lexer {
         let s = r.s;
         let end = self.ident_end(s, start + 1);
         let word = &s[start..end];
-        if !self.spec.prefixes.is_empty() && end < s.len() {
+        if end - start <= 3
+            && end < s.len()
+            && !self.spec.prefixes.is_empty()
+            && (self.class[s[end] as usize] & SPECIAL != 0 || s[end] == b'#')
+        {
             if let Some(next) = self.prefixed(r, start, end) {
                 return next;
             }
@@ -523,7 +545,7 @@ impl Lexer {
                     match *st {
                         Starter::Quote(q) => {
                             let open = self.spec.quotes[q as usize].open.as_bytes();
-                            if s[end..].starts_with(open) {
+                            if starts(&s[end..], open) {
                                 return Some(self.quote_body(r, q, start, end + open.len()));
                             }
                         }
@@ -598,7 +620,7 @@ impl Lexer {
                         None => break None,
                         Some(q) => {
                             let rest = &s[q + 1..];
-                            if rest.starts_with(delim) && rest.get(delim.len()) == Some(&b'"') {
+                            if starts(rest, delim) && rest.get(delim.len()) == Some(&b'"') {
                                 break Some(q + 2 + delim.len());
                             }
                             k = q + 1;
@@ -636,7 +658,7 @@ impl Lexer {
         for st in &self.starters[s[i] as usize] {
             match *st {
                 Starter::LineStart(p) => {
-                    if at_line_start(s, i) && rest.starts_with(p) {
+                    if at_line_start(s, i) && starts(rest, p) {
                         return Some(line_end(s, i));
                     }
                 }
@@ -648,20 +670,19 @@ impl Lexer {
                     }
                 }
                 Starter::Line(p) => {
-                    if rest.starts_with(p)
-                        && (!self.spec.comment_needs_word_start || word_start(s, i))
+                    if starts(rest, p) && (!self.spec.comment_needs_word_start || word_start(s, i))
                     {
                         return Some(line_end(s, i));
                     }
                 }
                 Starter::Block(open, close) => {
-                    if rest.starts_with(open) {
+                    if starts(rest, open) {
                         return Some(self.block_comment(r, i, open, close));
                     }
                 }
                 Starter::Quote(q) => {
                     let open = self.spec.quotes[q as usize].open.as_bytes();
-                    if rest.starts_with(open) {
+                    if starts(rest, open) {
                         return Some(self.quote_body(r, q, i, i + open.len()));
                     }
                 }
@@ -675,7 +696,7 @@ impl Lexer {
         let (open, close) = self.spec.line_start_block?;
         let s = r.s;
         let (open, close) = (open.as_bytes(), close.as_bytes());
-        if !s[i..].starts_with(open) {
+        if !starts(&s[i..], open) {
             return None;
         }
         let after = s.get(i + open.len()).copied();
@@ -695,7 +716,7 @@ impl Lexer {
             } else {
                 1
             };
-            if s[j..].starts_with(close) {
+            if starts(&s[j..], close) {
                 return Some(line_end(s, j));
             }
             j = line_end(s, j);
@@ -715,13 +736,13 @@ impl Lexer {
         let mut j = i + open.len();
         while j < s.len() {
             let b = s[j];
-            if b == c0 && s[j..].starts_with(close) {
+            if b == c0 && starts(&s[j..], close) {
                 depth -= 1;
                 j += close.len();
                 if depth == 0 {
                     return j;
                 }
-            } else if nested && b == o0 && s[j..].starts_with(open) {
+            } else if nested && b == o0 && starts(&s[j..], open) {
                 depth += 1;
                 j += open.len();
             } else {
@@ -756,7 +777,7 @@ impl Lexer {
             }
             let b = s[j];
             if let Some(ip) = interp {
-                if b == i0 && s[j..].starts_with(ip) {
+                if b == i0 && starts(&s[j..], ip) {
                     if ip.len() == 1 && s.get(j + 1) == Some(&i0) {
                         j += 2;
                         continue;
@@ -778,7 +799,7 @@ impl Lexer {
                     return k;
                 }
             }
-            if b == c0 && s[j..].starts_with(close) {
+            if b == c0 && starts(&s[j..], close) {
                 if quote.doubled && s[j + close.len()..].starts_with(close) {
                     j += 2 * close.len();
                     continue;
@@ -975,7 +996,7 @@ impl Lexer {
         let rest = &s[i..];
         let (len, sym) = self.ops[b as usize]
             .iter()
-            .find(|(op, _)| rest.starts_with(op))
+            .find(|(op, _)| starts(rest, op))
             .map_or((1, self.single_op[b as usize]), |&(op, sym)| {
                 (op.len(), sym)
             });
