@@ -406,7 +406,7 @@ impl Lexer {
                 let nb = s[i + 1];
                 let end = if self.class[nb as usize] & ID_START != 0 {
                     self.ident_end(s, i + 1)
-                } else if self.spec.sigil_specials.contains(&nb) {
+                } else if b == b'$' && self.spec.sigil_specials.contains(&nb) {
                     i + 2
                 } else {
                     i
@@ -853,6 +853,9 @@ impl Lexer {
         let s = r.s;
         match self.spec.tick {
             Tick::Op => None,
+            // Ada and VHDL: a tick right after a name or `)` is an
+            // attribute or qualification (`X'First`, `T'('a')`).
+            Tick::CharOrOp if r.value_end == i => None,
             Tick::CharOrOp | Tick::CharOrTickIdent => {
                 if let Some(e) = self.char_lit(s, i) {
                     self.emit_lit(r, SymbolClass::Char, i, e);

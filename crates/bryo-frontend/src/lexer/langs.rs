@@ -2027,7 +2027,7 @@ pub(crate) static PERL: LexSpec = LexSpec {
     keywords: PERL_KW,
     operators: PERL_OPS,
     sigils: b"$@%&",
-    sigil_specials: b"!@/\\;,.&0",
+    sigil_specials: b"!@/\\;,.&0_",
     line_comments: &["#"],
     line_start_block: Some(("=", "=cut")),
     quotes: &[

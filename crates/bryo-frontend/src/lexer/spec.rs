@@ -103,7 +103,8 @@ pub(crate) struct LexSpec {
     /// Sigils (`$`, `@`, `%`): start an identifier only when followed by an
     /// identifier byte (or one of `sigil_specials`, as in `$?`, `$#`).
     pub sigils: &'static [u8],
-    /// Bytes forming a two-byte special variable after a sigil.
+    /// Bytes forming a two-byte special variable after the sigil `$`
+    /// (`$?`, `$#`, `$!`).
     pub sigil_specials: &'static [u8],
     /// Keywords (lower case for case-insensitive languages).
     pub keywords: &'static [&'static str],
