@@ -21,6 +21,19 @@ pub enum FrontendKind {
 }
 
 /// One entry of the language table.
+///
+/// ```
+/// use bryo_frontend::{Language, LexMode};
+///
+/// let python = Language::by_name("py").unwrap();
+/// let lexer = python.lexer().unwrap();
+/// let a = lexer.lex("total = price * 2  # cost", LexMode::Normalized);
+/// let b = lexer.lex("s = p *\n    10", LexMode::Normalized);
+/// // Renamed identifiers, a changed literal, a dropped comment: same symbols.
+/// assert_eq!(a.normalized.symbols, b.normalized.symbols);
+/// // Spans point into the text.
+/// assert_eq!(a.normalized.spans[1].range(), 6..7);
+/// ```
 #[derive(Debug)]
 pub struct Language {
     name: &'static str,
@@ -28,7 +41,7 @@ pub struct Language {
     extensions: &'static [&'static str],
     interpreters: &'static [&'static str],
     frontend: FrontendKind,
-    spec: Option<&'static LexSpec>,
+    pub(crate) spec: Option<&'static LexSpec>,
     lexer: OnceLock<Lexer>,
 }
 

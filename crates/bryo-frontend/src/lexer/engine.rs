@@ -1059,3 +1059,84 @@ fn utf8_len(lead: u8) -> usize {
         _ => 1,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Language;
+    use proptest::prelude::*;
+
+    /// The keyword table against a linear search of the language's list.
+    fn naive_keyword(spec: &LexSpec, w: &[u8]) -> Option<bool> {
+        let is = |list: &[&str]| list.iter().any(|k| k.as_bytes() == w);
+        if is(spec.keywords) {
+            Some(false)
+        } else if is(spec.comment_words) {
+            Some(true)
+        } else {
+            None
+        }
+    }
+
+    fn word() -> impl Strategy<Value = Vec<u8>> {
+        prop_oneof![
+            // Real keywords of some language, possibly cut or extended.
+            (
+                0..Language::all().len(),
+                any::<prop::sample::Index>(),
+                0..3usize
+            )
+                .prop_map(|(l, k, cut)| {
+                    let spec = Language::all()[l].spec.map_or(&[][..], |s| s.keywords);
+                    let w = if spec.is_empty() {
+                        "if"
+                    } else {
+                        spec[k.index(spec.len())]
+                    };
+                    let mut v = w.as_bytes().to_vec();
+                    match cut {
+                        0 => {}
+                        1 => {
+                            v.pop();
+                        }
+                        _ => v.push(b'x'),
+                    }
+                    v
+                }),
+            prop::collection::vec(prop::sample::select(b"abcdefilnorstuw_.$#".to_vec()), 0..14),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn keyword_table_matches_linear_search(w in word()) {
+            for lang in Language::all() {
+                let (Some(spec), Some(lx)) = (lang.spec, lang.lexer()) else { continue };
+                let fast = lx.keywords.find(&w).map(|k| k.comment);
+                prop_assert_eq!(fast, naive_keyword(spec, &w), "{}", lang.name());
+                if let Some(k) = lx.keywords.find(&w) {
+                    prop_assert_eq!(k.sym, symbol(SymbolClass::Keyword, &w));
+                }
+            }
+        }
+
+        #[test]
+        fn short_comparisons_match_std(a in prop::collection::vec(0u8..4, 0..6),
+                                       b in prop::collection::vec(0u8..4, 0..6)) {
+            prop_assert_eq!(eq_short(&a, &b), a == b);
+            prop_assert_eq!(starts(&a, &b), a.starts_with(&b));
+        }
+    }
+
+    #[test]
+    fn case_insensitive_keyword_lists_are_lower_case() {
+        for lang in Language::all() {
+            let Some(spec) = lang.spec else { continue };
+            if spec.case_insensitive {
+                for k in spec.keywords.iter().chain(spec.comment_words) {
+                    assert_eq!(*k, k.to_ascii_lowercase(), "{}: {k}", lang.name());
+                }
+            }
+        }
+    }
+}
