@@ -179,7 +179,7 @@ static LANGUAGES: [Language; 37] = [
     code(
         "pascal",
         &["delphi", "objectpascal"],
-        &["pas", "pp", "dpr", "lpr", "inc"],
+        &["pas", "pp", "dpr", "lpr"],
         &[],
         &spec::PASCAL,
     ),

@@ -23,7 +23,8 @@ fn code_languages() -> impl Iterator<Item = &'static Language> {
 }
 
 /// Each token as `class:text`, the class recovered from the normalized
-/// symbol: `id`, `str`, `chr`, `num`, `kw` or `op`.
+/// symbol: `id`, `str`, `chr`, `num`, `re` (regular expression), `kw` or
+/// `op`.
 fn tokens(lang: &str, text: &str) -> Vec<String> {
     let lx = lexer(lang);
     let out = lx.lex(text, LexMode::Normalized);
@@ -52,6 +53,8 @@ fn class_of(lx: &Lexer, sym: u64, t: &str) -> &'static str {
         "chr"
     } else if sym == symbol(SymbolClass::Number, b"") {
         "num"
+    } else if sym == symbol(SymbolClass::OtherLiteral, b"") {
+        "re"
     } else if sym == symbol(SymbolClass::Keyword, lower.as_bytes()) {
         "kw"
     } else if sym == symbol(SymbolClass::Operator, t.as_bytes()) {
@@ -685,6 +688,71 @@ fn language_specific_forms() {
             "str:\"s\"",
             "op:.",
         ])
+    );
+}
+
+#[test]
+fn regex_literals_where_an_operand_is_expected() {
+    assert_eq!(
+        tokens(
+            "javascript",
+            "x = a / b / c; y = s.match(/['\\/]+[/]/g) || /x/;"
+        ),
+        toks(&[
+            "id:x",
+            "op:=",
+            "id:a",
+            "op:/",
+            "id:b",
+            "op:/",
+            "id:c",
+            "op:;",
+            "id:y",
+            "op:=",
+            "id:s",
+            "op:.",
+            "id:match",
+            "op:(",
+            "re:/['\\/]+[/]/g",
+            "op:)",
+            "op:||",
+            "re:/x/",
+            "op:;",
+        ])
+    );
+    // A `/` that does not close on its line is division.
+    assert_eq!(
+        tokens("javascript", "f(/ 2\n)"),
+        toks(&["id:f", "op:(", "op:/", "num:2", "op:)"])
+    );
+    assert_eq!(
+        tokens("perl", "$s =~ /'/; # c"),
+        toks(&["id:$s", "op:=~", "re:/'/", "op:;"])
+    );
+}
+
+#[test]
+fn digit_separators_and_end_markers() {
+    assert_eq!(
+        tokens("cc", "x = 0x8000'0000ull + 1'000 + 'a';"),
+        toks(&[
+            "id:x",
+            "op:=",
+            "num:0x8000'0000ull",
+            "op:+",
+            "num:1'000",
+            "op:+",
+            "chr:'a'",
+            "op:;"
+        ])
+    );
+    assert_eq!(
+        tokens("perl", "print 1;\n__END__\n\"not code"),
+        toks(&["kw:print", "num:1", "op:;"])
+    );
+    assert_eq!(
+        tokens("ruby", "x\n__END__ y\nz"),
+        toks(&["id:x", "id:__END__", "id:y", "id:z"])
     );
 }
 

@@ -74,10 +74,13 @@ enum Starter {
     LineStart(&'static [u8]),
     /// POD-style first-column block comment.
     LineStartBlock,
+    /// First-column end of code (`__END__`).
+    EndMarker(&'static [u8]),
     Line(&'static [u8]),
     Block(&'static [u8], &'static [u8]),
     Quote(u16),
     Tick,
+    Regex,
 }
 
 impl Starter {
@@ -85,13 +88,13 @@ impl Starter {
         match *self {
             Starter::LineStart(p) | Starter::Line(p) | Starter::Block(p, _) => p.len(),
             Starter::Quote(q) => spec.quotes[q as usize].open.len(),
-            Starter::LineStartBlock | Starter::Tick => 0,
+            Starter::LineStartBlock | Starter::Tick | Starter::Regex | Starter::EndMarker(_) => 0,
         }
     }
     fn rank(&self) -> u8 {
         match self {
-            Starter::LineStart(_) | Starter::LineStartBlock => 0,
-            Starter::Tick => 2,
+            Starter::LineStart(_) | Starter::LineStartBlock | Starter::EndMarker(_) => 0,
+            Starter::Tick | Starter::Regex => 2,
             _ => 1,
         }
     }
@@ -273,6 +276,9 @@ impl Lexer {
         if let Some((open, _)) = spec.line_start_block {
             add(open.as_bytes()[0], Starter::LineStartBlock);
         }
+        for p in spec.end_markers {
+            add(p.as_bytes()[0], Starter::EndMarker(p.as_bytes()));
+        }
         for p in spec.line_comments {
             add(p.as_bytes()[0], Starter::Line(p.as_bytes()));
         }
@@ -284,6 +290,9 @@ impl Lexer {
         }
         if spec.tick != Tick::Op {
             add(b'\'', Starter::Tick);
+        }
+        if spec.regex {
+            add(b'/', Starter::Regex);
         }
         for list in &mut starters {
             // First-column forms first, then longer openers, the tick last.
@@ -307,6 +316,7 @@ impl Lexer {
             SymbolClass::String,
             SymbolClass::Char,
             SymbolClass::Number,
+            SymbolClass::OtherLiteral,
         ] {
             sym_class[c as usize] = symbol(c, b"");
         }
@@ -662,6 +672,11 @@ impl Lexer {
                         return Some(line_end(s, i));
                     }
                 }
+                Starter::EndMarker(p) => {
+                    if at_line_start(s, i) && starts(rest, p) && line_end(s, i) == i + p.len() {
+                        return Some(s.len());
+                    }
+                }
                 Starter::LineStartBlock => {
                     if at_line_start(s, i) {
                         if let Some(e) = self.line_start_block(r, i) {
@@ -687,6 +702,7 @@ impl Lexer {
                     }
                 }
                 Starter::Tick => return self.tick(r, i),
+                Starter::Regex => return self.regex(r, i),
             }
         }
         None
@@ -828,6 +844,51 @@ impl Lexer {
         }
     }
 
+    /// A regular-expression literal `/…/flags` at `i`, if the previous
+    /// token is no operand and the literal closes on its line.
+    fn regex(&self, r: &mut Run<'_>, i: usize) -> Option<usize> {
+        let after_value = r
+            .out
+            .spans
+            .last()
+            .is_some_and(|sp| sp.end as usize == r.value_end);
+        if after_value {
+            return None;
+        }
+        let s = r.s;
+        let mut j = i + 1;
+        let mut in_class = false;
+        loop {
+            match *s.get(j)? {
+                b'\n' | b'\r' => return None,
+                b'\\' => {
+                    if matches!(s.get(j + 1), None | Some(b'\n' | b'\r')) {
+                        return None;
+                    }
+                    j += 2;
+                }
+                b'[' => {
+                    in_class = true;
+                    j += 1;
+                }
+                b']' => {
+                    in_class = false;
+                    j += 1;
+                }
+                // `//` is no regex: Perl's defined-or, or a comment.
+                b'/' if !in_class && j == i + 1 => return None,
+                b'/' if !in_class => break,
+                _ => j += 1,
+            }
+        }
+        j += 1;
+        while j < s.len() && s[j].is_ascii_alphabetic() {
+            j += 1;
+        }
+        self.emit_lit(r, SymbolClass::OtherLiteral, i, j);
+        Some(j)
+    }
+
     /// End of a character literal `'x'` or `'\…'` starting at `i`.
     fn char_lit(&self, s: &[u8], i: usize) -> Option<usize> {
         let next = *s.get(i + 1)?;
@@ -923,9 +984,13 @@ impl Lexer {
     fn number(&self, s: &[u8], i: usize) -> usize {
         let n = s.len();
         let mut j = i;
+        let tick = self.spec.digit_tick;
         let digits = |mut j: usize, hex: bool| {
+            let digit = |c: u8| c.is_ascii_digit() || (hex && c.is_ascii_hexdigit());
             while j < n
-                && (s[j].is_ascii_digit() || s[j] == b'_' || (hex && s[j].is_ascii_hexdigit()))
+                && (digit(s[j])
+                    || s[j] == b'_'
+                    || (tick && s[j] == b'\'' && s.get(j + 1).is_some_and(|&c| digit(c))))
             {
                 j += 1;
             }

@@ -1828,8 +1828,6 @@ const PY_PREFIXES: &[(&str, PrefixKind)] = &[
     ("rF", Plain),
     ("RF", Plain),
 ];
-const C_PREFIXES: &[(&str, PrefixKind)] =
-    &[("L", Plain), ("u", Plain), ("U", Plain), ("u8", Plain)];
 const CPP_PREFIXES: &[(&str, PrefixKind)] = &[
     ("L", Plain),
     ("u", Plain),
@@ -1849,7 +1847,10 @@ pub(crate) static C: LexSpec = LexSpec {
     line_comments: SLASH_LINE,
     block_comments: C_BLOCK,
     quotes: C_QUOTES,
-    prefixes: C_PREFIXES,
+    // C has no raw strings, but `.h` files are often C++: `R"(…)"` is
+    // never valid C, so reading it as a raw string costs nothing.
+    prefixes: CPP_PREFIXES,
+    digit_tick: true,
     ..BASE
 };
 
@@ -1896,6 +1897,7 @@ pub(crate) static JAVASCRIPT: LexSpec = LexSpec {
     line_comments: SLASH_LINE,
     block_comments: C_BLOCK,
     quotes: JS_QUOTES,
+    regex: true,
     ..BASE
 };
 
@@ -2001,6 +2003,8 @@ pub(crate) static RUBY: LexSpec = LexSpec {
     sigils: b"@$",
     line_comments: &["#"],
     line_start_block: Some(("=begin", "=end")),
+    end_markers: &["__END__"],
+    regex: true,
     quotes: &[
         Quote::new("\"", "\"").multiline().interp("#{"),
         Quote::new("'", "'").multiline(),
@@ -2030,6 +2034,8 @@ pub(crate) static PERL: LexSpec = LexSpec {
     sigil_specials: b"!@/\\;,.&0_",
     line_comments: &["#"],
     line_start_block: Some(("=", "=cut")),
+    end_markers: &["__END__", "__DATA__"],
+    regex: true,
     quotes: &[
         Quote::new("\"", "\"").multiline(),
         Quote::new("'", "'").multiline(),

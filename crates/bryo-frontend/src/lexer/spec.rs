@@ -138,6 +138,15 @@ pub(crate) struct LexSpec {
     pub tick: Tick,
     /// Ada based literals `16#FF#`.
     pub based_hash: bool,
+    /// First-column lines after which the rest of the file is data, not
+    /// code (Perl and Ruby `__END__`).
+    pub end_markers: &'static [&'static str],
+    /// `'` separates digits inside numbers (C23, C++14: `1'000'000`).
+    pub digit_tick: bool,
+    /// `/…/` is a regular-expression literal where an operand is expected
+    /// (JavaScript, Perl, Ruby): not right after an identifier, literal or
+    /// closing bracket.
+    pub regex: bool,
 }
 
 /// Defaults for the fields most languages leave alone; each language
@@ -162,4 +171,7 @@ pub(crate) const BASE: LexSpec = LexSpec {
     prefixes: &[],
     tick: Tick::Op,
     based_hash: false,
+    end_markers: &[],
+    digit_tick: false,
+    regex: false,
 };
