@@ -756,6 +756,46 @@ fn digit_separators_and_end_markers() {
     );
 }
 
+#[test]
+fn here_documents() {
+    assert_eq!(
+        tokens(
+            "bash",
+            "cat <<EOF > f; echo a\nit's $(not) code\nEOF\necho <<< x << y"
+        ),
+        toks(&[
+            "id:cat",
+            "str:<<EOF",
+            "op:>",
+            "id:f",
+            "op:;",
+            "kw:echo",
+            "id:a",
+            "kw:echo",
+            "op:<<<",
+            "id:x",
+            "op:<<",
+            "id:y",
+        ])
+    );
+    assert_eq!(
+        tokens("bash", "a <<-'X' <<\"Y\"\n\tx\n\tX\ny\nY\nb"),
+        toks(&["id:a", "str:<<-'X'", "str:<<\"Y\"", "id:b"])
+    );
+    assert_eq!(
+        tokens("ruby", "s = <<~EOS.strip\n  don't\n  EOS\nx"),
+        toks(&["id:s", "op:=", "str:<<~EOS", "op:.", "id:strip", "id:x"])
+    );
+    assert_eq!(
+        tokens("php", "$s = <<<EOT\nit's\nEOT;\n$t"),
+        toks(&["id:$s", "op:=", "str:<<<EOT", "op:;", "id:$t"])
+    );
+    let out = lexer("perl").lex("print <<END;\nno end", LexMode::Normalized);
+    assert_eq!(out.notes.len(), 1);
+    assert_eq!(out.notes[0].kind, LexNoteKind::UnterminatedString);
+    assert_eq!(out.normalized.len(), 3);
+}
+
 // ---------------------------------------------------------------- robustness
 
 #[test]

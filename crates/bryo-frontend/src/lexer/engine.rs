@@ -234,6 +234,10 @@ struct Run<'a> {
     /// closing bracket): decides MATLAB's transpose.
     value_end: usize,
     lower: Vec<u8>,
+    /// Here-documents opened on the current line: the terminator's range
+    /// in the text and where the opener was; their bodies start at the
+    /// next line.
+    heredocs: Vec<(usize, usize, usize)>,
 }
 
 impl Lexer {
@@ -365,6 +369,7 @@ impl Lexer {
             stack: Vec::new(),
             value_end: usize::MAX,
             lower: Vec::new(),
+            heredocs: Vec::new(),
         };
         self.run(&mut run);
         if limit < text.len() {
@@ -383,8 +388,15 @@ impl Lexer {
             let b = s[i];
             let c = self.class[b as usize];
             if c & WS != 0 {
+                if b == b'\n' && !r.heredocs.is_empty() {
+                    i = self.heredoc_bodies(r, i + 1);
+                    continue;
+                }
                 i += 1;
-                while i < n && self.class[s[i] as usize] & WS != 0 {
+                while i < n
+                    && self.class[s[i] as usize] & WS != 0
+                    && (s[i] != b'\n' || r.heredocs.is_empty())
+                {
                     i += 1;
                 }
                 continue;
@@ -1048,9 +1060,99 @@ impl Lexer {
         j
     }
 
+    /// A here-document opener (`<<EOF`, `<<-'EOF'`, `<<~EOS`, `<<<EOT`) at
+    /// `i`: one string symbol; the body is skipped at the next line end.
+    fn heredoc(&self, r: &mut Run<'_>, i: usize) -> Option<usize> {
+        let op = self.spec.heredoc?.as_bytes();
+        let s = r.s;
+        if !starts(&s[i..], op) {
+            return None;
+        }
+        let mut j = i + op.len();
+        if matches!(s.get(j), Some(b'-' | b'~')) {
+            j += 1;
+        }
+        let quote = match s.get(j) {
+            Some(&q @ (b'\'' | b'"')) => {
+                j += 1;
+                Some(q)
+            }
+            _ => None,
+        };
+        if !s
+            .get(j)
+            .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
+        {
+            return None;
+        }
+        let word_start = j;
+        while j < s.len() && (s[j].is_ascii_alphanumeric() || s[j] == b'_') {
+            j += 1;
+        }
+        let word_end = j;
+        if let Some(q) = quote {
+            if s.get(j) != Some(&q) {
+                return None;
+            }
+            j += 1;
+        }
+        r.heredocs.push((word_start, word_end, i));
+        self.emit_lit(r, SymbolClass::String, i, j);
+        Some(j)
+    }
+
+    /// Skips the bodies of the pending here-documents, starting at `i` (the
+    /// start of the line after their openers). Returns the offset just
+    /// after the last terminator word.
+    fn heredoc_bodies(&self, r: &mut Run<'_>, mut i: usize) -> usize {
+        let s = r.s;
+        let docs = std::mem::take(&mut r.heredocs);
+        let mut end = i;
+        for &(ws, we, opener) in &docs {
+            let word = &s[ws..we];
+            let found = loop {
+                if i >= s.len() {
+                    break false;
+                }
+                let le = line_end(s, i);
+                let mut t = i;
+                while t < le && matches!(s[t], b' ' | b'\t') {
+                    t += 1;
+                }
+                let line = &s[t..le];
+                if starts(line, word)
+                    && line
+                        .get(word.len())
+                        .is_none_or(|&c| self.class[c as usize] & ID_CONT == 0)
+                {
+                    // The rest of the terminator's line is code (PHP `EOT;`).
+                    end = t + word.len();
+                    i = le + 1;
+                    break true;
+                }
+                i = le + 1;
+            };
+            if !found {
+                r.notes.push(LexNote {
+                    offset: opener as u32,
+                    kind: LexNoteKind::UnterminatedString,
+                });
+                // Later here-documents have no body left.
+                end = s.len();
+                break;
+            }
+        }
+        end.min(s.len())
+    }
+
     fn operator(&self, r: &mut Run<'_>, i: usize) -> usize {
         let s = r.s;
         let b = s[i];
+        if b == b'<' {
+            if let Some(e) = self.heredoc(r, i) {
+                return e;
+            }
+        }
         if self.class[b as usize] & OP_RUN != 0 {
             let mut e = i + 1;
             while e < s.len() && self.class[s[e] as usize] & OP_RUN != 0 {

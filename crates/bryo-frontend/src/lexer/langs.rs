@@ -1998,6 +1998,7 @@ pub(crate) static PYTHON: LexSpec = LexSpec {
 };
 
 pub(crate) static RUBY: LexSpec = LexSpec {
+    heredoc: Some("<<"),
     keywords: RUBY_KW,
     operators: RUBY_OPS,
     sigils: b"@$",
@@ -2014,6 +2015,7 @@ pub(crate) static RUBY: LexSpec = LexSpec {
 };
 
 pub(crate) static PHP: LexSpec = LexSpec {
+    heredoc: Some("<<<"),
     keywords: PHP_KW,
     operators: PHP_OPS,
     sigils: b"$",
@@ -2028,6 +2030,7 @@ pub(crate) static PHP: LexSpec = LexSpec {
 };
 
 pub(crate) static PERL: LexSpec = LexSpec {
+    heredoc: Some("<<"),
     keywords: PERL_KW,
     operators: PERL_OPS,
     sigils: b"$@%&",
@@ -2045,6 +2048,7 @@ pub(crate) static PERL: LexSpec = LexSpec {
 };
 
 pub(crate) static BASH: LexSpec = LexSpec {
+    heredoc: Some("<<"),
     keywords: BASH_KW,
     operators: BASH_OPS,
     sigils: b"$",

@@ -141,6 +141,10 @@ pub(crate) struct LexSpec {
     /// First-column lines after which the rest of the file is data, not
     /// code (Perl and Ruby `__END__`).
     pub end_markers: &'static [&'static str],
+    /// Here-document opener (`<<` or PHP's `<<<`), followed by an optional
+    /// `-` or `~`, an optionally quoted word, and a body on the following
+    /// lines up to a line holding the word.
+    pub heredoc: Option<&'static str>,
     /// `'` separates digits inside numbers (C23, C++14: `1'000'000`).
     pub digit_tick: bool,
     /// `/…/` is a regular-expression literal where an operand is expected
@@ -172,6 +176,7 @@ pub(crate) const BASE: LexSpec = LexSpec {
     tick: Tick::Op,
     based_hash: false,
     end_markers: &[],
+    heredoc: None,
     digit_tick: false,
     regex: false,
 };
