@@ -867,6 +867,26 @@ fn deep_nesting_does_not_overflow() {
     });
 }
 
+/// Inputs that could make a careless lexer quadratic; each must lex in
+/// one pass (a regression here shows up as a test that takes minutes).
+#[test]
+fn pathological_lines_stay_linear() {
+    let n = 200_000;
+    let slashes = "/[".repeat(n);
+    let out = lexer("javascript").lex(&slashes, LexMode::Normalized);
+    assert_eq!(out.normalized.len(), 2 * n);
+    let heredocs = "<<A ".repeat(n);
+    let out = lexer("bash").lex(&format!("{heredocs}\nx"), LexMode::Normalized);
+    assert_eq!(out.normalized.len(), n);
+    assert_eq!(out.notes.len(), 1);
+    let raw = format!("r###\"{}", "\"##".repeat(n));
+    let out = lexer("rust").lex(&raw, LexMode::Normalized);
+    assert_eq!(out.normalized.len(), 1);
+    let cpp = format!("R\"abcdefghijklmnop({}", ")abcdefghijklmno\"".repeat(n));
+    let out = lexer("cc").lex(&cpp, LexMode::Normalized);
+    assert_eq!(out.normalized.len(), 1);
+}
+
 #[test]
 fn lex_into_reuses_and_replaces() {
     let lx = lexer("python");

@@ -238,6 +238,10 @@ struct Run<'a> {
     /// in the text and where the opener was; their bodies start at the
     /// next line.
     heredocs: Vec<(usize, usize, usize)>,
+    /// A `/` before this offset starts no regular expression: one that
+    /// started earlier on the line found no end before this line end (so
+    /// lines full of unclosed `/[` stay linear).
+    regex_fail_until: usize,
 }
 
 impl Lexer {
@@ -370,6 +374,7 @@ impl Lexer {
             value_end: usize::MAX,
             lower: Vec::new(),
             heredocs: Vec::new(),
+            regex_fail_until: 0,
         };
         self.run(&mut run);
         if limit < text.len() {
@@ -864,33 +869,37 @@ impl Lexer {
             .spans
             .last()
             .is_some_and(|sp| sp.end as usize == r.value_end);
-        if after_value {
+        if after_value || i < r.regex_fail_until {
             return None;
         }
         let s = r.s;
         let mut j = i + 1;
         let mut in_class = false;
         loop {
-            match *s.get(j)? {
-                b'\n' | b'\r' => return None,
-                b'\\' => {
+            match s.get(j) {
+                None | Some(b'\n' | b'\r') => {
+                    r.regex_fail_until = j;
+                    return None;
+                }
+                Some(b'\\') => {
                     if matches!(s.get(j + 1), None | Some(b'\n' | b'\r')) {
+                        r.regex_fail_until = j + 1;
                         return None;
                     }
                     j += 2;
                 }
-                b'[' => {
+                Some(b'[') => {
                     in_class = true;
                     j += 1;
                 }
-                b']' => {
+                Some(b']') => {
                     in_class = false;
                     j += 1;
                 }
                 // `//` is no regex: Perl's defined-or, or a comment.
-                b'/' if !in_class && j == i + 1 => return None,
-                b'/' if !in_class => break,
-                _ => j += 1,
+                Some(b'/') if !in_class && j == i + 1 => return None,
+                Some(b'/') if !in_class => break,
+                Some(_) => j += 1,
             }
         }
         j += 1;
