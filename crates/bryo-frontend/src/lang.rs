@@ -135,6 +135,28 @@ impl Language {
     }
 }
 
+/// Languages are equal when their canonical names are.
+impl PartialEq for Language {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for Language {}
+
+impl std::hash::Hash for Language {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.name.hash(state);
+    }
+}
+
+/// Displays the canonical name.
+impl std::fmt::Display for Language {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
 fn base_name(word: &str) -> &str {
     word.rsplit('/').next().unwrap_or(word)
 }

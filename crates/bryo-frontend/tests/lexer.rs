@@ -214,6 +214,8 @@ fn every_moss_name_is_accepted() {
     );
     assert_eq!(Language::by_name("C++").unwrap().name(), "cc");
     assert!(Language::by_name("cobol").is_none());
+    assert_eq!(Language::by_name("js"), Language::by_name("JavaScript"));
+    assert_eq!(Language::by_name("cpp").unwrap().to_string(), "cc");
     assert!(Language::by_name("html").unwrap().lexer().is_none());
 }
 
