@@ -1,5 +1,12 @@
 //! Per-language lexical data. Operators list only multi-byte tokens: any
 //! other byte that starts no token is a one-byte operator by itself.
+//!
+//! To add a language: write its `LexSpec` here (start from `BASE` or a
+//! similar language), add a row to the table in `lang.rs`, and add the
+//! fixtures `a.*` (a program), `b.*` (the same program disguised: renamed,
+//! literals changed, re-indented, reflowed, comments changed) and `c.*` (a
+//! different program) under `tests/fixtures/lexer/<name>/`; the fixture
+//! test fails for a code language without them.
 
 use super::spec::{LexSpec, PrefixKind, Quote, Tick, BASE};
 use crate::SymbolClass;
