@@ -421,6 +421,15 @@ fn python_strings() {
             "num:0j",
         ])
     );
+    // Line continuations are layout.
+    assert_eq!(
+        tokens("python", "x = 1 + \\\n  2"),
+        tokens("python", "x = 1 + 2")
+    );
+    assert_eq!(
+        tokens("c", "#define F(x) \\\r\n (x)"),
+        tokens("c", "#define F(x) (x)")
+    );
     assert_eq!(
         tokens("python", "a **= b // c -> d := e"),
         toks(&["id:a", "op:**=", "id:b", "op://", "id:c", "op:->", "id:d", "op::=", "id:e"])

@@ -463,6 +463,11 @@ impl Lexer {
                 i = end;
                 continue;
             }
+            if b == b'\\' && matches!(s.get(i + 1), Some(b'\n' | b'\r')) {
+                // A line continuation is layout, like the line end itself.
+                i += 1;
+                continue;
+            }
             i = self.operator(r, i);
         }
         if let Some(f) = r.stack.first() {
