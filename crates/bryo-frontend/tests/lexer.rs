@@ -150,6 +150,56 @@ fn every_code_language_has_fixtures_that_survive_disguise() {
     }
 }
 
+/// A digest of a symbol stream, for the golden file.
+fn digest(symbols: &[u64]) -> u64 {
+    symbols.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &s| {
+        (h ^ s).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(17)
+    })
+}
+
+/// Pins the exact symbol streams of every fixture in both modes, so a
+/// change to any lexer (which changes stored fingerprints) is deliberate:
+/// it must come with a bump of `SYMBOL_SCHEME_VERSION`. After such a
+/// change, regenerate with `BRYO_BLESS=1 cargo test -p bryo-frontend
+/// --test lexer golden`.
+#[test]
+fn golden_symbol_streams() {
+    let path = fixture_dir().join("golden.tsv");
+    let mut lines = vec![format!(
+        "# scheme {}: language, file, mode, symbols, digest",
+        bryo_frontend::SYMBOL_SCHEME_VERSION
+    )];
+    for lang in code_languages() {
+        let lx = lang.lexer().unwrap();
+        for stem in ["a", "b", "c"] {
+            let (p, text) = fixture(lang.name(), stem);
+            let file = p.file_name().unwrap().to_string_lossy().into_owned();
+            for (mode, m) in [
+                (LexMode::Normalized, "normalized"),
+                (LexMode::Verbatim, "verbatim"),
+            ] {
+                let out = lx.lex(&text, mode);
+                lines.push(format!(
+                    "{}\t{file}\t{m}\t{}\t{:016x}",
+                    lang.name(),
+                    out.normalized.len(),
+                    digest(&out.normalized.symbols)
+                ));
+            }
+        }
+    }
+    let now = lines.join("\n") + "\n";
+    if std::env::var_os("BRYO_BLESS").is_some() {
+        std::fs::write(&path, &now).unwrap();
+        return;
+    }
+    let pinned = std::fs::read_to_string(&path).expect("golden.tsv (BRYO_BLESS=1 writes it)");
+    for (a, b) in pinned.lines().zip(now.lines()) {
+        assert_eq!(a, b, "symbol stream changed (see the doc of this test)");
+    }
+    assert_eq!(pinned.lines().count(), now.lines().count());
+}
+
 // ---------------------------------------------------------------- table
 
 #[test]
