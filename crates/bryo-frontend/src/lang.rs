@@ -21,6 +21,19 @@ pub enum FrontendKind {
 }
 
 /// One entry of the language table.
+///
+/// ```
+/// use bryo_frontend::{Language, LexMode};
+///
+/// let python = Language::by_name("py").unwrap();
+/// let lexer = python.lexer().unwrap();
+/// let a = lexer.lex("total = price * 2  # cost", LexMode::Normalized);
+/// let b = lexer.lex("s = p *\n    10", LexMode::Normalized);
+/// // Renamed identifiers, a changed literal, a dropped comment: same symbols.
+/// assert_eq!(a.normalized.symbols, b.normalized.symbols);
+/// // Spans point into the text.
+/// assert_eq!(a.normalized.spans[1].range(), 6..7);
+/// ```
 #[derive(Debug)]
 pub struct Language {
     name: &'static str,
@@ -28,7 +41,7 @@ pub struct Language {
     extensions: &'static [&'static str],
     interpreters: &'static [&'static str],
     frontend: FrontendKind,
-    spec: Option<&'static LexSpec>,
+    pub(crate) spec: Option<&'static LexSpec>,
     lexer: OnceLock<Lexer>,
 }
 
@@ -122,6 +135,28 @@ impl Language {
     }
 }
 
+/// Languages are equal when their canonical names are.
+impl PartialEq for Language {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for Language {}
+
+impl std::hash::Hash for Language {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.name.hash(state);
+    }
+}
+
+/// Displays the canonical name.
+impl std::fmt::Display for Language {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
 fn base_name(word: &str) -> &str {
     word.rsplit('/').next().unwrap_or(word)
 }
@@ -166,7 +201,7 @@ static LANGUAGES: [Language; 37] = [
     code(
         "pascal",
         &["delphi", "objectpascal"],
-        &["pas", "pp", "dpr", "lpr", "inc"],
+        &["pas", "pp", "dpr", "lpr"],
         &[],
         &spec::PASCAL,
     ),

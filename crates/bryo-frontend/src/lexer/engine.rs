@@ -74,10 +74,13 @@ enum Starter {
     LineStart(&'static [u8]),
     /// POD-style first-column block comment.
     LineStartBlock,
+    /// First-column end of code (`__END__`).
+    EndMarker(&'static [u8]),
     Line(&'static [u8]),
     Block(&'static [u8], &'static [u8]),
     Quote(u16),
     Tick,
+    Regex,
 }
 
 impl Starter {
@@ -85,13 +88,13 @@ impl Starter {
         match *self {
             Starter::LineStart(p) | Starter::Line(p) | Starter::Block(p, _) => p.len(),
             Starter::Quote(q) => spec.quotes[q as usize].open.len(),
-            Starter::LineStartBlock | Starter::Tick => 0,
+            Starter::LineStartBlock | Starter::Tick | Starter::Regex | Starter::EndMarker(_) => 0,
         }
     }
     fn rank(&self) -> u8 {
         match self {
-            Starter::LineStart(_) | Starter::LineStartBlock => 0,
-            Starter::Tick => 2,
+            Starter::LineStart(_) | Starter::LineStartBlock | Starter::EndMarker(_) => 0,
+            Starter::Tick | Starter::Regex => 2,
             _ => 1,
         }
     }
@@ -116,17 +119,32 @@ struct Keywords {
 
 #[inline]
 fn kw_hash(w: &[u8]) -> u64 {
-    let mut a = [0u8; 8];
-    let k = w.len().min(8);
-    a[..k].copy_from_slice(&w[..k]);
-    let mut x = u64::from_le_bytes(a);
+    let mut x = 0u64;
+    for (k, &b) in w.iter().take(8).enumerate() {
+        x |= u64::from(b) << (8 * k);
+    }
     if w.len() > 8 {
-        let mut b = [0u8; 8];
-        b.copy_from_slice(&w[w.len() - 8..]);
-        x ^= u64::from_le_bytes(b).rotate_left(29);
+        let mut y = 0u64;
+        for (k, &b) in w[w.len() - 8..].iter().enumerate() {
+            y |= u64::from(b) << (8 * k);
+        }
+        x ^= y.rotate_left(29);
     }
     x ^= (w.len() as u64) << 59;
     x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32
+}
+
+/// `a == b` for the short slices of keywords and operators, without a
+/// call to `memcmp`.
+#[inline]
+fn eq_short(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+/// `starts(rest, p)` for short `p`.
+#[inline]
+fn starts(rest: &[u8], p: &[u8]) -> bool {
+    p.len() <= rest.len() && p.iter().zip(rest).all(|(x, y)| x == y)
 }
 
 impl Keywords {
@@ -172,7 +190,7 @@ impl Keywords {
         loop {
             match &self.slots[h] {
                 None => return None,
-                Some(s) if s.word == w => return Some(s),
+                Some(s) if eq_short(s.word, w) => return Some(s),
                 Some(_) => h = (h + 1) & self.mask,
             }
         }
@@ -216,6 +234,14 @@ struct Run<'a> {
     /// closing bracket): decides MATLAB's transpose.
     value_end: usize,
     lower: Vec<u8>,
+    /// Here-documents opened on the current line: the terminator's range
+    /// in the text and where the opener was; their bodies start at the
+    /// next line.
+    heredocs: Vec<(usize, usize, usize)>,
+    /// A `/` before this offset starts no regular expression: one that
+    /// started earlier on the line found no end before this line end (so
+    /// lines full of unclosed `/[` stay linear).
+    regex_fail_until: usize,
 }
 
 impl Lexer {
@@ -258,6 +284,9 @@ impl Lexer {
         if let Some((open, _)) = spec.line_start_block {
             add(open.as_bytes()[0], Starter::LineStartBlock);
         }
+        for p in spec.end_markers {
+            add(p.as_bytes()[0], Starter::EndMarker(p.as_bytes()));
+        }
         for p in spec.line_comments {
             add(p.as_bytes()[0], Starter::Line(p.as_bytes()));
         }
@@ -269,6 +298,9 @@ impl Lexer {
         }
         if spec.tick != Tick::Op {
             add(b'\'', Starter::Tick);
+        }
+        if spec.regex {
+            add(b'/', Starter::Regex);
         }
         for list in &mut starters {
             // First-column forms first, then longer openers, the tick last.
@@ -292,6 +324,7 @@ impl Lexer {
             SymbolClass::String,
             SymbolClass::Char,
             SymbolClass::Number,
+            SymbolClass::OtherLiteral,
         ] {
             sym_class[c as usize] = symbol(c, b"");
         }
@@ -340,6 +373,8 @@ impl Lexer {
             stack: Vec::new(),
             value_end: usize::MAX,
             lower: Vec::new(),
+            heredocs: Vec::new(),
+            regex_fail_until: 0,
         };
         self.run(&mut run);
         if limit < text.len() {
@@ -358,7 +393,17 @@ impl Lexer {
             let b = s[i];
             let c = self.class[b as usize];
             if c & WS != 0 {
+                if b == b'\n' && !r.heredocs.is_empty() {
+                    i = self.heredoc_bodies(r, i + 1);
+                    continue;
+                }
                 i += 1;
+                while i < n
+                    && self.class[s[i] as usize] & WS != 0
+                    && (s[i] != b'\n' || r.heredocs.is_empty())
+                {
+                    i += 1;
+                }
                 continue;
             }
             if c & SPECIAL != 0 {
@@ -388,7 +433,7 @@ impl Lexer {
                 let nb = s[i + 1];
                 let end = if self.class[nb as usize] & ID_START != 0 {
                     self.ident_end(s, i + 1)
-                } else if self.spec.sigil_specials.contains(&nb) {
+                } else if b == b'$' && self.spec.sigil_specials.contains(&nb) {
                     i + 2
                 } else {
                     i
@@ -416,6 +461,11 @@ impl Lexer {
                 let end = self.number(s, i);
                 self.emit_lit(r, SymbolClass::Number, i, end);
                 i = end;
+                continue;
+            }
+            if b == b'\\' && matches!(s.get(i + 1), Some(b'\n' | b'\r')) {
+                // A line continuation is layout, like the line end itself.
+                i += 1;
                 continue;
             }
             i = self.operator(r, i);
@@ -475,7 +525,11 @@ impl Lexer {
         let s = r.s;
         let end = self.ident_end(s, start + 1);
         let word = &s[start..end];
-        if !self.spec.prefixes.is_empty() && end < s.len() {
+        if end - start <= 3
+            && end < s.len()
+            && !self.spec.prefixes.is_empty()
+            && (self.class[s[end] as usize] & SPECIAL != 0 || s[end] == b'#')
+        {
             if let Some(next) = self.prefixed(r, start, end) {
                 return next;
             }
@@ -523,7 +577,7 @@ impl Lexer {
                     match *st {
                         Starter::Quote(q) => {
                             let open = self.spec.quotes[q as usize].open.as_bytes();
-                            if s[end..].starts_with(open) {
+                            if starts(&s[end..], open) {
                                 return Some(self.quote_body(r, q, start, end + open.len()));
                             }
                         }
@@ -598,7 +652,7 @@ impl Lexer {
                         None => break None,
                         Some(q) => {
                             let rest = &s[q + 1..];
-                            if rest.starts_with(delim) && rest.get(delim.len()) == Some(&b'"') {
+                            if starts(rest, delim) && rest.get(delim.len()) == Some(&b'"') {
                                 break Some(q + 2 + delim.len());
                             }
                             k = q + 1;
@@ -636,8 +690,13 @@ impl Lexer {
         for st in &self.starters[s[i] as usize] {
             match *st {
                 Starter::LineStart(p) => {
-                    if at_line_start(s, i) && rest.starts_with(p) {
+                    if at_line_start(s, i) && starts(rest, p) {
                         return Some(line_end(s, i));
+                    }
+                }
+                Starter::EndMarker(p) => {
+                    if at_line_start(s, i) && starts(rest, p) && line_end(s, i) == i + p.len() {
+                        return Some(s.len());
                     }
                 }
                 Starter::LineStartBlock => {
@@ -648,24 +707,24 @@ impl Lexer {
                     }
                 }
                 Starter::Line(p) => {
-                    if rest.starts_with(p)
-                        && (!self.spec.comment_needs_word_start || word_start(s, i))
+                    if starts(rest, p) && (!self.spec.comment_needs_word_start || word_start(s, i))
                     {
                         return Some(line_end(s, i));
                     }
                 }
                 Starter::Block(open, close) => {
-                    if rest.starts_with(open) {
+                    if starts(rest, open) {
                         return Some(self.block_comment(r, i, open, close));
                     }
                 }
                 Starter::Quote(q) => {
                     let open = self.spec.quotes[q as usize].open.as_bytes();
-                    if rest.starts_with(open) {
+                    if starts(rest, open) {
                         return Some(self.quote_body(r, q, i, i + open.len()));
                     }
                 }
                 Starter::Tick => return self.tick(r, i),
+                Starter::Regex => return self.regex(r, i),
             }
         }
         None
@@ -675,7 +734,7 @@ impl Lexer {
         let (open, close) = self.spec.line_start_block?;
         let s = r.s;
         let (open, close) = (open.as_bytes(), close.as_bytes());
-        if !s[i..].starts_with(open) {
+        if !starts(&s[i..], open) {
             return None;
         }
         let after = s.get(i + open.len()).copied();
@@ -695,7 +754,7 @@ impl Lexer {
             } else {
                 1
             };
-            if s[j..].starts_with(close) {
+            if starts(&s[j..], close) {
                 return Some(line_end(s, j));
             }
             j = line_end(s, j);
@@ -715,13 +774,13 @@ impl Lexer {
         let mut j = i + open.len();
         while j < s.len() {
             let b = s[j];
-            if b == c0 && s[j..].starts_with(close) {
+            if b == c0 && starts(&s[j..], close) {
                 depth -= 1;
                 j += close.len();
                 if depth == 0 {
                     return j;
                 }
-            } else if nested && b == o0 && s[j..].starts_with(open) {
+            } else if nested && b == o0 && starts(&s[j..], open) {
                 depth += 1;
                 j += open.len();
             } else {
@@ -756,7 +815,7 @@ impl Lexer {
             }
             let b = s[j];
             if let Some(ip) = interp {
-                if b == i0 && s[j..].starts_with(ip) {
+                if b == i0 && starts(&s[j..], ip) {
                     if ip.len() == 1 && s.get(j + 1) == Some(&i0) {
                         j += 2;
                         continue;
@@ -778,7 +837,7 @@ impl Lexer {
                     return k;
                 }
             }
-            if b == c0 && s[j..].starts_with(close) {
+            if b == c0 && starts(&s[j..], close) {
                 if quote.doubled && s[j + close.len()..].starts_with(close) {
                     j += 2 * close.len();
                     continue;
@@ -807,6 +866,55 @@ impl Lexer {
         }
     }
 
+    /// A regular-expression literal `/…/flags` at `i`, if the previous
+    /// token is no operand and the literal closes on its line.
+    fn regex(&self, r: &mut Run<'_>, i: usize) -> Option<usize> {
+        let after_value = r
+            .out
+            .spans
+            .last()
+            .is_some_and(|sp| sp.end as usize == r.value_end);
+        if after_value || i < r.regex_fail_until {
+            return None;
+        }
+        let s = r.s;
+        let mut j = i + 1;
+        let mut in_class = false;
+        loop {
+            match s.get(j) {
+                None | Some(b'\n' | b'\r') => {
+                    r.regex_fail_until = j;
+                    return None;
+                }
+                Some(b'\\') => {
+                    if matches!(s.get(j + 1), None | Some(b'\n' | b'\r')) {
+                        r.regex_fail_until = j + 1;
+                        return None;
+                    }
+                    j += 2;
+                }
+                Some(b'[') => {
+                    in_class = true;
+                    j += 1;
+                }
+                Some(b']') => {
+                    in_class = false;
+                    j += 1;
+                }
+                // `//` is no regex: Perl's defined-or, or a comment.
+                Some(b'/') if !in_class && j == i + 1 => return None,
+                Some(b'/') if !in_class => break,
+                Some(_) => j += 1,
+            }
+        }
+        j += 1;
+        while j < s.len() && s[j].is_ascii_alphabetic() {
+            j += 1;
+        }
+        self.emit_lit(r, SymbolClass::OtherLiteral, i, j);
+        Some(j)
+    }
+
     /// End of a character literal `'x'` or `'\…'` starting at `i`.
     fn char_lit(&self, s: &[u8], i: usize) -> Option<usize> {
         let next = *s.get(i + 1)?;
@@ -832,6 +940,9 @@ impl Lexer {
         let s = r.s;
         match self.spec.tick {
             Tick::Op => None,
+            // Ada and VHDL: a tick right after a name or `)` is an
+            // attribute or qualification (`X'First`, `T'('a')`).
+            Tick::CharOrOp if r.value_end == i => None,
             Tick::CharOrOp | Tick::CharOrTickIdent => {
                 if let Some(e) = self.char_lit(s, i) {
                     self.emit_lit(r, SymbolClass::Char, i, e);
@@ -899,9 +1010,13 @@ impl Lexer {
     fn number(&self, s: &[u8], i: usize) -> usize {
         let n = s.len();
         let mut j = i;
+        let tick = self.spec.digit_tick;
         let digits = |mut j: usize, hex: bool| {
+            let digit = |c: u8| c.is_ascii_digit() || (hex && c.is_ascii_hexdigit());
             while j < n
-                && (s[j].is_ascii_digit() || s[j] == b'_' || (hex && s[j].is_ascii_hexdigit()))
+                && (digit(s[j])
+                    || s[j] == b'_'
+                    || (tick && s[j] == b'\'' && s.get(j + 1).is_some_and(|&c| digit(c))))
             {
                 j += 1;
             }
@@ -959,9 +1074,99 @@ impl Lexer {
         j
     }
 
+    /// A here-document opener (`<<EOF`, `<<-'EOF'`, `<<~EOS`, `<<<EOT`) at
+    /// `i`: one string symbol; the body is skipped at the next line end.
+    fn heredoc(&self, r: &mut Run<'_>, i: usize) -> Option<usize> {
+        let op = self.spec.heredoc?.as_bytes();
+        let s = r.s;
+        if !starts(&s[i..], op) {
+            return None;
+        }
+        let mut j = i + op.len();
+        if matches!(s.get(j), Some(b'-' | b'~')) {
+            j += 1;
+        }
+        let quote = match s.get(j) {
+            Some(&q @ (b'\'' | b'"')) => {
+                j += 1;
+                Some(q)
+            }
+            _ => None,
+        };
+        if !s
+            .get(j)
+            .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
+        {
+            return None;
+        }
+        let word_start = j;
+        while j < s.len() && (s[j].is_ascii_alphanumeric() || s[j] == b'_') {
+            j += 1;
+        }
+        let word_end = j;
+        if let Some(q) = quote {
+            if s.get(j) != Some(&q) {
+                return None;
+            }
+            j += 1;
+        }
+        r.heredocs.push((word_start, word_end, i));
+        self.emit_lit(r, SymbolClass::String, i, j);
+        Some(j)
+    }
+
+    /// Skips the bodies of the pending here-documents, starting at `i` (the
+    /// start of the line after their openers). Returns the offset just
+    /// after the last terminator word.
+    fn heredoc_bodies(&self, r: &mut Run<'_>, mut i: usize) -> usize {
+        let s = r.s;
+        let docs = std::mem::take(&mut r.heredocs);
+        let mut end = i;
+        for &(ws, we, opener) in &docs {
+            let word = &s[ws..we];
+            let found = loop {
+                if i >= s.len() {
+                    break false;
+                }
+                let le = line_end(s, i);
+                let mut t = i;
+                while t < le && matches!(s[t], b' ' | b'\t') {
+                    t += 1;
+                }
+                let line = &s[t..le];
+                if starts(line, word)
+                    && line
+                        .get(word.len())
+                        .is_none_or(|&c| self.class[c as usize] & ID_CONT == 0)
+                {
+                    // The rest of the terminator's line is code (PHP `EOT;`).
+                    end = t + word.len();
+                    i = le + 1;
+                    break true;
+                }
+                i = le + 1;
+            };
+            if !found {
+                r.notes.push(LexNote {
+                    offset: opener as u32,
+                    kind: LexNoteKind::UnterminatedString,
+                });
+                // Later here-documents have no body left.
+                end = s.len();
+                break;
+            }
+        }
+        end.min(s.len())
+    }
+
     fn operator(&self, r: &mut Run<'_>, i: usize) -> usize {
         let s = r.s;
         let b = s[i];
+        if b == b'<' {
+            if let Some(e) = self.heredoc(r, i) {
+                return e;
+            }
+        }
         if self.class[b as usize] & OP_RUN != 0 {
             let mut e = i + 1;
             while e < s.len() && self.class[s[e] as usize] & OP_RUN != 0 {
@@ -975,7 +1180,7 @@ impl Lexer {
         let rest = &s[i..];
         let (len, sym) = self.ops[b as usize]
             .iter()
-            .find(|(op, _)| rest.starts_with(op))
+            .find(|(op, _)| starts(rest, op))
             .map_or((1, self.single_op[b as usize]), |&(op, sym)| {
                 (op.len(), sym)
             });
@@ -1033,5 +1238,86 @@ fn utf8_len(lead: u8) -> usize {
         0xe0..=0xef => 3,
         0xc0..=0xdf => 2,
         _ => 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Language;
+    use proptest::prelude::*;
+
+    /// The keyword table against a linear search of the language's list.
+    fn naive_keyword(spec: &LexSpec, w: &[u8]) -> Option<bool> {
+        let is = |list: &[&str]| list.iter().any(|k| k.as_bytes() == w);
+        if is(spec.keywords) {
+            Some(false)
+        } else if is(spec.comment_words) {
+            Some(true)
+        } else {
+            None
+        }
+    }
+
+    fn word() -> impl Strategy<Value = Vec<u8>> {
+        prop_oneof![
+            // Real keywords of some language, possibly cut or extended.
+            (
+                0..Language::all().len(),
+                any::<prop::sample::Index>(),
+                0..3usize
+            )
+                .prop_map(|(l, k, cut)| {
+                    let spec = Language::all()[l].spec.map_or(&[][..], |s| s.keywords);
+                    let w = if spec.is_empty() {
+                        "if"
+                    } else {
+                        spec[k.index(spec.len())]
+                    };
+                    let mut v = w.as_bytes().to_vec();
+                    match cut {
+                        0 => {}
+                        1 => {
+                            v.pop();
+                        }
+                        _ => v.push(b'x'),
+                    }
+                    v
+                }),
+            prop::collection::vec(prop::sample::select(b"abcdefilnorstuw_.$#".to_vec()), 0..14),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn keyword_table_matches_linear_search(w in word()) {
+            for lang in Language::all() {
+                let (Some(spec), Some(lx)) = (lang.spec, lang.lexer()) else { continue };
+                let fast = lx.keywords.find(&w).map(|k| k.comment);
+                prop_assert_eq!(fast, naive_keyword(spec, &w), "{}", lang.name());
+                if let Some(k) = lx.keywords.find(&w) {
+                    prop_assert_eq!(k.sym, symbol(SymbolClass::Keyword, &w));
+                }
+            }
+        }
+
+        #[test]
+        fn short_comparisons_match_std(a in prop::collection::vec(0u8..4, 0..6),
+                                       b in prop::collection::vec(0u8..4, 0..6)) {
+            prop_assert_eq!(eq_short(&a, &b), a == b);
+            prop_assert_eq!(starts(&a, &b), a.starts_with(&b));
+        }
+    }
+
+    #[test]
+    fn case_insensitive_keyword_lists_are_lower_case() {
+        for lang in Language::all() {
+            let Some(spec) = lang.spec else { continue };
+            if spec.case_insensitive {
+                for k in spec.keywords.iter().chain(spec.comment_words) {
+                    assert_eq!(*k, k.to_ascii_lowercase(), "{}: {k}", lang.name());
+                }
+            }
+        }
     }
 }

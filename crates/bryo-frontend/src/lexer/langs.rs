@@ -1,5 +1,12 @@
 //! Per-language lexical data. Operators list only multi-byte tokens: any
 //! other byte that starts no token is a one-byte operator by itself.
+//!
+//! To add a language: write its `LexSpec` here (start from `BASE` or a
+//! similar language), add a row to the table in `lang.rs`, and add the
+//! fixtures `a.*` (a program), `b.*` (the same program disguised: renamed,
+//! literals changed, re-indented, reflowed, comments changed) and `c.*` (a
+//! different program) under `tests/fixtures/lexer/<name>/`; the fixture
+//! test fails for a code language without them.
 
 use super::spec::{LexSpec, PrefixKind, Quote, Tick, BASE};
 use crate::SymbolClass;
@@ -1828,8 +1835,6 @@ const PY_PREFIXES: &[(&str, PrefixKind)] = &[
     ("rF", Plain),
     ("RF", Plain),
 ];
-const C_PREFIXES: &[(&str, PrefixKind)] =
-    &[("L", Plain), ("u", Plain), ("U", Plain), ("u8", Plain)];
 const CPP_PREFIXES: &[(&str, PrefixKind)] = &[
     ("L", Plain),
     ("u", Plain),
@@ -1849,7 +1854,10 @@ pub(crate) static C: LexSpec = LexSpec {
     line_comments: SLASH_LINE,
     block_comments: C_BLOCK,
     quotes: C_QUOTES,
-    prefixes: C_PREFIXES,
+    // C has no raw strings, but `.h` files are often C++: `R"(…)"` is
+    // never valid C, so reading it as a raw string costs nothing.
+    prefixes: CPP_PREFIXES,
+    digit_tick: true,
     ..BASE
 };
 
@@ -1896,6 +1904,7 @@ pub(crate) static JAVASCRIPT: LexSpec = LexSpec {
     line_comments: SLASH_LINE,
     block_comments: C_BLOCK,
     quotes: JS_QUOTES,
+    regex: true,
     ..BASE
 };
 
@@ -1996,11 +2005,14 @@ pub(crate) static PYTHON: LexSpec = LexSpec {
 };
 
 pub(crate) static RUBY: LexSpec = LexSpec {
+    heredoc: Some("<<"),
     keywords: RUBY_KW,
     operators: RUBY_OPS,
     sigils: b"@$",
     line_comments: &["#"],
     line_start_block: Some(("=begin", "=end")),
+    end_markers: &["__END__"],
+    regex: true,
     quotes: &[
         Quote::new("\"", "\"").multiline().interp("#{"),
         Quote::new("'", "'").multiline(),
@@ -2010,6 +2022,7 @@ pub(crate) static RUBY: LexSpec = LexSpec {
 };
 
 pub(crate) static PHP: LexSpec = LexSpec {
+    heredoc: Some("<<<"),
     keywords: PHP_KW,
     operators: PHP_OPS,
     sigils: b"$",
@@ -2024,12 +2037,15 @@ pub(crate) static PHP: LexSpec = LexSpec {
 };
 
 pub(crate) static PERL: LexSpec = LexSpec {
+    heredoc: Some("<<"),
     keywords: PERL_KW,
     operators: PERL_OPS,
     sigils: b"$@%&",
-    sigil_specials: b"!@/\\;,.&0",
+    sigil_specials: b"!@/\\;,.&0_",
     line_comments: &["#"],
     line_start_block: Some(("=", "=cut")),
+    end_markers: &["__END__", "__DATA__"],
+    regex: true,
     quotes: &[
         Quote::new("\"", "\"").multiline(),
         Quote::new("'", "'").multiline(),
@@ -2039,6 +2055,7 @@ pub(crate) static PERL: LexSpec = LexSpec {
 };
 
 pub(crate) static BASH: LexSpec = LexSpec {
+    heredoc: Some("<<"),
     keywords: BASH_KW,
     operators: BASH_OPS,
     sigils: b"$",

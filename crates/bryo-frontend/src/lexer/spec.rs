@@ -103,7 +103,8 @@ pub(crate) struct LexSpec {
     /// Sigils (`$`, `@`, `%`): start an identifier only when followed by an
     /// identifier byte (or one of `sigil_specials`, as in `$?`, `$#`).
     pub sigils: &'static [u8],
-    /// Bytes forming a two-byte special variable after a sigil.
+    /// Bytes forming a two-byte special variable after the sigil `$`
+    /// (`$?`, `$#`, `$!`).
     pub sigil_specials: &'static [u8],
     /// Keywords (lower case for case-insensitive languages).
     pub keywords: &'static [&'static str],
@@ -137,6 +138,19 @@ pub(crate) struct LexSpec {
     pub tick: Tick,
     /// Ada based literals `16#FF#`.
     pub based_hash: bool,
+    /// First-column lines after which the rest of the file is data, not
+    /// code (Perl and Ruby `__END__`).
+    pub end_markers: &'static [&'static str],
+    /// Here-document opener (`<<` or PHP's `<<<`), followed by an optional
+    /// `-` or `~`, an optionally quoted word, and a body on the following
+    /// lines up to a line holding the word.
+    pub heredoc: Option<&'static str>,
+    /// `'` separates digits inside numbers (C23, C++14: `1'000'000`).
+    pub digit_tick: bool,
+    /// `/…/` is a regular-expression literal where an operand is expected
+    /// (JavaScript, Perl, Ruby): not right after an identifier, literal or
+    /// closing bracket.
+    pub regex: bool,
 }
 
 /// Defaults for the fields most languages leave alone; each language
@@ -161,4 +175,8 @@ pub(crate) const BASE: LexSpec = LexSpec {
     prefixes: &[],
     tick: Tick::Op,
     based_hash: false,
+    end_markers: &[],
+    heredoc: None,
+    digit_tick: false,
+    regex: false,
 };
