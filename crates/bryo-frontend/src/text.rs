@@ -157,7 +157,14 @@ pub(crate) struct Emitter<'o> {
     word_hash: u64,
     word_start: u32,
     word_end: u32,
+    // Character mode's output buffers (see `chars`), kept here so that the
+    // many short pieces of an HTML page do not each initialise them.
+    chunk_symbols: [u64; CHUNK],
+    chunk_spans: [Span; CHUNK],
 }
+
+/// Characters per step of character mode.
+const CHUNK: usize = 256;
 
 impl<'o> Emitter<'o> {
     pub(crate) fn new(out: &'o mut Normalized, mode: TextMode) -> Self {
@@ -168,6 +175,8 @@ impl<'o> Emitter<'o> {
             word_hash: WORD_INIT,
             word_start: 0,
             word_end: 0,
+            chunk_symbols: [0; CHUNK],
+            chunk_spans: [Span::default(); CHUNK],
         }
     }
 
@@ -249,35 +258,45 @@ impl<'o> Emitter<'o> {
     }
 
     fn chars(&mut self, s: &str, base: u32) {
+        // Symbols are written branch-free to a small buffer on the stack
+        // (a dropped byte's slot is overwritten by the next one) and copied
+        // out per chunk: prose mixes kept and dropped bytes too irregularly
+        // for a branch per byte to predict well.
         let table = ascii_char_symbols();
         let bytes = s.as_bytes();
-        let out = &mut *self.out;
+        let (syms, spans) = (&mut self.chunk_symbols, &mut self.chunk_spans);
         let mut i = 0;
         while i < bytes.len() {
-            let b = bytes[i];
-            if b < 0x80 {
-                let sym = table[b as usize];
-                if sym != 0 {
-                    let at = base + i as u32;
-                    out.push(sym, Span::new(at, at + 1));
+            let chunk_end = (i + CHUNK).min(bytes.len());
+            // One slot per input character at most, so `n < CHUNK`.
+            let mut n = 0;
+            while i < chunk_end {
+                let b = bytes[i];
+                let at = base + i as u32;
+                if b < 0x80 {
+                    let sym = table[b as usize];
+                    syms[n] = sym;
+                    spans[n] = Span::new(at, at + 1);
+                    n += usize::from(sym != 0);
+                    i += 1;
+                } else {
+                    let Some(c) = s.get(i..).and_then(|r| r.chars().next()) else {
+                        i = bytes.len();
+                        break;
+                    };
+                    let len = c.len_utf8();
+                    if is_kept(c) {
+                        let mut buf = [0u8; 16];
+                        let folded = fold_into(c, &mut buf, 0);
+                        syms[n] = symbol(SymbolClass::TextChar, &buf[..folded]);
+                        spans[n] = Span::new(at, at + len as u32);
+                        n += 1;
+                    }
+                    i += len;
                 }
-                i += 1;
-            } else {
-                let Some(c) = s.get(i..).and_then(|r| r.chars().next()) else {
-                    break;
-                };
-                let n = c.len_utf8();
-                if is_kept(c) {
-                    let mut buf = [0u8; 16];
-                    let len = fold_into(c, &mut buf, 0);
-                    let at = base + i as u32;
-                    out.push(
-                        symbol(SymbolClass::TextChar, &buf[..len]),
-                        Span::new(at, at + n as u32),
-                    );
-                }
-                i += n;
             }
+            self.out.symbols.extend_from_slice(&syms[..n]);
+            self.out.spans.extend_from_slice(&spans[..n]);
         }
     }
 
