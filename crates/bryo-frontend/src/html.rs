@@ -19,7 +19,7 @@
 
 use std::sync::OnceLock;
 
-use crate::text::Emitter;
+use crate::text::{addressable, Emitter};
 use crate::{Normalized, Span, TextMode};
 
 /// Normalizes an HTML document (see the [module docs](self)).
@@ -40,8 +40,12 @@ pub fn normalize_html(html: &str, mode: TextMode) -> Normalized {
 
 /// Like [`normalize_html`], but writes into `out` (cleared first), reusing
 /// its buffers.
+///
+/// Spans are 32-bit: text past the first 4 GiB − 1 bytes is not read
+/// ([`decode`](crate::decode) refuses longer files).
 pub fn normalize_html_into(html: &str, mode: TextMode, out: &mut Normalized) {
     out.clear();
+    let html = addressable(html);
     let mut e = Emitter::new(out, mode);
     e.reserve(html.len() / 2);
     let b = html.as_bytes();

@@ -65,12 +65,25 @@ pub fn normalize_text(text: &str, mode: TextMode) -> Normalized {
 
 /// Like [`normalize_text`], but writes into `out` (cleared first), reusing
 /// its buffers.
+///
+/// Spans are 32-bit: text past the first 4 GiB − 1 bytes is not read
+/// ([`decode`](crate::decode) refuses longer files).
 pub fn normalize_text_into(text: &str, mode: TextMode, out: &mut Normalized) {
     out.clear();
+    let text = addressable(text);
     let mut e = Emitter::new(out, mode);
     e.reserve(text.len());
     e.text(text, 0);
     e.finish();
+}
+
+/// The longest prefix of `text` that 32-bit spans can address.
+pub(crate) fn addressable(text: &str) -> &str {
+    let mut end = text.len().min(u32::MAX as usize);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 // ---------------------------------------------------------------------------
