@@ -1,17 +1,6 @@
 //! Decoding: the first step of every front-end, from a file's bytes to text.
 //!
-//! Recognised, in this order: a UTF-8 byte-order mark, a UTF-16 LE or BE
-//! byte-order mark, valid UTF-8, and otherwise Windows-1252 (the legacy 8-bit
-//! encoding most "invalid UTF-8" files really are; every byte decodes, so the
-//! fallback never fails). One exception: text with non-ASCII UTF-8
-//! characters whose only fault is an incomplete character at the very end (a
-//! truncated file) stays UTF-8, the fragment replaced by U+FFFD. A NUL byte (a NUL code unit in UTF-16) marks a
-//! binary file, which is skipped with its reason. Line ends are left as they
-//! are: `\r\n` and `\r` are whitespace to every front-end and line ends to
-//! [`LineIndex`](crate::LineIndex).
-//!
-//! Front-ends work on the decoded text, so their spans are offsets into it;
-//! [`Decoded::original_range`] maps a span back to the bytes of the file.
+//! The rules are documented on [`decode`], for users.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -235,7 +224,22 @@ impl<'a> Decoded<'a> {
 
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
-/// Decodes the bytes of a file (see the [module docs](self) for the rules).
+/// Decodes the bytes of a file to text.
+///
+/// Recognised, in this order: a UTF-8 byte-order mark, a UTF-16 LE or BE
+/// byte-order mark, valid UTF-8, and otherwise Windows-1252 (the legacy 8-bit
+/// encoding most "invalid UTF-8" files really are; every byte decodes, so the
+/// fallback never fails). One exception: text with non-ASCII UTF-8
+/// characters whose only fault is an incomplete character at the very end (a
+/// truncated file) stays UTF-8, the fragment replaced by U+FFFD.
+///
+/// A NUL byte (a NUL code unit in UTF-16) marks a binary file, which is
+/// skipped with its reason. Line ends are left as they
+/// are: `\r\n` and `\r` are whitespace to every front-end and line ends to
+/// [`LineIndex`](crate::LineIndex).
+///
+/// Front-ends work on the decoded text, so their spans are offsets into it;
+/// [`Decoded::original_range`] maps a span back to the bytes of the file.
 ///
 /// ```
 /// use bryo_frontend::{decode, Span, TextEncoding};

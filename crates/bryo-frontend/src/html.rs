@@ -1,28 +1,30 @@
-//! The HTML front-end: markup removed, entities decoded, then the prose
-//! front-end — with every span still pointing into the HTML.
+//! The HTML front-end: markup removed, entities decoded, then the prose front-end.
 //!
-//! Removed: start and end tags with their attributes (a `>` inside a quoted
-//! attribute value does not end the tag), comments, `<!DOCTYPE …>` and other
-//! `<!…>` declarations, `<?…>` processing instructions, CDATA sections, and
-//! the contents of `<script>` and `<style>`. Every piece of markup separates
-//! words. A `<` that cannot start markup (`a < b`, `<3`) is text, and so
-//! punctuation. Unterminated constructs end at the end of the file, as in a
-//! browser. The scanner never recurses, so nesting depth costs nothing.
-//!
-//! Character references are decoded: all 2,231 named references of HTML5
-//! (from the `entities` crate, including the legacy ones without `;`) and
-//! numeric ones `&#…;` and `&#x…;` (with HTML5's repairs: 0, surrogates and
-//! values past U+10FFFF become U+FFFD, 0x80–0x9F are read as Windows-1252).
-//! A decoded reference's span is the whole reference; its alphanumerics are
-//! one character symbol, or part of the current word. Text inside
-//! attributes (`alt`, `title`) is not read.
+//! The rules are documented on [`normalize_html`], for users.
 
 use std::sync::OnceLock;
 
 use crate::text::{addressable, Emitter};
 use crate::{Normalized, Span, TextMode};
 
-/// Normalizes an HTML document (see the [module docs](self)).
+/// Normalizes an HTML document: markup removed, entities decoded, then the prose front-end, every span still pointing into the HTML.
+///
+///
+/// Removed: start and end tags with their attributes (a `>` inside a quoted
+/// attribute value does not end the tag), comments, `<!DOCTYPE …>` and other
+/// `<!…>` declarations, `<?…>` processing instructions, CDATA sections, and
+/// the contents of `<script>` and `<style>`. Every piece of markup separates
+/// words. A `<` that cannot start markup (`a < b`, `<3`) is text, and so
+/// punctuation. Unterminated constructs end at the end of the file, as in a
+/// browser. The scanner never recurses, so nesting depth costs nothing.
+///
+/// Character references are decoded: all 2,231 named references of HTML5
+/// (from the `entities` crate, including the legacy ones without `;`) and
+/// numeric ones `&#…;` and `&#x…;` (with HTML5's repairs: 0, surrogates and
+/// values past U+10FFFF become U+FFFD, 0x80–0x9F are read as Windows-1252).
+/// A decoded reference's span is the whole reference; its alphanumerics are
+/// one character symbol, or part of the current word. Text inside
+/// attributes (`alt`, `title`) is not read.
 ///
 /// ```
 /// use bryo_frontend::{normalize_html, normalize_text, TextMode};
