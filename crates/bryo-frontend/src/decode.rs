@@ -1,15 +1,6 @@
 //! Decoding: the first step of every front-end, from a file's bytes to text.
 //!
-//! Recognised, in this order: a UTF-8 byte-order mark, a UTF-16 LE or BE
-//! byte-order mark, valid UTF-8, and otherwise Windows-1252 (the legacy 8-bit
-//! encoding most "invalid UTF-8" files really are; every byte decodes, so the
-//! fallback never fails). A NUL byte (a NUL code unit in UTF-16) marks a
-//! binary file, which is skipped with its reason. Line ends are left as they
-//! are: `\r\n` and `\r` are whitespace to every front-end and line ends to
-//! [`LineIndex`](crate::LineIndex).
-//!
-//! Front-ends work on the decoded text, so their spans are offsets into it;
-//! [`Decoded::original_range`] maps a span back to the bytes of the file.
+//! The rules are documented on [`decode`], for users.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -81,6 +72,9 @@ pub struct Decoded<'a> {
     encoding: TextEncoding,
     map: OffsetMap,
     fallback_at: Option<usize>,
+    /// Offset of an incomplete UTF-8 character ending the file, replaced by
+    /// U+FFFD.
+    truncated_at: Option<usize>,
 }
 
 /// Maps offsets of the decoded text to offsets in the file.
@@ -192,11 +186,24 @@ impl<'a> Decoded<'a> {
         self.fallback_at
     }
 
-    /// The note to record when the fallback was used:
-    /// `"decoded as windows-1252: invalid UTF-8 at offset N"`.
+    /// Where an incomplete UTF-8 character cut the file short (it was
+    /// replaced by U+FFFD and the rest read as UTF-8).
+    #[inline]
+    pub fn truncated_offset(&self) -> Option<usize> {
+        self.truncated_at
+    }
+
+    /// The note to record when the text is not exactly the file's
+    /// characters: `"decoded as windows-1252: invalid UTF-8 at offset N"`,
+    /// or `"incomplete UTF-8 character at offset N (end of file) replaced"`.
     pub fn note(&self) -> Option<String> {
-        self.fallback_at
-            .map(|n| format!("decoded as windows-1252: invalid UTF-8 at offset {n}"))
+        if let Some(n) = self.fallback_at {
+            return Some(format!(
+                "decoded as windows-1252: invalid UTF-8 at offset {n}"
+            ));
+        }
+        self.truncated_at
+            .map(|n| format!("incomplete UTF-8 character at offset {n} (end of file) replaced"))
     }
 
     /// The file offset of text offset `offset` (a character boundary).
@@ -228,7 +235,22 @@ impl<'a> Decoded<'a> {
 
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
-/// Decodes the bytes of a file (see the [module docs](self) for the rules).
+/// Decodes the bytes of a file to text.
+///
+/// Recognised, in this order: a UTF-8 byte-order mark, a UTF-16 LE or BE
+/// byte-order mark, valid UTF-8, and otherwise Windows-1252 (the legacy 8-bit
+/// encoding most "invalid UTF-8" files really are; every byte decodes, so the
+/// fallback never fails). One exception: text with non-ASCII UTF-8
+/// characters whose only fault is an incomplete character at the very end (a
+/// truncated file) stays UTF-8, the fragment replaced by U+FFFD.
+///
+/// A NUL byte (a NUL code unit in UTF-16) marks a binary file, which is
+/// skipped with its reason. Line ends are left as they
+/// are: `\r\n` and `\r` are whitespace to every front-end and line ends to
+/// [`LineIndex`](crate::LineIndex).
+///
+/// Front-ends work on the decoded text, so their spans are offsets into it;
+/// [`Decoded::original_range`] maps a span back to the bytes of the file.
 ///
 /// ```
 /// use bryo_frontend::{decode, Span, TextEncoding};
@@ -276,6 +298,42 @@ fn decode_8bit(
                 encoding,
                 map: OffsetMap::Shift(skip),
                 fallback_at: None,
+                truncated_at: None,
+            })
+        }
+        Err(e) if e.error_len().is_none() && !body[..e.valid_up_to()].is_ascii() => {
+            // Valid UTF-8 cut short inside its last character (a truncated
+            // file): keep it UTF-8 and replace the fragment. Only when the
+            // rest holds other UTF-8 characters: `caf\xE9` alone is far more
+            // likely Windows-1252 than a truncated file.
+            let valid = e.valid_up_to();
+            let mut text = String::with_capacity(valid + 3);
+            text.push_str(std::str::from_utf8(&body[..valid]).unwrap_or_default());
+            text.push(char::REPLACEMENT_CHARACTER);
+            check_len(text.len())?;
+            let runs = vec![
+                Run {
+                    text_start: 0,
+                    file_start: skip,
+                    text_unit: 1,
+                    file_unit: 1,
+                },
+                Run {
+                    text_start: valid as u32,
+                    file_start: skip + valid,
+                    text_unit: 3,
+                    file_unit: (body.len() - valid) as u8,
+                },
+            ];
+            Ok(Decoded {
+                text: Cow::Owned(text),
+                encoding,
+                map: OffsetMap::Runs {
+                    runs,
+                    file_len: skip + body.len(),
+                },
+                fallback_at: None,
+                truncated_at: Some(skip + valid),
             })
         }
         Err(e) => {
@@ -291,6 +349,7 @@ fn decode_8bit(
                 encoding: TextEncoding::Windows1252,
                 map: map.finish(),
                 fallback_at: Some(skip + e.valid_up_to()),
+                truncated_at: None,
             })
         }
     }
@@ -337,5 +396,6 @@ fn decode_utf16(body: &[u8], big_endian: bool) -> Result<Decoded<'static>, Decod
         },
         map: map.finish(),
         fallback_at: None,
+        truncated_at: None,
     })
 }

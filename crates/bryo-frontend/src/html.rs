@@ -1,28 +1,30 @@
-//! The HTML front-end: markup removed, entities decoded, then the prose
-//! front-end — with every span still pointing into the HTML.
+//! The HTML front-end: markup removed, entities decoded, then the prose front-end.
 //!
-//! Removed: start and end tags with their attributes (a `>` inside a quoted
-//! attribute value does not end the tag), comments, `<!DOCTYPE …>` and other
-//! `<!…>` declarations, `<?…>` processing instructions, CDATA sections, and
-//! the contents of `<script>` and `<style>`. Every piece of markup separates
-//! words. A `<` that cannot start markup (`a < b`, `<3`) is text, and so
-//! punctuation. Unterminated constructs end at the end of the file, as in a
-//! browser. The scanner never recurses, so nesting depth costs nothing.
-//!
-//! Character references are decoded: all 2,231 named references of HTML5
-//! (from the `entities` crate, including the legacy ones without `;`) and
-//! numeric ones `&#…;` and `&#x…;` (with HTML5's repairs: 0, surrogates and
-//! values past U+10FFFF become U+FFFD, 0x80–0x9F are read as Windows-1252).
-//! A decoded reference's span is the whole reference; its alphanumerics are
-//! one character symbol, or part of the current word. Text inside
-//! attributes (`alt`, `title`) is not read.
+//! The rules are documented on [`normalize_html`], for users.
 
 use std::sync::OnceLock;
 
-use crate::text::Emitter;
+use crate::text::{addressable, Emitter};
 use crate::{Normalized, Span, TextMode};
 
-/// Normalizes an HTML document (see the [module docs](self)).
+/// Normalizes an HTML document: markup removed, entities decoded, then the prose front-end, every span still pointing into the HTML.
+///
+///
+/// Removed: start and end tags with their attributes (a `>` inside a quoted
+/// attribute value does not end the tag), comments, `<!DOCTYPE …>` and other
+/// `<!…>` declarations, `<?…>` processing instructions, CDATA sections, and
+/// the contents of `<script>` and `<style>`. Every piece of markup separates
+/// words. A `<` that cannot start markup (`a < b`, `<3`) is text, and so
+/// punctuation. Unterminated constructs end at the end of the file, as in a
+/// browser. The scanner never recurses, so nesting depth costs nothing.
+///
+/// Character references are decoded: all 2,231 named references of HTML5
+/// (from the `entities` crate, including the legacy ones without `;`) and
+/// numeric ones `&#…;` and `&#x…;` (with HTML5's repairs: 0, surrogates and
+/// values past U+10FFFF become U+FFFD, 0x80–0x9F are read as Windows-1252).
+/// A decoded reference's span is the whole reference; its alphanumerics are
+/// one character symbol, or part of the current word. Text inside
+/// attributes (`alt`, `title`) is not read.
 ///
 /// ```
 /// use bryo_frontend::{normalize_html, normalize_text, TextMode};
@@ -40,8 +42,12 @@ pub fn normalize_html(html: &str, mode: TextMode) -> Normalized {
 
 /// Like [`normalize_html`], but writes into `out` (cleared first), reusing
 /// its buffers.
+///
+/// Spans are 32-bit: text past the first 4 GiB − 1 bytes is not read
+/// ([`decode`](crate::decode) refuses longer files).
 pub fn normalize_html_into(html: &str, mode: TextMode, out: &mut Normalized) {
     out.clear();
+    let html = addressable(html);
     let mut e = Emitter::new(out, mode);
     e.reserve(html.len() / 2);
     let b = html.as_bytes();

@@ -119,6 +119,27 @@ fn invalid_utf8_after_a_bom_falls_back_too() {
 }
 
 #[test]
+fn a_truncated_utf8_file_stays_utf8() {
+    let full = "naïve 𝄞".as_bytes();
+    let file = &full[..full.len() - 2]; // cut inside the last character
+    let d = decode(file).unwrap();
+    assert_eq!(d.text(), "naïve \u{FFFD}");
+    assert_eq!(d.encoding(), TextEncoding::Utf8);
+    assert_eq!(d.truncated_offset(), Some(7));
+    assert_eq!(d.fallback_offset(), None);
+    assert_eq!(
+        d.note().as_deref(),
+        Some("incomplete UTF-8 character at offset 7 (end of file) replaced")
+    );
+    assert_eq!(d.original_range(Span::new(2, 4)), 2..4); // "ï"
+    assert_eq!(d.original_range(Span::new(7, 10)), 7..9); // the fragment
+                                                          // Without other UTF-8 characters, a final high byte is Windows-1252.
+    let d = decode(b"caf\xE9").unwrap();
+    assert_eq!(d.text(), "café");
+    assert_eq!(d.encoding(), TextEncoding::Windows1252);
+}
+
+#[test]
 fn nul_bytes_mean_binary() {
     let e = decode(b"text\0more").unwrap_err();
     assert_eq!(e, DecodeError::Binary { offset: 4 });
