@@ -34,8 +34,9 @@ pub struct Options {
     pub max_bytes: usize,
     /// Largest share of the text that syntax errors may cover before the
     /// tree is not trusted ([`Fallback::TooManyErrors`]), in `0.0..=1.0`.
-    /// The covered bytes are those under outermost `ERROR` nodes plus one
-    /// per `MISSING` node the parser inserted (at most the whole text, so
+    /// The covered bytes are those of stray tokens the parser could not fit
+    /// into any construct ([`TreeStats::error_bytes`]) plus one per `MISSING`
+    /// node it inserted (at most the whole text, so
     /// `1.0` never falls back for errors). Default `0.1`: one broken
     /// statement in a file still gets a tree, a file in the wrong language
     /// or of random bytes does not.

@@ -61,7 +61,12 @@ pub struct TreeStats {
     pub error_nodes: u32,
     /// Zero-width `MISSING` nodes the parser inserted to recover.
     pub missing_nodes: u32,
-    /// Bytes under outermost `ERROR` nodes.
+    /// Bytes of stray tokens: the tokens (leaves, identifiers, literals)
+    /// whose parent is an `ERROR` node, and `ERROR` nodes with no children.
+    ///
+    /// Not the bytes *under* `ERROR` nodes: when tree-sitter cannot recover
+    /// it may wrap a whole file, valid functions included, in one `ERROR`
+    /// root; only the tokens it could not fit into any construct are lost.
     pub error_bytes: usize,
 }
 
@@ -84,32 +89,33 @@ pub(crate) fn walk(
         last_end: 0,
         stats: TreeStats::default(),
     };
-    let mut error_end = 0usize;
+    // `parent_is_error[d]`: whether the node at depth `d` of the cursor's
+    // path is an ERROR node (a heap stack, so depth costs no call stack).
+    let mut parent_is_error: Vec<bool> = Vec::new();
     let mut cursor = tree.walk();
     loop {
         let node = cursor.node();
+        let in_error = parent_is_error.last().copied().unwrap_or(false);
         // The ERROR kind id lies outside the grammar's table.
         let role = roles.get(usize::from(node.kind_id())).copied();
+        let mut is_error = false;
         let mut descend = false;
         match role {
             Some(Role::Dropped) => {}
-            Some(Role::Identifier) => sink.emit(&node, SymbolClass::Identifier, verbatim),
-            Some(Role::Literal(class)) => sink.emit(&node, class, verbatim),
+            Some(Role::Identifier) => sink.emit(&node, SymbolClass::Identifier, verbatim, in_error),
+            Some(Role::Literal(class)) => sink.emit(&node, class, verbatim, in_error),
             Some(Role::Other) => descend = true,
             None => {
                 if node.is_error() {
                     sink.stats.error_nodes += 1;
-                    let (start, end) = (node.start_byte(), node.end_byte());
-                    if start >= error_end {
-                        sink.stats.error_bytes += end.saturating_sub(start);
-                        error_end = end;
-                    }
+                    is_error = true;
                 }
                 descend = true;
             }
         }
         if descend {
             if cursor.goto_first_child() {
+                parent_is_error.push(is_error);
                 continue;
             }
             // A leaf with no role of its own: keyword or operator by spelling.
@@ -119,7 +125,7 @@ pub(crate) fn walk(
             } else {
                 SymbolClass::Operator
             };
-            sink.emit(&node, class, true);
+            sink.emit(&node, class, true, in_error || is_error);
         }
         loop {
             if cursor.goto_next_sibling() {
@@ -128,6 +134,7 @@ pub(crate) fn walk(
             if !cursor.goto_parent() {
                 return sink.stats;
             }
+            parent_is_error.pop();
         }
     }
 }
@@ -155,10 +162,14 @@ struct Sink<'a> {
 
 impl Sink<'_> {
     /// Emits `node` as one symbol of `class`, hashing its text when
-    /// `with_text` and the empty lexeme otherwise.
+    /// `with_text` and the empty lexeme otherwise; `stray` marks a token the
+    /// parser could not fit into any construct (its bytes count as errors).
     #[inline]
-    fn emit(&mut self, node: &Node<'_>, class: SymbolClass, with_text: bool) {
+    fn emit(&mut self, node: &Node<'_>, class: SymbolClass, with_text: bool, stray: bool) {
         let (start, end) = (node.start_byte(), node.end_byte());
+        if stray {
+            self.stats.error_bytes += end.saturating_sub(start);
+        }
         if start >= end {
             if node.is_missing() {
                 self.stats.missing_nodes += 1;

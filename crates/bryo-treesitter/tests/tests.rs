@@ -331,6 +331,35 @@ fn one_syntax_error_in_a_large_file_is_tolerated_and_counted() {
     );
 }
 
+/// Valid Python that tree-sitter-python misparses (an attribute access
+/// split over a dedented line): the error nodes it produces wrap valid
+/// statements, which must not count as lost bytes.
+#[test]
+fn errors_wrapping_valid_code_count_only_their_stray_tokens() {
+    let body = fixture("python", "py", "original");
+    let mut text = body.clone();
+    text.extend_from_slice(
+        b"\n\nclass Positions:\n    def test_split_attribute(self):\n        def f():\n            \
+          (bar.\n        baz)\n            (bar.\n        baz(\n        ))\n        \
+          for line, column in f.__code__.co_positions():\n            \
+          self.assertIsNotNone(line)\n            self.assertIsNotNone(column)\n\n\n",
+    );
+    text.extend_from_slice(&body);
+    let python = TsLanguage::by_name("python").unwrap();
+    let parsed = python.normalize(&text, &Options::default()).unwrap();
+    assert!(parsed.stats.error_nodes > 0);
+    assert!(
+        parsed.stats.error_bytes * 20 < text.len(),
+        "{:?}",
+        parsed.stats
+    );
+    // Both copies of the valid code are still there, symbol for symbol.
+    let alone = run("python", &body);
+    let n = &parsed.normalized.symbols;
+    assert_eq!(&n[..alone.len()], &alone.symbols[..]);
+    assert_eq!(&n[n.len() - alone.len()..], &alone.symbols[..]);
+}
+
 #[test]
 fn a_timeout_falls_back_and_the_parser_recovers() {
     // A large valid file with a zero timeout: cancelled at the first check.
