@@ -26,7 +26,7 @@ fn budget_bytes() -> usize {
 }
 
 /// All files under `root` whose name ends in one of `exts`, sorted, without
-/// recursion (an explicit stack of directories).
+/// recursion (an explicit stack of directories), `site-packages` left out.
 fn find_files(root: &Path, exts: &[&str]) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let mut dirs = vec![root.to_path_buf()];
@@ -40,7 +40,10 @@ fn find_files(root: &Path, exts: &[&str]) -> Vec<PathBuf> {
                 continue;
             };
             if kind.is_dir() {
-                dirs.push(path);
+                // Third-party packages are not the standard library.
+                if path.file_name().is_none_or(|n| n != "site-packages") {
+                    dirs.push(path);
+                }
             } else if kind.is_file()
                 && path
                     .extension()

@@ -56,6 +56,7 @@ pub(crate) fn role_table(spec: &TsLanguage, language: &Language) -> Vec<Role> {
 
 /// What the walk saw of syntax errors.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TreeStats {
     /// `ERROR` nodes, nested ones included.
     pub error_nodes: u32,

@@ -261,6 +261,23 @@ fn ten_thousand_nested_parentheses_do_not_overflow_the_stack() {
 }
 
 #[test]
+fn ten_thousand_nested_comments_are_dropped() {
+    let depth = 10_000;
+    let mut text = b"fn main() { ".to_vec();
+    for _ in 0..depth {
+        text.extend_from_slice(b"/* ");
+    }
+    for _ in 0..depth {
+        text.extend_from_slice(b"*/ ");
+    }
+    text.extend_from_slice(b"}\n");
+    let mut options = Options::default();
+    options.timeout = None;
+    let n = normalize("rust", &text, &options).unwrap();
+    assert_eq!(texts(&text, &n), ["fn", "main", "(", ")", "{", "}"]);
+}
+
+#[test]
 fn deep_unbalanced_nesting_is_handled() {
     // Unclosed brackets: an error-laden tree or a fallback, never a crash.
     let text: Vec<u8> = std::iter::repeat_n(b'[', 20_000).collect();
