@@ -1,5 +1,17 @@
 //! Behaviour of the tree-sitter front-ends: normalization per language on
-//! fixture triples, the stream invariants, and the fallback cases.
+//! fixture triples, the stream invariants, and the fallback cases. Needs
+//! the default features (all nine grammars).
+#![cfg(all(
+    feature = "c",
+    feature = "cpp",
+    feature = "java",
+    feature = "python",
+    feature = "javascript",
+    feature = "typescript",
+    feature = "csharp",
+    feature = "go",
+    feature = "rust"
+))]
 
 use bryo_frontend::{symbol, Normalized, SymbolClass};
 use bryo_treesitter::{languages, normalize, Fallback, Options, TsLanguage};
