@@ -190,3 +190,111 @@ impl Sink<'_> {
         self.last_end = end;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::languages::languages;
+    use proptest::prelude::*;
+
+    /// The walk written the obvious way: recursion over `Node::child`.
+    fn reference(
+        node: Node<'_>,
+        text: &[u8],
+        roles: &[Role],
+        verbatim: bool,
+        parent_is_error: bool,
+        out: &mut Vec<(u64, usize, usize)>,
+        stats: &mut TreeStats,
+    ) {
+        let (start, end) = (node.start_byte(), node.end_byte());
+        let mut push = |class, with_text: bool, stray: bool, stats: &mut TreeStats| {
+            if stray {
+                stats.error_bytes += end - start;
+            }
+            if start == end {
+                stats.missing_nodes += u32::from(node.is_missing());
+                return;
+            }
+            if out.last().is_some_and(|&(_, _, e)| start < e) {
+                return;
+            }
+            let lexeme = if with_text { &text[start..end] } else { b"" };
+            out.push((symbol(class, lexeme), start, end));
+        };
+        match roles.get(usize::from(node.kind_id())) {
+            Some(Role::Dropped) => {}
+            Some(Role::Identifier) => {
+                push(SymbolClass::Identifier, verbatim, parent_is_error, stats)
+            }
+            Some(&Role::Literal(class)) => push(class, verbatim, parent_is_error, stats),
+            _ => {
+                let is_error = node.is_error();
+                stats.error_nodes += u32::from(is_error);
+                if node.child_count() == 0 {
+                    let class = if is_word(&text[start..end]) {
+                        SymbolClass::Keyword
+                    } else {
+                        SymbolClass::Operator
+                    };
+                    push(class, true, parent_is_error || is_error, stats);
+                }
+                for i in 0..node.child_count() {
+                    if let Some(child) = node.child(i as u32) {
+                        reference(child, text, roles, verbatim, is_error, out, stats);
+                    }
+                }
+            }
+        }
+    }
+
+    fn compare(li: usize, text: &[u8], verbatim: bool) {
+        let spec = &languages()[li % languages().len()];
+        let language = spec.grammar();
+        let roles = role_table(spec, &language);
+        let mut parser = tree_sitter::Parser::new();
+        parser.set_language(&language).unwrap();
+        let tree = parser.parse(text, None).unwrap();
+
+        let mut fast = Normalized::default();
+        let fast_stats = walk(&tree, text, &roles, verbatim, &mut fast);
+        let mut naive = Vec::new();
+        let mut naive_stats = TreeStats::default();
+        reference(
+            tree.root_node(),
+            text,
+            &roles,
+            verbatim,
+            false,
+            &mut naive,
+            &mut naive_stats,
+        );
+        let fast: Vec<_> = fast
+            .symbols
+            .iter()
+            .zip(&fast.spans)
+            .map(|(&s, sp)| (s, sp.start as usize, sp.end as usize))
+            .collect();
+        assert_eq!(
+            fast,
+            naive,
+            "{}: {:?}",
+            spec.name,
+            String::from_utf8_lossy(text)
+        );
+        assert_eq!(fast_stats, naive_stats, "{}", spec.name);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        #[test]
+        fn walk_matches_the_recursive_reference(
+            s in "[a-zA-Z_ (){}\\[\\];,.=+*<>!&|\"'0-9#/\n\t-]{0,300}",
+            li in 0usize..9,
+            verbatim in any::<bool>(),
+        ) {
+            compare(li, s.as_bytes(), verbatim);
+        }
+    }
+}
