@@ -34,7 +34,7 @@
 //! parser could not fit into any construct cover more than
 //! [`Options::max_error_share`] of it (default 10%; see
 //! [`TreeStats::error_bytes`]), or when parsing outlives
-//! [`Options::timeout`] (default 2 s). The caller then uses the lexer and
+//! [`Options::timeout`] (default 10 s). The caller then uses the lexer and
 //! records the reason. Parsers are created once per thread and language,
 //! not per file.
 //!

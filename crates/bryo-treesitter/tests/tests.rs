@@ -412,6 +412,15 @@ fn a_timeout_falls_back_and_the_parser_recovers() {
 }
 
 #[test]
+fn default_limits_are_the_documented_ones() {
+    let o = Options::default();
+    assert!(!o.verbatim);
+    assert_eq!(o.max_bytes, 1 << 20);
+    assert_eq!(o.max_error_share, 0.1);
+    assert_eq!(o.timeout, Some(std::time::Duration::from_secs(10)));
+}
+
+#[test]
 fn invalid_options_are_reported() {
     let mut options = Options::default();
     options.max_error_share = 1.5;
