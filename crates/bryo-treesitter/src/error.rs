@@ -27,7 +27,8 @@ pub enum Fallback {
          over the limit of {max_share}"
     )]
     TooManyErrors {
-        /// Bytes under outermost `ERROR` nodes plus one per missing node.
+        /// Bytes of stray tokens (see [`TreeStats::error_bytes`](crate::TreeStats::error_bytes))
+        /// plus one per missing node.
         error_bytes: usize,
         /// Length of the text.
         total_bytes: usize,

@@ -30,10 +30,13 @@
 //! ## Fallback, never silent
 //!
 //! A front-end run ends in a [`Fallback`] instead of a stream when the text
-//! is over [`Options::max_bytes`], when syntax errors cover more than
-//! [`Options::max_error_share`] of it, or when parsing outlives
-//! [`Options::timeout`]. The caller then uses the lexer and records the
-//! reason. Parsers are created once per thread and language, not per file.
+//! is over [`Options::max_bytes`] (default 1 MiB), when stray tokens the
+//! parser could not fit into any construct cover more than
+//! [`Options::max_error_share`] of it (default 10%; see
+//! [`TreeStats::error_bytes`]), or when parsing outlives
+//! [`Options::timeout`] (default 10 s). The caller then uses the lexer and
+//! records the reason. Parsers are created once per thread and language,
+//! not per file.
 //!
 //! ## Example
 //!

@@ -56,12 +56,18 @@ pub(crate) fn role_table(spec: &TsLanguage, language: &Language) -> Vec<Role> {
 
 /// What the walk saw of syntax errors.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TreeStats {
     /// `ERROR` nodes, nested ones included.
     pub error_nodes: u32,
     /// Zero-width `MISSING` nodes the parser inserted to recover.
     pub missing_nodes: u32,
-    /// Bytes under outermost `ERROR` nodes.
+    /// Bytes of stray tokens: the tokens (leaves, identifiers, literals)
+    /// whose parent is an `ERROR` node, and `ERROR` nodes with no children.
+    ///
+    /// Not the bytes *under* `ERROR` nodes: when tree-sitter cannot recover
+    /// it may wrap a whole file, valid functions included, in one `ERROR`
+    /// root; only the tokens it could not fit into any construct are lost.
     pub error_bytes: usize,
 }
 
@@ -84,32 +90,33 @@ pub(crate) fn walk(
         last_end: 0,
         stats: TreeStats::default(),
     };
-    let mut error_end = 0usize;
+    // `parent_is_error[d]`: whether the node at depth `d` of the cursor's
+    // path is an ERROR node (a heap stack, so depth costs no call stack).
+    let mut parent_is_error: Vec<bool> = Vec::new();
     let mut cursor = tree.walk();
     loop {
         let node = cursor.node();
+        let in_error = parent_is_error.last().copied().unwrap_or(false);
         // The ERROR kind id lies outside the grammar's table.
         let role = roles.get(usize::from(node.kind_id())).copied();
+        let mut is_error = false;
         let mut descend = false;
         match role {
             Some(Role::Dropped) => {}
-            Some(Role::Identifier) => sink.emit(&node, SymbolClass::Identifier, verbatim),
-            Some(Role::Literal(class)) => sink.emit(&node, class, verbatim),
+            Some(Role::Identifier) => sink.emit(&node, SymbolClass::Identifier, verbatim, in_error),
+            Some(Role::Literal(class)) => sink.emit(&node, class, verbatim, in_error),
             Some(Role::Other) => descend = true,
             None => {
                 if node.is_error() {
                     sink.stats.error_nodes += 1;
-                    let (start, end) = (node.start_byte(), node.end_byte());
-                    if start >= error_end {
-                        sink.stats.error_bytes += end.saturating_sub(start);
-                        error_end = end;
-                    }
+                    is_error = true;
                 }
                 descend = true;
             }
         }
         if descend {
             if cursor.goto_first_child() {
+                parent_is_error.push(is_error);
                 continue;
             }
             // A leaf with no role of its own: keyword or operator by spelling.
@@ -119,7 +126,7 @@ pub(crate) fn walk(
             } else {
                 SymbolClass::Operator
             };
-            sink.emit(&node, class, true);
+            sink.emit(&node, class, true, in_error || is_error);
         }
         loop {
             if cursor.goto_next_sibling() {
@@ -128,6 +135,7 @@ pub(crate) fn walk(
             if !cursor.goto_parent() {
                 return sink.stats;
             }
+            parent_is_error.pop();
         }
     }
 }
@@ -155,10 +163,14 @@ struct Sink<'a> {
 
 impl Sink<'_> {
     /// Emits `node` as one symbol of `class`, hashing its text when
-    /// `with_text` and the empty lexeme otherwise.
+    /// `with_text` and the empty lexeme otherwise; `stray` marks a token the
+    /// parser could not fit into any construct (its bytes count as errors).
     #[inline]
-    fn emit(&mut self, node: &Node<'_>, class: SymbolClass, with_text: bool) {
+    fn emit(&mut self, node: &Node<'_>, class: SymbolClass, with_text: bool, stray: bool) {
         let (start, end) = (node.start_byte(), node.end_byte());
+        if stray {
+            self.stats.error_bytes += end.saturating_sub(start);
+        }
         if start >= end {
             if node.is_missing() {
                 self.stats.missing_nodes += 1;
@@ -176,5 +188,113 @@ impl Sink<'_> {
         self.out
             .push(symbol(class, lexeme), Span::new(start as u32, end as u32));
         self.last_end = end;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::languages::languages;
+    use proptest::prelude::*;
+
+    /// The walk written the obvious way: recursion over `Node::child`.
+    fn reference(
+        node: Node<'_>,
+        text: &[u8],
+        roles: &[Role],
+        verbatim: bool,
+        parent_is_error: bool,
+        out: &mut Vec<(u64, usize, usize)>,
+        stats: &mut TreeStats,
+    ) {
+        let (start, end) = (node.start_byte(), node.end_byte());
+        let mut push = |class, with_text: bool, stray: bool, stats: &mut TreeStats| {
+            if stray {
+                stats.error_bytes += end - start;
+            }
+            if start == end {
+                stats.missing_nodes += u32::from(node.is_missing());
+                return;
+            }
+            if out.last().is_some_and(|&(_, _, e)| start < e) {
+                return;
+            }
+            let lexeme = if with_text { &text[start..end] } else { b"" };
+            out.push((symbol(class, lexeme), start, end));
+        };
+        match roles.get(usize::from(node.kind_id())) {
+            Some(Role::Dropped) => {}
+            Some(Role::Identifier) => {
+                push(SymbolClass::Identifier, verbatim, parent_is_error, stats)
+            }
+            Some(&Role::Literal(class)) => push(class, verbatim, parent_is_error, stats),
+            _ => {
+                let is_error = node.is_error();
+                stats.error_nodes += u32::from(is_error);
+                if node.child_count() == 0 {
+                    let class = if is_word(&text[start..end]) {
+                        SymbolClass::Keyword
+                    } else {
+                        SymbolClass::Operator
+                    };
+                    push(class, true, parent_is_error || is_error, stats);
+                }
+                for i in 0..node.child_count() {
+                    if let Some(child) = node.child(i as u32) {
+                        reference(child, text, roles, verbatim, is_error, out, stats);
+                    }
+                }
+            }
+        }
+    }
+
+    fn compare(li: usize, text: &[u8], verbatim: bool) {
+        let spec = &languages()[li % languages().len()];
+        let language = spec.grammar();
+        let roles = role_table(spec, &language);
+        let mut parser = tree_sitter::Parser::new();
+        parser.set_language(&language).unwrap();
+        let tree = parser.parse(text, None).unwrap();
+
+        let mut fast = Normalized::default();
+        let fast_stats = walk(&tree, text, &roles, verbatim, &mut fast);
+        let mut naive = Vec::new();
+        let mut naive_stats = TreeStats::default();
+        reference(
+            tree.root_node(),
+            text,
+            &roles,
+            verbatim,
+            false,
+            &mut naive,
+            &mut naive_stats,
+        );
+        let fast: Vec<_> = fast
+            .symbols
+            .iter()
+            .zip(&fast.spans)
+            .map(|(&s, sp)| (s, sp.start as usize, sp.end as usize))
+            .collect();
+        assert_eq!(
+            fast,
+            naive,
+            "{}: {:?}",
+            spec.name,
+            String::from_utf8_lossy(text)
+        );
+        assert_eq!(fast_stats, naive_stats, "{}", spec.name);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        #[test]
+        fn walk_matches_the_recursive_reference(
+            s in "[a-zA-Z_ (){}\\[\\];,.=+*<>!&|\"'0-9#/\n\t-]{0,300}",
+            li in 0usize..9,
+            verbatim in any::<bool>(),
+        ) {
+            compare(li, s.as_bytes(), verbatim);
+        }
     }
 }
