@@ -308,6 +308,8 @@ impl Discovery<'_> {
             ));
         }
         self.report_empty(tops, display, role);
+        // Sorted by path, as archive entries are: `a.py` before `a/b.py`.
+        out.sort_by(|a, b| a.1.display_path.cmp(&b.1.display_path));
         out
     }
 
@@ -349,7 +351,7 @@ impl Discovery<'_> {
                     continue;
                 }
             };
-            let Some(rel) = entry.enclosed_name().as_deref().and_then(safe_relative) else {
+            let Some(rel) = safe_entry_name(&raw_name) else {
                 self.skip(join(display, &raw_name), SkipReason::UnsafeArchivePath);
                 continue;
             };
@@ -498,28 +500,25 @@ fn canonical(path: &Path) -> PathBuf {
     fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
-/// The path as the user wrote it, `/`-separated, without a leading `./` or
-/// a trailing `/`; `.` for the current directory.
+/// The path as the user wrote it, `/`-separated, without `.` components
+/// or a trailing `/`; `.` for the current directory.
 fn display_root(path: &Path) -> String {
-    let text = path.to_string_lossy();
-    let text = if std::path::MAIN_SEPARATOR == '\\' {
-        text.replace('\\', "/")
-    } else {
-        text.into_owned()
-    };
-    let mut s = text.as_str();
-    while let Some(rest) = s.strip_prefix("./") {
-        s = rest.trim_start_matches('/');
-    }
-    let trimmed = s.trim_end_matches('/');
-    if trimmed.is_empty() {
-        if s.starts_with('/') {
-            "/".to_owned()
-        } else {
-            ".".to_owned()
+    let mut parts: Vec<String> = Vec::new();
+    let mut absolute = false;
+    for c in path.components() {
+        match c {
+            Component::Prefix(p) => parts.push(p.as_os_str().to_string_lossy().into_owned()),
+            Component::RootDir => absolute = true,
+            Component::CurDir => {}
+            Component::ParentDir => parts.push("..".to_owned()),
+            Component::Normal(s) => parts.push(s.to_string_lossy().into_owned()),
         }
-    } else {
-        trimmed.to_owned()
+    }
+    let joined = parts.join("/");
+    match (absolute, joined.is_empty()) {
+        (true, _) => format!("/{joined}"),
+        (false, true) => ".".to_owned(),
+        (false, false) => joined,
     }
 }
 
@@ -543,21 +542,25 @@ fn relative(path: &Path) -> String {
     parts.join("/")
 }
 
-/// An archive entry's name as a clean relative path; `None` if it is
-/// absolute or climbs above the archive's top.
-fn safe_relative(path: &Path) -> Option<String> {
-    let mut parts: Vec<String> = Vec::new();
-    for c in path.components() {
-        match c {
-            Component::Normal(s) => parts.push(s.to_string_lossy().into_owned()),
-            Component::CurDir => {}
-            Component::ParentDir => {
+/// An archive entry's name as a clean `/`-separated relative path; `None`
+/// if it is absolute (`/x`, `\\x`, `C:x`) or climbs above the archive's top
+/// with `..`. Backslashes count as separators, as some Windows tools write
+/// them.
+fn safe_entry_name(name: &str) -> Option<String> {
+    if name.starts_with(['/', '\\']) || name.split(['/', '\\']).next()?.contains(':') {
+        return None;
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for part in name.split(['/', '\\']) {
+        match part {
+            "" | "." => {}
+            ".." => {
                 parts.pop()?;
             }
-            Component::RootDir | Component::Prefix(_) => return None,
+            _ => parts.push(part),
         }
     }
-    if parts.is_empty() {
+    if parts.is_empty() || name.contains('\0') {
         None
     } else {
         Some(parts.join("/"))
@@ -585,6 +588,8 @@ mod tests {
         assert_eq!(display_root(Path::new("./")), ".");
         assert_eq!(display_root(Path::new("/")), "/");
         assert_eq!(display_root(Path::new("/tmp/x/")), "/tmp/x");
+        assert_eq!(display_root(Path::new("/tmp/./x")), "/tmp/x");
+        assert_eq!(display_root(Path::new("../x")), "../x");
         assert_eq!(join(".", "a.py"), "a.py");
         assert_eq!(join("/", "a.py"), "/a.py");
         assert_eq!(join("subs", "a/b.py"), "subs/a/b.py");
@@ -592,12 +597,14 @@ mod tests {
 
     #[test]
     fn archive_names_stay_inside() {
-        assert_eq!(
-            safe_relative(Path::new("a/./b/../c.py")).as_deref(),
-            Some("a/c.py")
-        );
-        assert_eq!(safe_relative(Path::new("../x.py")), None);
-        assert_eq!(safe_relative(Path::new("/etc/passwd")), None);
-        assert_eq!(safe_relative(Path::new(".")), None);
+        assert_eq!(safe_entry_name("a/./b/../c.py").as_deref(), Some("a/c.py"));
+        assert_eq!(safe_entry_name("a\\b.py").as_deref(), Some("a/b.py"));
+        assert_eq!(safe_entry_name("dir/").as_deref(), Some("dir"));
+        assert_eq!(safe_entry_name("../x.py"), None);
+        assert_eq!(safe_entry_name("a/../../x.py"), None);
+        assert_eq!(safe_entry_name("/etc/passwd"), None);
+        assert_eq!(safe_entry_name("\\x"), None);
+        assert_eq!(safe_entry_name("C:/x"), None);
+        assert_eq!(safe_entry_name("."), None);
     }
 }
