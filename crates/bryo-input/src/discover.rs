@@ -1,7 +1,7 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fs::{self, File};
 use std::io::{self, BufReader, Read};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Component, Path};
 
 use ignore::WalkBuilder;
 
@@ -97,8 +97,30 @@ enum Role {
 /// Identity of a file, to read each one once.
 #[derive(Clone, PartialEq, Eq, Hash)]
 enum Key {
-    File(PathBuf),
-    Entry(PathBuf, String),
+    /// Device and inode: cheaper than resolving the path, and hard links
+    /// count as the same file.
+    #[cfg(unix)]
+    Inode(u64, u64),
+    /// The resolved path, where inodes are not available.
+    #[cfg(not(unix))]
+    File(std::path::PathBuf),
+    /// An archive (by key) and an entry name.
+    Entry(Box<Key>, String),
+}
+
+/// The identity of an open file.
+fn file_key(path: &Path, meta: &fs::Metadata) -> Key {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let _ = path;
+        Key::Inode(meta.dev(), meta.ino())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        Key::File(fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()))
+    }
 }
 
 struct Discovery<'a> {
@@ -201,8 +223,8 @@ impl Discovery<'_> {
             self.skip(display, SkipReason::Filtered);
             return Ok(Vec::new());
         }
-        let bytes = match read_limited(path, self.options.max_file_size) {
-            Ok(bytes) => bytes,
+        let (bytes, key) = match read_limited(path, self.options.max_file_size) {
+            Ok(read) => read,
             Err(ReadError::TooLarge(size)) => {
                 let limit = self.options.max_file_size;
                 self.skip(display, SkipReason::TooLarge { size, limit });
@@ -215,7 +237,7 @@ impl Discovery<'_> {
                 })
             }
         };
-        if !self.claim(Key::File(canonical(path)), &display) {
+        if !self.claim(key, &display) {
             return Ok(Vec::new());
         }
         let group = if self.options.directory_mode && role != Role::Base {
@@ -281,8 +303,8 @@ impl Discovery<'_> {
                 self.skip(shown, SkipReason::NotAFile);
                 continue;
             }
-            let bytes = match read_limited(entry.path(), self.options.max_file_size) {
-                Ok(bytes) => bytes,
+            let (bytes, key) = match read_limited(entry.path(), self.options.max_file_size) {
+                Ok(read) => read,
                 Err(ReadError::TooLarge(size)) => {
                     let limit = self.options.max_file_size;
                     self.skip(shown, SkipReason::TooLarge { size, limit });
@@ -294,7 +316,7 @@ impl Discovery<'_> {
                     continue;
                 }
             };
-            if !self.claim(Key::File(canonical(entry.path())), &shown) {
+            if !self.claim(key, &shown) {
                 continue;
             }
             let group = self.group(display, &rel, role);
@@ -318,6 +340,11 @@ impl Discovery<'_> {
             path: path.to_path_buf(),
             source,
         })?;
+        let meta = file.metadata().map_err(|source| InputError::Unreadable {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let archive_key = Box::new(file_key(path, &meta));
         let archive_error = |message: String| InputError::Archive {
             path: path.to_path_buf(),
             message,
@@ -331,7 +358,6 @@ impl Discovery<'_> {
                 zip.len()
             )));
         }
-        let archive_key = canonical(path);
         let max_file = self.options.max_file_size;
         let max_total = self.options.max_archive_size;
         let mut total: u64 = 0;
@@ -474,9 +500,11 @@ impl TopDirs {
 }
 
 /// Reads at most `limit` bytes; a bigger file is an error, not a prefix.
-fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+/// Returns the bytes and the file's identity.
+fn read_limited(path: &Path, limit: u64) -> Result<(Vec<u8>, Key), ReadError> {
     let file = File::open(path).map_err(ReadError::Io)?;
-    let size = file.metadata().map_err(ReadError::Io)?.len();
+    let meta = file.metadata().map_err(ReadError::Io)?;
+    let size = meta.len();
     if size > limit {
         return Err(ReadError::TooLarge(size));
     }
@@ -488,16 +516,12 @@ fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
     if bytes.len() as u64 > limit {
         return Err(ReadError::TooLarge(bytes.len() as u64));
     }
-    Ok(bytes)
+    Ok((bytes, file_key(path, &meta)))
 }
 
 fn is_zip(path: &Path) -> bool {
     path.extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("zip"))
-}
-
-fn canonical(path: &Path) -> PathBuf {
-    fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// The path as the user wrote it, `/`-separated, without `.` components

@@ -545,3 +545,22 @@ fn symbolic_links_are_not_followed_and_say_so() {
         [("R/link.py".to_owned(), SkipReason::Symlink)]
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn hard_links_are_one_file() {
+    let t = tempfile::tempdir().unwrap();
+    write(t.path(), "a.py", "1");
+    fs::hard_link(t.path().join("a.py"), t.path().join("b.py")).unwrap();
+    let inputs = discover(&opts(&[t.path().to_path_buf()])).unwrap();
+    assert_eq!(names(&inputs, t.path()), ["R/a.py"]);
+    assert_eq!(
+        skipped(&inputs, t.path()),
+        [(
+            "R/b.py".to_owned(),
+            SkipReason::Duplicate {
+                first: format!("{}/a.py", t.path().display())
+            }
+        )]
+    );
+}
