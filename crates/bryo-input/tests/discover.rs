@@ -564,3 +564,72 @@ fn hard_links_are_one_file() {
         )]
     );
 }
+
+/// A zip archive of stored (uncompressed) entries, as bytes.
+fn stored_zip(entries: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let stored = SimpleFileOptions::default().compression_method(CompressionMethod::Stored);
+    for (name, content) in entries {
+        zip.start_file(*name, stored).unwrap();
+        zip.write_all(content).unwrap();
+    }
+    zip.finish().unwrap().into_inner()
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Vec<usize> {
+    (0..=haystack.len() - needle.len())
+        .filter(|&i| &haystack[i..i + needle.len()] == needle)
+        .collect()
+}
+
+#[test]
+fn corrupt_and_encrypted_entries_are_skipped_with_a_reason() {
+    let t = tempfile::tempdir().unwrap();
+    let mut bytes = stored_zip(&[
+        ("good.py", b"fine"),
+        ("corrupt.py", b"CORRUPTME"),
+        ("locked.py", b"secret"),
+    ]);
+    // Damage the data of corrupt.py: its CRC no longer matches.
+    let at = find(&bytes, b"CORRUPTME")[0];
+    bytes[at] = b'X';
+    // Mark locked.py as encrypted (bit 0 of the flags) in its local header
+    // and its central directory record; each record precedes its name.
+    for at in find(&bytes, b"locked.py") {
+        let local = &bytes[at - 30..at - 26] == b"PK\x03\x04";
+        let flags = if local { at - 30 + 6 } else { at - 46 + 8 };
+        bytes[flags] |= 1;
+    }
+    let archive = t.path().join("damaged.zip");
+    fs::write(&archive, &bytes).unwrap();
+    let inputs = discover(&opts(std::slice::from_ref(&archive))).unwrap();
+    assert_eq!(names(&inputs, t.path()), ["R/damaged.zip/good.py"]);
+    let skipped = skipped(&inputs, t.path());
+    let paths: Vec<&str> = skipped.iter().map(|s| s.0.as_str()).collect();
+    assert_eq!(
+        paths,
+        ["R/damaged.zip/corrupt.py", "R/damaged.zip/locked.py"]
+    );
+    for (path, reason) in &skipped {
+        assert!(
+            matches!(reason, SkipReason::Unreadable { .. }),
+            "{path}: {reason}"
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn file_names_that_are_not_utf8_are_shown_lossily() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let t = tempfile::tempdir().unwrap();
+    let name = OsStr::from_bytes(b"caf\xe9.py");
+    fs::write(t.path().join(name), "1").unwrap();
+    let inputs = discover(&opts(&[t.path().to_path_buf()])).unwrap();
+    assert_eq!(names(&inputs, t.path()), ["R/caf\u{fffd}.py"]);
+    assert_eq!(
+        inputs.submissions[0].files[0].source,
+        Source::File(t.path().join(name))
+    );
+}
