@@ -1,7 +1,7 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fs::{self, File};
 use std::io::{self, BufReader, Read};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Component, Path};
 
 use ignore::WalkBuilder;
 
@@ -97,8 +97,30 @@ enum Role {
 /// Identity of a file, to read each one once.
 #[derive(Clone, PartialEq, Eq, Hash)]
 enum Key {
-    File(PathBuf),
-    Entry(PathBuf, String),
+    /// Device and inode: cheaper than resolving the path, and hard links
+    /// count as the same file.
+    #[cfg(unix)]
+    Inode(u64, u64),
+    /// The resolved path, where inodes are not available.
+    #[cfg(not(unix))]
+    File(std::path::PathBuf),
+    /// An archive (by key) and an entry name.
+    Entry(Box<Key>, String),
+}
+
+/// The identity of an open file.
+fn file_key(path: &Path, meta: &fs::Metadata) -> Key {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let _ = path;
+        Key::Inode(meta.dev(), meta.ino())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        Key::File(fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()))
+    }
 }
 
 struct Discovery<'a> {
@@ -201,8 +223,8 @@ impl Discovery<'_> {
             self.skip(display, SkipReason::Filtered);
             return Ok(Vec::new());
         }
-        let bytes = match read_limited(path, self.options.max_file_size) {
-            Ok(bytes) => bytes,
+        let (bytes, key) = match read_limited(path, self.options.max_file_size) {
+            Ok(read) => read,
             Err(ReadError::TooLarge(size)) => {
                 let limit = self.options.max_file_size;
                 self.skip(display, SkipReason::TooLarge { size, limit });
@@ -215,7 +237,7 @@ impl Discovery<'_> {
                 })
             }
         };
-        if !self.claim(Key::File(canonical(path)), &display) {
+        if !self.claim(key, &display) {
             return Ok(Vec::new());
         }
         let group = if self.options.directory_mode && role != Role::Base {
@@ -281,8 +303,8 @@ impl Discovery<'_> {
                 self.skip(shown, SkipReason::NotAFile);
                 continue;
             }
-            let bytes = match read_limited(entry.path(), self.options.max_file_size) {
-                Ok(bytes) => bytes,
+            let (bytes, key) = match read_limited(entry.path(), self.options.max_file_size) {
+                Ok(read) => read,
                 Err(ReadError::TooLarge(size)) => {
                     let limit = self.options.max_file_size;
                     self.skip(shown, SkipReason::TooLarge { size, limit });
@@ -294,7 +316,7 @@ impl Discovery<'_> {
                     continue;
                 }
             };
-            if !self.claim(Key::File(canonical(entry.path())), &shown) {
+            if !self.claim(key, &shown) {
                 continue;
             }
             let group = self.group(display, &rel, role);
@@ -308,6 +330,8 @@ impl Discovery<'_> {
             ));
         }
         self.report_empty(tops, display, role);
+        // Sorted by path, as archive entries are: `a.py` before `a/b.py`.
+        out.sort_by(|a, b| a.1.display_path.cmp(&b.1.display_path));
         out
     }
 
@@ -316,6 +340,11 @@ impl Discovery<'_> {
             path: path.to_path_buf(),
             source,
         })?;
+        let meta = file.metadata().map_err(|source| InputError::Unreadable {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let archive_key = Box::new(file_key(path, &meta));
         let archive_error = |message: String| InputError::Archive {
             path: path.to_path_buf(),
             message,
@@ -329,7 +358,6 @@ impl Discovery<'_> {
                 zip.len()
             )));
         }
-        let archive_key = canonical(path);
         let max_file = self.options.max_file_size;
         let max_total = self.options.max_archive_size;
         let mut total: u64 = 0;
@@ -349,7 +377,7 @@ impl Discovery<'_> {
                     continue;
                 }
             };
-            let Some(rel) = entry.enclosed_name().as_deref().and_then(safe_relative) else {
+            let Some(rel) = safe_entry_name(&raw_name) else {
                 self.skip(join(display, &raw_name), SkipReason::UnsafeArchivePath);
                 continue;
             };
@@ -472,9 +500,11 @@ impl TopDirs {
 }
 
 /// Reads at most `limit` bytes; a bigger file is an error, not a prefix.
-fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+/// Returns the bytes and the file's identity.
+fn read_limited(path: &Path, limit: u64) -> Result<(Vec<u8>, Key), ReadError> {
     let file = File::open(path).map_err(ReadError::Io)?;
-    let size = file.metadata().map_err(ReadError::Io)?.len();
+    let meta = file.metadata().map_err(ReadError::Io)?;
+    let size = meta.len();
     if size > limit {
         return Err(ReadError::TooLarge(size));
     }
@@ -486,7 +516,7 @@ fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
     if bytes.len() as u64 > limit {
         return Err(ReadError::TooLarge(bytes.len() as u64));
     }
-    Ok(bytes)
+    Ok((bytes, file_key(path, &meta)))
 }
 
 fn is_zip(path: &Path) -> bool {
@@ -494,32 +524,25 @@ fn is_zip(path: &Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("zip"))
 }
 
-fn canonical(path: &Path) -> PathBuf {
-    fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
-}
-
-/// The path as the user wrote it, `/`-separated, without a leading `./` or
-/// a trailing `/`; `.` for the current directory.
+/// The path as the user wrote it, `/`-separated, without `.` components
+/// or a trailing `/`; `.` for the current directory.
 fn display_root(path: &Path) -> String {
-    let text = path.to_string_lossy();
-    let text = if std::path::MAIN_SEPARATOR == '\\' {
-        text.replace('\\', "/")
-    } else {
-        text.into_owned()
-    };
-    let mut s = text.as_str();
-    while let Some(rest) = s.strip_prefix("./") {
-        s = rest.trim_start_matches('/');
-    }
-    let trimmed = s.trim_end_matches('/');
-    if trimmed.is_empty() {
-        if s.starts_with('/') {
-            "/".to_owned()
-        } else {
-            ".".to_owned()
+    let mut parts: Vec<String> = Vec::new();
+    let mut absolute = false;
+    for c in path.components() {
+        match c {
+            Component::Prefix(p) => parts.push(p.as_os_str().to_string_lossy().into_owned()),
+            Component::RootDir => absolute = true,
+            Component::CurDir => {}
+            Component::ParentDir => parts.push("..".to_owned()),
+            Component::Normal(s) => parts.push(s.to_string_lossy().into_owned()),
         }
-    } else {
-        trimmed.to_owned()
+    }
+    let joined = parts.join("/");
+    match (absolute, joined.is_empty()) {
+        (true, _) => format!("/{joined}"),
+        (false, true) => ".".to_owned(),
+        (false, false) => joined,
     }
 }
 
@@ -543,21 +566,25 @@ fn relative(path: &Path) -> String {
     parts.join("/")
 }
 
-/// An archive entry's name as a clean relative path; `None` if it is
-/// absolute or climbs above the archive's top.
-fn safe_relative(path: &Path) -> Option<String> {
-    let mut parts: Vec<String> = Vec::new();
-    for c in path.components() {
-        match c {
-            Component::Normal(s) => parts.push(s.to_string_lossy().into_owned()),
-            Component::CurDir => {}
-            Component::ParentDir => {
+/// An archive entry's name as a clean `/`-separated relative path; `None`
+/// if it is absolute (`/x`, `\\x`, `C:x`) or climbs above the archive's top
+/// with `..`. Backslashes count as separators, as some Windows tools write
+/// them.
+fn safe_entry_name(name: &str) -> Option<String> {
+    if name.starts_with(['/', '\\']) || name.split(['/', '\\']).next()?.contains(':') {
+        return None;
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for part in name.split(['/', '\\']) {
+        match part {
+            "" | "." => {}
+            ".." => {
                 parts.pop()?;
             }
-            Component::RootDir | Component::Prefix(_) => return None,
+            _ => parts.push(part),
         }
     }
-    if parts.is_empty() {
+    if parts.is_empty() || name.contains('\0') {
         None
     } else {
         Some(parts.join("/"))
@@ -585,6 +612,8 @@ mod tests {
         assert_eq!(display_root(Path::new("./")), ".");
         assert_eq!(display_root(Path::new("/")), "/");
         assert_eq!(display_root(Path::new("/tmp/x/")), "/tmp/x");
+        assert_eq!(display_root(Path::new("/tmp/./x")), "/tmp/x");
+        assert_eq!(display_root(Path::new("../x")), "../x");
         assert_eq!(join(".", "a.py"), "a.py");
         assert_eq!(join("/", "a.py"), "/a.py");
         assert_eq!(join("subs", "a/b.py"), "subs/a/b.py");
@@ -592,12 +621,14 @@ mod tests {
 
     #[test]
     fn archive_names_stay_inside() {
-        assert_eq!(
-            safe_relative(Path::new("a/./b/../c.py")).as_deref(),
-            Some("a/c.py")
-        );
-        assert_eq!(safe_relative(Path::new("../x.py")), None);
-        assert_eq!(safe_relative(Path::new("/etc/passwd")), None);
-        assert_eq!(safe_relative(Path::new(".")), None);
+        assert_eq!(safe_entry_name("a/./b/../c.py").as_deref(), Some("a/c.py"));
+        assert_eq!(safe_entry_name("a\\b.py").as_deref(), Some("a/b.py"));
+        assert_eq!(safe_entry_name("dir/").as_deref(), Some("dir"));
+        assert_eq!(safe_entry_name("../x.py"), None);
+        assert_eq!(safe_entry_name("a/../../x.py"), None);
+        assert_eq!(safe_entry_name("/etc/passwd"), None);
+        assert_eq!(safe_entry_name("\\x"), None);
+        assert_eq!(safe_entry_name("C:/x"), None);
+        assert_eq!(safe_entry_name("."), None);
     }
 }

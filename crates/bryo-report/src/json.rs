@@ -45,15 +45,20 @@ impl Report {
     /// (JSON has no NaN or infinity).
     pub fn validate(&self) -> Result<(), ReportError> {
         let n = self.submissions.len();
-        let finite = |what: &str, x: f64| {
+        // The name is built only for the error, not for every number checked.
+        fn finite(x: f64, what: impl FnOnce() -> String) -> Result<(), ReportError> {
             if x.is_finite() {
                 Ok(())
             } else {
-                Err(ReportError::Invalid(format!("{what} is {x}")))
+                Err(ReportError::Invalid(format!("{} is {x}", what())))
             }
-        };
-        finite("options.min_similarity", self.options.min_similarity)?;
-        finite("options.cluster_threshold", self.options.cluster_threshold)?;
+        }
+        finite(self.options.min_similarity, || {
+            "options.min_similarity".into()
+        })?;
+        finite(self.options.cluster_threshold, || {
+            "options.cluster_threshold".into()
+        })?;
         for (i, p) in self.pairs.iter().enumerate() {
             if p.a >= n || p.b >= n {
                 return Err(ReportError::Invalid(format!(
@@ -67,9 +72,9 @@ impl Report {
                     p.a
                 )));
             }
-            finite(&format!("pairs[{i}].similarity"), p.similarity)?;
-            finite(&format!("pairs[{i}].a_percent"), p.a_percent)?;
-            finite(&format!("pairs[{i}].b_percent"), p.b_percent)?;
+            finite(p.similarity, || format!("pairs[{i}].similarity"))?;
+            finite(p.a_percent, || format!("pairs[{i}].a_percent"))?;
+            finite(p.b_percent, || format!("pairs[{i}].b_percent"))?;
         }
         for (i, c) in self.clusters.iter().enumerate() {
             if let Some(&m) = c.members.iter().find(|&&m| m >= n) {
@@ -77,7 +82,7 @@ impl Report {
                     "cluster {i} has submission {m} but there are {n}"
                 )));
             }
-            finite(&format!("clusters[{i}].max_similarity"), c.max_similarity)?;
+            finite(c.max_similarity, || format!("clusters[{i}].max_similarity"))?;
         }
         Ok(())
     }

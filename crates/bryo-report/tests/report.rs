@@ -599,3 +599,32 @@ proptest! {
         prop_assert!(!text.contains('\x1b'), "escape character in the table");
     }
 }
+
+/// Every key the JSON output can contain is documented in SCHEMA.md.
+#[test]
+fn schema_doc_lists_every_key() {
+    fn keys(v: &serde_json::Value, out: &mut std::collections::BTreeSet<String>) {
+        match v {
+            serde_json::Value::Object(map) => {
+                for (k, v) in map {
+                    out.insert(k.clone());
+                    keys(v, out);
+                }
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|v| keys(v, out)),
+            _ => {}
+        }
+    }
+    let doc = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("SCHEMA.md"))
+        .unwrap();
+    let value: serde_json::Value = serde_json::from_str(&render_json(&sample())).unwrap();
+    let mut all = std::collections::BTreeSet::new();
+    keys(&value, &mut all);
+    assert!(all.contains("reason") && all.contains("max_similarity"));
+    for key in all {
+        assert!(
+            doc.contains(&format!("| `{key}` |")),
+            "SCHEMA.md does not document `{key}`"
+        );
+    }
+}
