@@ -47,8 +47,8 @@ fn check_structure(docs: &[TestDoc], options: &MatchOptions, result: &Comparison
             _ => naive::base_mask(&d.symbols, &base, options),
         })
         .collect();
-    for i in 0..docs.len() {
-        let expected = masks[i].iter().filter(|&&m| m).count() as u32;
+    for (i, mask) in masks.iter().enumerate() {
+        let expected = mask.iter().filter(|&&m| m).count() as u32;
         assert_eq!(
             result.documents[i].base_symbols, expected,
             "base symbols of doc {i}"
