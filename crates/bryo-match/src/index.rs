@@ -1,14 +1,20 @@
-//! Fingerprinting the corpus and the sort-based index of shared hashes.
+//! Fingerprinting the corpus and the index of shared hashes.
 //!
-//! Every selected fingerprint becomes an [`Entry`]. Entries are scattered
-//! into buckets by the top bits of a mixed hash and each bucket is sorted by
-//! `(hash, doc, pos)` in parallel; a bucket is then one sorted run per hash,
-//! which is all grouping needs. (Measured on 2 M entries with skewed
-//! winnowed hashes: a plain `sort_unstable` took 48–53 ms, rayon's
-//! `par_sort_unstable` 53–87 ms, an LSD radix sort with four 16-bit passes
-//! 60–73 ms, and this bucketed sort 52–60 ms on a loaded 2-core machine;
-//! the bucketed sort is the only one that also splits the grouping work
-//! across threads, so it is used.)
+//! Every selected fingerprint becomes an [`Entry`] `(hash, doc, pos)`, all
+//! in one flat vector. Entries are scattered in parallel into up to 4,096
+//! buckets by the top bits of the mixed hash, keeping document and position
+//! order inside each bucket; each bucket is then grouped by hash in linear
+//! time with a small open-addressing table (groups in order of first
+//! occurrence, so the result is deterministic), and singletons — most
+//! hashes — are dropped at once.
+//!
+//! Measured alternatives (2 M entries with skewed winnowed hashes, loaded
+//! 2-core machine): one `sort_unstable` by `(hash, doc, pos)` 48–53 ms,
+//! rayon's `par_sort_unstable` 53–87 ms, an LSD radix sort with four 16-bit
+//! passes 60–73 ms, buckets each sorted with `sort_unstable` 52–60 ms. In
+//! the whole index build on the benchmark corpus (1.44 M fingerprints),
+//! grouping buckets with the table instead of sorting them took 165–183 ms
+//! against 220–228 ms for sorted buckets (same load, runs interleaved).
 
 use bryo_engine::{rehash, Config, Fingerprint, Fingerprinter, Hasher};
 use rayon::prelude::*;
@@ -255,8 +261,9 @@ pub(crate) struct Index {
     pub counts: IndexCounts,
 }
 
-/// Sorts the fingerprints into buckets, applies the base, `max_submissions`
-/// and cap rules and forms the pair records.
+/// Scatters the fingerprints into buckets, groups each bucket by hash,
+/// applies the base, `max_submissions` and cap rules and forms the pair
+/// records.
 pub(crate) fn build_index(
     fps: &[Vec<Fingerprint>],
     prep: &Prepared<'_>,
@@ -267,53 +274,75 @@ pub(crate) fn build_index(
     // About 512 entries per bucket, at most 4096 buckets.
     let bits = (usize::BITS - (total / 512).leading_zeros()).min(12);
     let nb = 1usize << bits;
-    let bucket_of = |h: u64| {
-        if bits == 0 {
-            0
-        } else {
-            (rehash(h) >> (64 - bits)) as usize
-        }
+    let bucket_of = move |h: u64| match bits {
+        0 => 0,
+        _ => (rehash(h) >> (64 - bits)) as usize,
     };
-    let mut counts = vec![0usize; nb + 1];
-    for f in fps.iter().flatten() {
-        counts[bucket_of(f.hash) + 1] += 1;
-    }
-    for i in 0..nb {
-        counts[i + 1] += counts[i];
-    }
-    let starts = counts.clone();
-    let mut sorted = vec![
-        Entry {
-            hash: 0,
-            doc: 0,
-            pos: 0
-        };
-        total
-    ];
-    for (doc, list) in fps.iter().enumerate() {
-        for f in list {
-            let b = bucket_of(f.hash);
-            sorted[counts[b]] = Entry {
-                hash: f.hash,
-                doc: doc as u32,
-                pos: f.pos,
-            };
-            counts[b] += 1;
+    // Parallel scatter: each chunk of documents counts its entries per
+    // bucket, then writes them into its own disjoint part of every bucket,
+    // so each bucket holds its entries in document and position order.
+    let docs_per_chunk = fps.len().div_ceil(4 * rayon::current_num_threads()).max(1);
+    let chunks: Vec<&[Vec<Fingerprint>]> = fps.chunks(docs_per_chunk).collect();
+    let hist: Vec<Vec<usize>> = chunks
+        .par_iter()
+        .map(|chunk| {
+            let mut h = vec![0usize; nb];
+            for f in chunk.iter().flatten() {
+                h[bucket_of(f.hash)] += 1;
+            }
+            h
+        })
+        .collect();
+    let empty = Entry {
+        hash: 0,
+        doc: 0,
+        pos: 0,
+    };
+    let mut scattered = vec![empty; total];
+    let mut bucket_slices: Vec<&[Entry]> = Vec::with_capacity(nb);
+    {
+        let mut targets: Vec<Vec<&mut [Entry]>> =
+            (0..chunks.len()).map(|_| Vec::with_capacity(nb)).collect();
+        let mut rest: &mut [Entry] = &mut scattered;
+        for b in 0..nb {
+            for (c, h) in hist.iter().enumerate() {
+                let (head, tail) = rest.split_at_mut(h[b]);
+                targets[c].push(head);
+                rest = tail;
+            }
         }
+        targets
+            .into_par_iter()
+            .zip(chunks.par_iter())
+            .enumerate()
+            .for_each(|(c, (mut slots, chunk))| {
+                let mut cursor = vec![0usize; nb];
+                for (j, list) in chunk.iter().enumerate() {
+                    let doc = (c * docs_per_chunk + j) as u32;
+                    for f in list {
+                        let b = bucket_of(f.hash);
+                        slots[b][cursor[b]] = Entry {
+                            hash: f.hash,
+                            doc,
+                            pos: f.pos,
+                        };
+                        cursor[b] += 1;
+                    }
+                }
+            });
     }
-    let mut slices: Vec<&mut [Entry]> = Vec::with_capacity(nb);
-    let mut rest: &mut [Entry] = &mut sorted;
-    for i in 0..nb {
-        let (head, tail) = rest.split_at_mut(starts[i + 1] - starts[i]);
-        slices.push(head);
+    let mut rest: &[Entry] = &scattered;
+    for b in 0..nb {
+        let len: usize = hist.iter().map(|h| h[b]).sum();
+        let (head, tail) = rest.split_at(len);
+        bucket_slices.push(head);
         rest = tail;
     }
-    let out: Vec<(Bucket, Vec<Record>, IndexCounts)> = slices
+    let out: Vec<(Bucket, Vec<Record>, IndexCounts)> = bucket_slices
         .into_par_iter()
         .enumerate()
-        .map(|(b, slice)| {
-            slice.sort_unstable_by_key(|e| (e.hash, e.doc, e.pos));
-            group_bucket(b as u32, slice, prep, base, options)
+        .map_init(Scratch::default, |scratch, (b, slice)| {
+            group_bucket(b as u32, slice, scratch, prep, base, options)
         })
         .collect();
     let mut buckets = Vec::with_capacity(nb);
@@ -332,14 +361,82 @@ pub(crate) fn build_index(
     }
 }
 
-/// Filters one sorted bucket and forms its pair records.
+/// Reusable buffers for grouping one bucket.
+#[derive(Default)]
+struct Scratch {
+    /// Open-addressing table: slot → group + 1 (0 = empty).
+    table: Vec<u32>,
+    /// Group of every entry of the bucket.
+    group_of: Vec<u32>,
+    /// Hash, size and write cursor of every group.
+    groups: Vec<(u64, u32, u32)>,
+    /// The entries of groups with at least two entries, grouped.
+    grouped: Vec<Entry>,
+    /// Start of every group of two or more in `grouped`.
+    runs: Vec<(usize, usize)>,
+}
+
+/// Groups one bucket by hash — in linear time with a small hash table, in
+/// order of first occurrence — then filters the groups and forms their
+/// pair records. Groups keep their entries in document and position order.
 fn group_bucket(
     bucket: u32,
     slice: &[Entry],
+    scratch: &mut Scratch,
     prep: &Prepared<'_>,
     base: &BaseSet,
     options: &MatchOptions,
 ) -> (Bucket, Vec<Record>, IndexCounts) {
+    let size = (slice.len() * 2).next_power_of_two().max(16);
+    let mask = size - 1;
+    scratch.table.clear();
+    scratch.table.resize(size, 0);
+    scratch.group_of.clear();
+    scratch.groups.clear();
+    for e in slice {
+        // The top bits chose the bucket; the low bits of the mixed hash
+        // spread the table.
+        let mut slot = rehash(e.hash) as usize & mask;
+        let g = loop {
+            match scratch.table[slot] {
+                0 => {
+                    scratch.groups.push((e.hash, 0, 0));
+                    scratch.table[slot] = scratch.groups.len() as u32;
+                    break scratch.groups.len() - 1;
+                }
+                g if scratch.groups[g as usize - 1].0 == e.hash => break g as usize - 1,
+                _ => slot = (slot + 1) & mask,
+            }
+        };
+        scratch.groups[g].1 += 1;
+        scratch.group_of.push(g as u32);
+    }
+    // Lay out groups of two or more entries; singletons can never be shared.
+    scratch.runs.clear();
+    let mut next = 0u32;
+    for g in &mut scratch.groups {
+        if g.1 >= 2 {
+            g.2 = next;
+            scratch.runs.push((next as usize, (next + g.1) as usize));
+            next += g.1;
+        }
+    }
+    scratch.grouped.clear();
+    scratch.grouped.resize(
+        next as usize,
+        Entry {
+            hash: 0,
+            doc: 0,
+            pos: 0,
+        },
+    );
+    for (e, &g) in slice.iter().zip(&scratch.group_of) {
+        let g = &mut scratch.groups[g as usize];
+        if g.1 >= 2 {
+            scratch.grouped[g.2 as usize] = *e;
+            g.2 += 1;
+        }
+    }
     let mut out = Bucket::default();
     let mut records = Vec::new();
     let mut c = IndexCounts::default();
@@ -348,12 +445,9 @@ fn group_bucket(
     // (dense submission, kept occurrences) for the current group.
     let mut subs: Vec<(u32, u32)> = Vec::new();
     let sub_of = |e: &Entry| prep.docs[e.doc as usize].sub;
-    let mut i = 0;
-    while i < slice.len() {
-        let h = slice[i].hash;
-        let end = i + slice[i..].iter().take_while(|e| e.hash == h).count();
-        let run = &slice[i..end];
-        i = end;
+    for &(lo, hi) in &scratch.runs {
+        let run = &scratch.grouped[lo..hi];
+        let h = run[0].hash;
         if base.contains(h) {
             c.dropped_base += run.len() as u64;
             continue;
