@@ -195,6 +195,13 @@ pub fn compare(corpus: &Corpus<'_>, options: &MatchOptions) -> Result<Comparison
 
 /// Whether two submissions have the same multiset of non-empty documents.
 fn identical(prep: &Prepared<'_>, a: u32, b: u32) -> bool {
+    let (sa, sb) = (&prep.subs[a as usize], &prep.subs[b as usize]);
+    if sa.raw_symbols == 0
+        || sa.raw_symbols != sb.raw_symbols
+        || sa.nonempty_docs != sb.nonempty_docs
+    {
+        return false;
+    }
     let docs = |s: u32| {
         let (lo, hi) = prep.subs[s as usize].docs;
         let mut v: Vec<&[u64]> = prep.docs[lo as usize..hi as usize]

@@ -50,6 +50,10 @@ pub(crate) struct Sub {
     pub docs: (u32, u32),
     /// Symbols not base-covered.
     pub symbols: u64,
+    /// All symbols, base-covered or not.
+    pub raw_symbols: u64,
+    /// Documents with at least one symbol.
+    pub nonempty_docs: u32,
 }
 
 /// The corpus in internal order.
@@ -97,12 +101,19 @@ impl<'c> Prepared<'c> {
                     old,
                     docs: (n, n + 1),
                     symbols: 0,
+                    raw_symbols: 0,
+                    nonempty_docs: 0,
                 }),
+            }
+            let symbols = corpus.documents()[i as usize].symbols;
+            if let Some(s) = subs.last_mut() {
+                s.raw_symbols += symbols.len() as u64;
+                s.nonempty_docs += u32::from(!symbols.is_empty());
             }
             docs.push(Doc {
                 id: i,
                 sub: subs.len() as u32 - 1,
-                symbols: corpus.documents()[i as usize].symbols,
+                symbols,
                 base: Vec::new(),
             });
         }
