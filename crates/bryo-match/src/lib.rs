@@ -63,6 +63,7 @@ pub use compare::compare;
 pub use corpus::{Corpus, DocId, Document, Role, SubmissionId};
 pub use error::Error;
 pub use options::{
-    MatchOptions, DEFAULT_CLUSTER_THRESHOLD, DEFAULT_MAX_SUBMISSIONS, DEFAULT_OCCURRENCE_CAP,
+    MatchOptions, DEFAULT_CLUSTER_THRESHOLD, DEFAULT_MAX_PAIRS, DEFAULT_MAX_SUBMISSIONS,
+    DEFAULT_OCCURRENCE_CAP,
 };
 pub use report::{Cluster, Comparison, DocumentSummary, Fragment, PairMatch, Stats};

@@ -7,6 +7,9 @@ use crate::Error;
 /// Default for [`MatchOptions::max_submissions`]: MOSS `-m`.
 pub const DEFAULT_MAX_SUBMISSIONS: usize = 10;
 
+/// Default for [`MatchOptions::max_pairs`]: MOSS `-n`.
+pub const DEFAULT_MAX_PAIRS: usize = 250;
+
 /// Default for [`MatchOptions::occurrence_cap`].
 pub const DEFAULT_OCCURRENCE_CAP: usize = 16;
 
@@ -37,11 +40,13 @@ pub struct MatchOptions {
     pub selection: Selection,
     /// MOSS `-m`: a hash found in more than this many distinct submissions
     /// (current and old) is ignored, as a common idiom rather than a copy.
-    /// `0` means no limit. Default 10.
+    /// `0` means no limit — then a hash common to all `n` submissions
+    /// alone yields `n²/2` pair records. Default 10.
     pub max_submissions: usize,
     /// MOSS `-n`: how many pairs to report (after ranking by shared
     /// fingerprints, fragments are computed for this many). `0` reports every
-    /// pair of submissions that shares at least one fingerprint.
+    /// pair of submissions that shares at least one fingerprint. Default
+    /// 250.
     pub max_pairs: usize,
     /// Fragments shorter than this many symbols are dropped. Fragments are
     /// never shorter than `k` (a fragment grows from a matched k-gram), so
@@ -65,7 +70,7 @@ impl MatchOptions {
             hash: HashFunction::KarpRabin,
             selection: Selection::RobustWinnow,
             max_submissions: DEFAULT_MAX_SUBMISSIONS,
-            max_pairs: 0,
+            max_pairs: DEFAULT_MAX_PAIRS,
             min_fragment_symbols: 0,
             occurrence_cap: DEFAULT_OCCURRENCE_CAP,
             cluster_threshold: DEFAULT_CLUSTER_THRESHOLD,

@@ -218,6 +218,7 @@ fn small_corpus() -> impl Strategy<Value = (Vec<TestDoc>, MatchOptions)> {
                     Selection::Winnow
                 };
                 o.cluster_threshold = 0.3;
+                o.max_pairs = 0;
                 (docs, o)
             },
         )
