@@ -180,7 +180,7 @@ pub fn compare(corpus: &Corpus<'_>, options: &MatchOptions) -> Result<Comparison
     let mut documents = vec![DocumentSummary::default(); corpus.len()];
     for (doc, f) in prep.docs.iter().zip(&fps) {
         documents[doc.id as usize] = DocumentSummary {
-            fingerprints: f.len() as u32,
+            fingerprints: u32::try_from(f.len()).unwrap_or(u32::MAX),
             base_symbols: crate::index::base_count(&doc.base) as u32,
         };
     }

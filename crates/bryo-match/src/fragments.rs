@@ -237,10 +237,14 @@ fn overlap(base: &[(u32, u32)], s: u32, e: u32) -> u64 {
 /// Greedy tiling, longest first: a candidate that overlaps kept fragments
 /// on either side is cut to its free pieces, which go back in the queue.
 /// The result never overlaps itself on either side.
-fn select(cands: Vec<(u32, Cand)>, min_len: u32) -> Vec<(u32, Cand)> {
+fn select(mut cands: Vec<(u32, Cand)>, min_len: u32) -> Vec<(u32, Cand)> {
+    cands.retain(|&(len, _)| len >= min_len);
+    if cands.len() <= 1 {
+        // Most pairs of a large batch share a single short match.
+        return cands;
+    }
     let mut heap: BinaryHeap<(u32, Reverse<Cand>)> = cands
         .into_iter()
-        .filter(|&(len, _)| len >= min_len)
         .map(|(len, c)| (len, Reverse(c)))
         .collect();
     let mut kept_a: BTreeMap<(u32, u32), u32> = BTreeMap::new();
