@@ -67,16 +67,12 @@ struct Candidate {
 /// ```
 pub fn compare(corpus: &Corpus<'_>, options: &MatchOptions) -> Result<Comparison, Error> {
     options.validate()?;
-    let t0 = std::time::Instant::now();
     let mut prep = Prepared::new(corpus)?;
     let hasher = Hasher::new(options.hash, &options.config);
     let base = BaseSet::new(&prep.base_docs, &hasher);
     prep.mark_base(&base, options.config, &hasher);
-    eprintln!("prep+base {:?}", t0.elapsed());
     let fps = fingerprint_all(&prep.docs, options)?;
-    eprintln!("fps {:?}", t0.elapsed());
     let index = build_index(&fps, &prep, &base, options);
-    eprintln!("index {:?}", t0.elapsed());
 
     let mut candidates = Vec::new();
     let recs = &index.records;
@@ -97,7 +93,6 @@ pub fn compare(corpus: &Corpus<'_>, options: &MatchOptions) -> Result<Comparison
         i += n;
     }
     let candidate_pairs = candidates.len() as u64;
-    eprintln!("cands {:?}", t0.elapsed());
     candidates.sort_unstable_by(|x, y| y.shared.cmp(&x.shared).then((x.a, x.b).cmp(&(y.a, y.b))));
     if options.max_pairs != 0 {
         candidates.truncate(options.max_pairs);
@@ -121,7 +116,6 @@ pub fn compare(corpus: &Corpus<'_>, options: &MatchOptions) -> Result<Comparison
         })
         .collect();
 
-    eprintln!("scored {:?}", t0.elapsed());
     let mut stats = Stats {
         documents: prep.docs.len() as u64,
         submissions: prep.subs.len() as u64,
@@ -184,7 +178,6 @@ pub fn compare(corpus: &Corpus<'_>, options: &MatchOptions) -> Result<Comparison
             base_symbols: crate::index::base_count(&doc.base) as u32,
         };
     }
-    eprintln!("done {:?}", t0.elapsed());
     Ok(Comparison {
         pairs,
         clusters: clusters(&prep, &links),
