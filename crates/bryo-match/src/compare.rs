@@ -83,7 +83,7 @@ pub fn compare(corpus: &Corpus<'_>, options: &MatchOptions) -> Result<Comparison
             .iter()
             .take_while(|r| r.a == a && r.b == b)
             .count();
-        let shared = recs[i..i + n].iter().map(|r| u64::from(r.contrib)).sum();
+        let shared = recs[i..i + n].iter().map(|r| u64::from(r.contrib())).sum();
         candidates.push(Candidate {
             a,
             b,
@@ -103,8 +103,6 @@ pub fn compare(corpus: &Corpus<'_>, options: &MatchOptions) -> Result<Comparison
         .par_iter()
         .map(|c| {
             let f = pair_fragments(
-                c.a,
-                c.b,
                 &recs[c.records.0..c.records.1],
                 &index,
                 &prep,

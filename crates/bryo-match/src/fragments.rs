@@ -37,18 +37,15 @@ struct Seed {
 /// A candidate or kept match in internal document indices.
 type Cand = (u32, u32, u32, u32); // (da, sa, db, sb)
 
-/// Computes the fragments of the pair `(a, b)` of dense submissions from its
-/// pair records.
+/// Computes the fragments of one pair of submissions from its records.
 pub(crate) fn pair_fragments(
-    a: u32,
-    b: u32,
     records: &[Record],
     index: &Index,
     prep: &Prepared<'_>,
     k: usize,
     min_len: usize,
 ) -> PairFragments {
-    let seeds = collect_seeds(a, b, records, index, prep);
+    let seeds = collect_seeds(records, index);
     let mut out = PairFragments {
         fragments: Vec::new(),
         covered_a: 0,
@@ -91,23 +88,14 @@ pub(crate) fn pair_fragments(
 
 /// Every pair of kept occurrences of a shared hash, one from each side,
 /// sorted by document pair, diagonal and position.
-fn collect_seeds(
-    a: u32,
-    b: u32,
-    records: &[Record],
-    index: &Index,
-    prep: &Prepared<'_>,
-) -> Vec<Seed> {
+fn collect_seeds(records: &[Record], index: &Index) -> Vec<Seed> {
     let mut seeds = Vec::new();
-    let sub_of = |doc: u32| prep.docs[doc as usize].sub;
     for r in records {
-        let g = index.buckets[r.bucket as usize].group(r.group);
-        let side = |s: u32| {
-            let lo = g.partition_point(|e| sub_of(e.doc) < s);
-            let hi = g.partition_point(|e| sub_of(e.doc) <= s);
-            &g[lo..hi]
-        };
-        let (ga, gb) = (side(a), side(b));
+        let bucket = &index.buckets[r.bucket as usize];
+        let (ga, gb) = (
+            bucket.range(r.a_start, r.a_len),
+            bucket.range(r.b_start, r.b_len),
+        );
         for ea in ga {
             for eb in gb {
                 seeds.push(Seed {

@@ -219,28 +219,38 @@ pub(crate) fn fingerprint_all(
         .collect()
 }
 
-/// A pair of submissions sharing one hash group: `a < b` (dense indices).
+/// A pair of submissions sharing one hash: `a < b` (dense indices), with
+/// the kept occurrences of the hash on each side, as ranges of
+/// `buckets[bucket].entries`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct Record {
     pub a: u32,
     pub b: u32,
     pub bucket: u32,
-    pub group: u32,
-    pub contrib: u32,
+    pub a_start: u32,
+    pub a_len: u32,
+    pub b_start: u32,
+    pub b_len: u32,
 }
 
-/// The filtered entries of one bucket, grouped by hash.
+impl Record {
+    /// Shared fingerprints this hash contributes to the pair.
+    pub fn contrib(&self) -> u32 {
+        self.a_len.min(self.b_len)
+    }
+}
+
+/// The kept entries of one bucket, grouped by hash, each group by
+/// submission, document and position.
 #[derive(Default)]
 pub(crate) struct Bucket {
     pub entries: Vec<Entry>,
-    /// Group `g` is `entries[starts[g]..starts[g + 1]]`.
-    pub starts: Vec<usize>,
 }
 
 impl Bucket {
-    pub fn group(&self, g: u32) -> &[Entry] {
-        let g = g as usize;
-        &self.entries[self.starts[g]..self.starts[g + 1]]
+    /// The entries a record's `start` and `len` refer to.
+    pub fn range(&self, start: u32, len: u32) -> &[Entry] {
+        &self.entries[start as usize..start as usize + len as usize]
     }
 }
 
@@ -453,8 +463,9 @@ fn group_bucket(
     let mut c = IndexCounts::default();
     let cap = options.occurrence_cap;
     let max_subs = options.max_submissions;
-    // (dense submission, kept occurrences) for the current group.
-    let mut subs: Vec<(u32, u32)> = Vec::new();
+    // (dense submission, first kept entry, kept occurrences) for the
+    // current group.
+    let mut subs: Vec<(u32, u32, u32)> = Vec::new();
     let sub_of = |e: &Entry| prep.docs[e.doc as usize].sub;
     for &(lo, hi) in &scratch.runs {
         let run = &scratch.grouped[lo..hi];
@@ -489,18 +500,17 @@ fn group_bucket(
             out.entries.extend_from_slice(&run[j..j + keep]);
             c.dropped_cap += (n - keep) as u64;
             let s = sub_of(&run[j]);
+            let at = (out.entries.len() - keep) as u32;
             match subs.last_mut() {
-                Some(last) if last.0 == s => last.1 += keep as u32,
-                _ => subs.push((s, keep as u32)),
+                Some(last) if last.0 == s => last.2 += keep as u32,
+                _ => subs.push((s, at, keep as u32)),
             }
             j += n;
         }
         c.indexed += (out.entries.len() - start) as u64;
         c.shared_hashes += 1;
-        let group = out.starts.len() as u32;
-        out.starts.push(start);
-        for (x, &(sa, na)) in subs.iter().enumerate() {
-            for &(sb, nb) in &subs[x + 1..] {
+        for (x, &(sa, a_start, a_len)) in subs.iter().enumerate() {
+            for &(sb, b_start, b_len) in &subs[x + 1..] {
                 if prep.subs[sa as usize].old && prep.subs[sb as usize].old {
                     continue;
                 }
@@ -508,12 +518,13 @@ fn group_bucket(
                     a: sa,
                     b: sb,
                     bucket,
-                    group,
-                    contrib: na.min(nb),
+                    a_start,
+                    a_len,
+                    b_start,
+                    b_len,
                 });
             }
         }
     }
-    out.starts.push(out.entries.len());
     (out, records, c)
 }
