@@ -31,10 +31,15 @@ struct Candidate {
 /// 5. Pairs of submissions are formed only from shared hashes (never
 ///    within a submission, never old with old) and ranked by shared
 ///    fingerprints; the first `max_pairs` (or all) get fragments: every pair
-///    of kept occurrences of a shared hash is a seed, extended to the
-///    maximal exact match of symbols (not into base-covered symbols, within
-///    a work budget), and the matches are tiled longest first without
-///    overlap on either side.
+///    of kept occurrences of a shared hash is a seed; its k-gram is checked
+///    symbol by symbol (a hash collision yields nothing), then extended left
+///    and right to the maximal exact match, never into base-covered symbols
+///    (base-covered symbols inside the seed are trimmed off the ends), each
+///    diagonal of a document pair walked once, within a budget of 16
+///    extension steps per symbol of the two documents. The matches are then
+///    tiled longest first: a match overlapping a kept fragment on either
+///    side is cut to its free pieces, which compete again by length.
+///    Fragments shorter than `min_fragment_symbols` are dropped.
 /// 6. Pairs are scored and ranked by covered symbols; clusters are the
 ///    connected components of pairs with `similarity >= cluster_threshold`.
 ///

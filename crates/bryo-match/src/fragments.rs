@@ -8,11 +8,11 @@ use std::collections::{BTreeMap, BinaryHeap};
 use crate::index::{Index, Prepared, Record};
 use crate::{DocId, Fragment};
 
-/// Extension budget per document pair: this many symbol comparisons per
+/// Extension budget per document pair: this many extension steps per
 /// symbol of the two documents. Ordinary matches use far less (each
 /// diagonal is walked once); the budget only bites on adversarial,
 /// highly repetitive input.
-pub(crate) const EXTENSION_BUDGET_PER_SYMBOL: u64 = 16;
+pub const EXTENSION_BUDGET_PER_SYMBOL: u64 = 16;
 
 /// Fragments and counters of one pair of submissions.
 pub(crate) struct PairFragments {
@@ -66,7 +66,7 @@ pub(crate) fn pair_fragments(
         extend_doc_pair(&seeds[i..i + n], prep, k, &mut cands, &mut out);
         i += n;
     }
-    let min_len = min_len.max(1) as u32;
+    let min_len = u32::try_from(min_len.max(1)).unwrap_or(u32::MAX);
     let kept = select(cands, min_len);
     for &(len, (da, sa, db, sb)) in &kept {
         let (doc_a, doc_b) = (&prep.docs[da as usize], &prep.docs[db as usize]);

@@ -62,6 +62,7 @@ mod report;
 pub use compare::compare;
 pub use corpus::{Corpus, DocId, Document, Role, SubmissionId};
 pub use error::Error;
+pub use fragments::EXTENSION_BUDGET_PER_SYMBOL;
 pub use options::{
     MatchOptions, DEFAULT_CLUSTER_THRESHOLD, DEFAULT_MAX_PAIRS, DEFAULT_MAX_SUBMISSIONS,
     DEFAULT_OCCURRENCE_CAP,

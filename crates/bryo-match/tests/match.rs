@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, HashSet};
 use bryo_engine::{Config, Selection, SplitMix64};
 use bryo_match::{
     compare, Comparison, Corpus, DocId, Document, Error, MatchOptions, Role, SubmissionId,
+    EXTENSION_BUDGET_PER_SYMBOL,
 };
 use proptest::prelude::*;
 use support::naive::{self, TestDoc};
@@ -492,7 +493,7 @@ fn repeated_hash_work_is_bounded() {
     assert_eq!(s.indexed, 2 * cap);
     assert_eq!(s.dropped_cap, s.fingerprints - 2 * cap);
     assert!(s.seeds <= cap * cap);
-    assert!(s.extension_steps <= 16 * 2 * n as u64);
+    assert!(s.extension_steps <= EXTENSION_BUDGET_PER_SYMBOL * 2 * n as u64);
     assert_eq!(result.pairs.len(), 1);
     let f = &result.pairs[0].fragments;
     assert_eq!(f.len(), 1);
@@ -513,7 +514,7 @@ fn periodic_documents_stay_bounded() {
     let cap = o.occurrence_cap as u64;
     assert!(s.indexed <= 2 * 50 * cap);
     assert!(s.seeds <= 50 * cap * cap);
-    assert!(s.extension_steps <= 16 * 2 * n as u64);
+    assert!(s.extension_steps <= EXTENSION_BUDGET_PER_SYMBOL * 2 * n as u64);
     assert_eq!(result.pairs[0].covered_a, n as u64);
 }
 
