@@ -558,3 +558,33 @@ fn distinct_hash_sets_in_the_index_are_counted() {
         result.stats.fingerprints / 2
     );
 }
+
+/// With a generous cap, a constant document pair has hundreds of diagonals,
+/// each matching almost everywhere: the extension budget runs out, and the
+/// fragments stay exact and non-overlapping.
+#[test]
+fn extension_budget_runs_out_safely() {
+    let n = 20_000;
+    let docs = vec![
+        doc(0, Role::Current, vec![3; n]),
+        doc(1, Role::Current, vec![3; n]),
+    ];
+    let mut o = options(4, 4);
+    o.occurrence_cap = 200;
+    o.selection = Selection::Winnow;
+    let result = compare(&corpus(&docs), &o).unwrap();
+    let s = result.stats;
+    assert!(s.seeds <= 200 * 200);
+    assert_eq!(s.budget_exhausted, 1);
+    assert!(s.extension_steps <= EXTENSION_BUDGET_PER_SYMBOL * 2 * n as u64);
+    let p = &result.pairs[0];
+    let mut covered = vec![false; n];
+    for f in &p.fragments {
+        for i in f.a_range() {
+            assert!(!covered[i], "overlap");
+            covered[i] = true;
+        }
+    }
+    assert_eq!(p.covered_a, covered.iter().filter(|&&c| c).count() as u64);
+    assert!(p.covered_a > n as u64 / 2);
+}
