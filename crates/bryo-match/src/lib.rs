@@ -1,0 +1,70 @@
+//! # bryo-match: all-to-all matching of fingerprinted documents
+//!
+//! Given a corpus of documents — each a sequence of front-end symbols,
+//! belonging to a submission — [`compare`] finds the pairs of submissions
+//! that share passages and exactly where, following the MOSS pipeline of
+//! Schleimer, Wilkerson & Aiken, "Winnowing: Local Algorithms for Document
+//! Fingerprinting" (SIGMOD 2003), §5.2:
+//!
+//! * fingerprints of all documents (winnowing, from `bryo-engine`) are
+//!   grouped by hash in a sort-based index — pairs of documents are formed
+//!   only from shared fingerprints, never by looping over all pairs;
+//! * base (starter) code is removed, hashes found in more than `m`
+//!   submissions are ignored (MOSS `-m`), and the occurrences of one hash
+//!   in one document are capped so that the work per pair stays bounded;
+//! * pairs are ranked by shared fingerprints; for the reported ones, the
+//!   matched positions are turned into [`Fragment`]s: exact, maximal,
+//!   non-overlapping matches of symbols (the paper notes k-grams lose "some
+//!   of the match … at the beginning and the end"; extension recovers it);
+//! * each pair is scored (share of each side covered, similarity, longest
+//!   fragment) and pairs above a threshold form [`Cluster`]s.
+//!
+//! The crate knows nothing about files or formats: positions are symbol
+//! indices, which a front-end's spans map back to bytes and lines.
+//!
+//! ## Example
+//!
+//! ```
+//! use bryo_engine::Config;
+//! use bryo_match::{compare, Corpus, Document, MatchOptions, Role, SubmissionId};
+//!
+//! let starter: Vec<u64> = (0..20).collect();
+//! let copied: Vec<u64> = (500..530).collect();
+//! // Both students keep the starter code; one copied a passage from the other.
+//! let alice: Vec<u64> = starter.iter().chain(&copied).copied().chain(900..940).collect();
+//! let bob: Vec<u64> = (700..720).chain(starter.iter().copied()).chain(copied.iter().copied()).collect();
+//!
+//! let mut corpus = Corpus::new();
+//! corpus.push(Document::new(SubmissionId(1), &alice));
+//! corpus.push(Document::new(SubmissionId(2), &bob));
+//! corpus.push(Document::new(SubmissionId(0), &starter).with_role(Role::Base));
+//!
+//! let result = compare(&corpus, &MatchOptions::new(Config::new(5, 4)?))?;
+//! let pair = &result.pairs[0];
+//! // The starter code is neither matched nor counted: alice has 70 symbols
+//! // of her own, 30 of them shared.
+//! assert_eq!((pair.symbols_a, pair.covered_a), (70, 30));
+//! assert_eq!(pair.fragments.len(), 1);
+//! assert_eq!(pair.fragments[0].a_start, 20);
+//! # Ok::<(), bryo_match::Error>(())
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod compare;
+mod corpus;
+mod error;
+mod fragments;
+mod index;
+mod options;
+mod report;
+
+pub use compare::compare;
+pub use corpus::{Corpus, DocId, Document, Role, SubmissionId};
+pub use error::Error;
+pub use fragments::EXTENSION_BUDGET_PER_SYMBOL;
+pub use options::{
+    MatchOptions, DEFAULT_CLUSTER_THRESHOLD, DEFAULT_MAX_PAIRS, DEFAULT_MAX_SUBMISSIONS,
+    DEFAULT_OCCURRENCE_CAP,
+};
+pub use report::{Cluster, Comparison, DocumentSummary, Fragment, PairMatch, Stats};

@@ -1,0 +1,590 @@
+//! Behaviour of `compare`: checked against a naive reference by property
+//! tests, plus the MOSS rules one by one.
+
+mod support;
+
+use std::collections::{BTreeMap, HashSet};
+
+use bryo_engine::{Config, Selection, SplitMix64};
+use bryo_match::{
+    compare, Comparison, Corpus, DocId, Document, Error, MatchOptions, Role, SubmissionId,
+    EXTENSION_BUDGET_PER_SYMBOL,
+};
+use proptest::prelude::*;
+use support::naive::{self, TestDoc};
+
+/// Submission ids are deliberately neither dense nor in generation order.
+fn sub_id(i: u32) -> SubmissionId {
+    SubmissionId(1000 - 7 * i)
+}
+
+fn corpus(docs: &[TestDoc]) -> Corpus<'_> {
+    docs.iter()
+        .map(|d| Document::new(sub_id(d.sub), &d.symbols).with_role(d.role))
+        .collect()
+}
+
+fn options(k: usize, w: usize) -> MatchOptions {
+    MatchOptions::new(Config::new(k, w).unwrap())
+}
+
+/// Random symbols no test input repeats by accident.
+fn random_symbols(rng: &mut SplitMix64, n: usize) -> Vec<u64> {
+    (0..n).map(|_| rng.next()).collect()
+}
+
+fn doc(sub: u32, role: Role, symbols: Vec<u64>) -> TestDoc {
+    TestDoc { sub, role, symbols }
+}
+
+/// Checks every structural property of a result; returns nothing, panics
+/// with a message on the first violation.
+fn check_structure(docs: &[TestDoc], options: &MatchOptions, result: &Comparison) {
+    let base = naive::base_hashes(docs, options);
+    let masks: Vec<Vec<bool>> = docs
+        .iter()
+        .map(|d| match d.role {
+            Role::Base => vec![false; d.symbols.len()],
+            _ => naive::base_mask(&d.symbols, &base, options),
+        })
+        .collect();
+    for (i, mask) in masks.iter().enumerate() {
+        let expected = mask.iter().filter(|&&m| m).count() as u32;
+        assert_eq!(
+            result.documents[i].base_symbols, expected,
+            "base symbols of doc {i}"
+        );
+    }
+    let sub_of = |id: DocId| docs[id.0 as usize].sub;
+    let min_len = options.min_fragment_symbols.max(1) as u32;
+    assert_eq!(result.stats.budget_exhausted, 0);
+    for p in &result.pairs {
+        assert!(p.a < p.b);
+        let old = |s: SubmissionId| {
+            docs.iter()
+                .any(|d| sub_id(d.sub) == s && d.role == Role::Old)
+        };
+        assert!(!(old(p.a) && old(p.b)), "old-old pair");
+        let (mut covered_a, mut covered_b) = (0u64, 0u64);
+        for f in &p.fragments {
+            let (da, db) = (&docs[f.a_doc.0 as usize], &docs[f.b_doc.0 as usize]);
+            assert_ne!(da.role, Role::Base);
+            assert_ne!(db.role, Role::Base);
+            assert_eq!(sub_id(sub_of(f.a_doc)), p.a);
+            assert_eq!(sub_id(sub_of(f.b_doc)), p.b);
+            assert!(f.len >= min_len);
+            let (a, b) = (&da.symbols, &db.symbols);
+            assert_eq!(a[f.a_range()], b[f.b_range()], "fragment not exact");
+            let (ma, mb) = (&masks[f.a_doc.0 as usize], &masks[f.b_doc.0 as usize]);
+            covered_a += f.a_range().filter(|&i| !ma[i]).count() as u64;
+            covered_b += f.b_range().filter(|&i| !mb[i]).count() as u64;
+            // Maximal: each end meets a document end, a mismatch, a
+            // base-covered symbol or another fragment of the pair.
+            let in_other = |doc: DocId, pos: usize, side_a: bool| {
+                p.fragments.iter().any(|g| {
+                    g != f
+                        && if side_a {
+                            g.a_doc == doc && g.a_range().contains(&pos)
+                        } else {
+                            g.b_doc == doc && g.b_range().contains(&pos)
+                        }
+                })
+            };
+            let blocked = |pa: usize, pb: usize| {
+                a[pa] != b[pb]
+                    || ma[pa]
+                    || mb[pb]
+                    || in_other(f.a_doc, pa, true)
+                    || in_other(f.b_doc, pb, false)
+            };
+            let (sa, sb, len) = (f.a_start as usize, f.b_start as usize, f.len as usize);
+            assert!(
+                sa == 0 || sb == 0 || blocked(sa - 1, sb - 1),
+                "extendable left: {f:?}"
+            );
+            assert!(
+                sa + len == a.len() || sb + len == b.len() || blocked(sa + len, sb + len),
+                "extendable right: {f:?}"
+            );
+            // The ends are never base-covered.
+            assert!(!ma[sa] && !mb[sb] && !ma[sa + len - 1] && !mb[sb + len - 1]);
+        }
+        // Non-overlapping on each side.
+        for (i, f) in p.fragments.iter().enumerate() {
+            for g in &p.fragments[i + 1..] {
+                let disjoint = |x: std::ops::Range<usize>, y: std::ops::Range<usize>| {
+                    x.end <= y.start || y.end <= x.start
+                };
+                assert!(f.a_doc != g.a_doc || disjoint(f.a_range(), g.a_range()));
+                assert!(f.b_doc != g.b_doc || disjoint(f.b_range(), g.b_range()));
+            }
+        }
+        assert_eq!((p.covered_a, p.covered_b), (covered_a, covered_b));
+        let total = |s: SubmissionId| -> u64 {
+            docs.iter()
+                .enumerate()
+                .filter(|(_, d)| d.role != Role::Base && sub_id(d.sub) == s)
+                .map(|(i, _)| masks[i].iter().filter(|&&m| !m).count() as u64)
+                .sum()
+        };
+        assert_eq!((p.symbols_a, p.symbols_b), (total(p.a), total(p.b)));
+        let both = p.symbols_a + p.symbols_b;
+        if both > 0 {
+            let s = (covered_a + covered_b) as f64 / both as f64;
+            assert!((p.similarity - s).abs() < 1e-12);
+        }
+        assert_eq!(
+            p.longest_fragment,
+            p.fragments.iter().map(|f| f.len).max().unwrap_or(0)
+        );
+    }
+    // Ranked by covered symbols, then shared fingerprints, then ids.
+    for w in result.pairs.windows(2) {
+        let key = |p: &bryo_match::PairMatch| {
+            (
+                std::cmp::Reverse(p.covered_a + p.covered_b),
+                std::cmp::Reverse(p.shared_fingerprints),
+                p.a,
+                p.b,
+            )
+        };
+        assert!(key(&w[0]) < key(&w[1]));
+    }
+}
+
+fn found_pairs(result: &Comparison) -> BTreeMap<(SubmissionId, SubmissionId), u64> {
+    result
+        .pairs
+        .iter()
+        .map(|p| ((p.a, p.b), p.shared_fingerprints))
+        .collect()
+}
+
+fn naive_pairs(
+    docs: &[TestDoc],
+    options: &MatchOptions,
+) -> BTreeMap<(SubmissionId, SubmissionId), u64> {
+    naive::pairs(docs, options)
+        .into_iter()
+        .map(|((a, b), n)| {
+            let (x, y) = (sub_id(a), sub_id(b));
+            ((x.min(y), x.max(y)), n)
+        })
+        .collect()
+}
+
+/// Small random corpora over a tiny alphabet, so that hashes are shared,
+/// repeated and common.
+fn small_corpus() -> impl Strategy<Value = (Vec<TestDoc>, MatchOptions)> {
+    (
+        1usize..=4,
+        1usize..=4,
+        2u64..=4,
+        2u32..=5,
+        prop::collection::vec(any::<bool>(), 5),
+        prop::collection::vec(
+            (0u32..5, 0u8..10, prop::collection::vec(0u64..4, 0..40)),
+            1..10,
+        ),
+        0usize..=4,
+        1usize..=3,
+        0usize..=6,
+        any::<bool>(),
+    )
+        .prop_map(
+            |(k, w, alphabet, nsubs, old, raw, m, cap, min_len, robust)| {
+                let docs = raw
+                    .into_iter()
+                    .map(|(sub, role, symbols)| {
+                        let sub = sub % nsubs;
+                        let role = match role {
+                            0 => Role::Base,
+                            _ if old[sub as usize] => Role::Old,
+                            _ => Role::Current,
+                        };
+                        let symbols = symbols
+                            .into_iter()
+                            .map(|s| (s % alphabet).wrapping_mul(0x9E37_79B9_7F4A_7C15) + 1)
+                            .collect();
+                        doc(sub, role, symbols)
+                    })
+                    .collect();
+                let mut o = options(k, w);
+                o.max_submissions = m;
+                o.occurrence_cap = cap;
+                o.min_fragment_symbols = min_len;
+                o.selection = if robust {
+                    Selection::RobustWinnow
+                } else {
+                    Selection::Winnow
+                };
+                o.cluster_threshold = 0.3;
+                o.max_pairs = 0;
+                (docs, o)
+            },
+        )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// The same pairs and shared-fingerprint counts as brute force over all
+    /// pairs of submissions, and every fragment exact, maximal and
+    /// non-overlapping.
+    #[test]
+    fn matches_naive_reference((docs, options) in small_corpus()) {
+        let result = compare(&corpus(&docs), &options).unwrap();
+        prop_assert_eq!(found_pairs(&result), naive_pairs(&docs, &options));
+        check_structure(&docs, &options, &result);
+    }
+
+    /// `max_pairs` keeps the pairs with the most shared fingerprints.
+    #[test]
+    fn max_pairs_keeps_the_top((docs, mut options) in small_corpus(), n in 1usize..4) {
+        let all = naive_pairs(&docs, &options);
+        options.max_pairs = n;
+        let result = compare(&corpus(&docs), &options).unwrap();
+        let mut ranked: Vec<_> = all.into_iter().collect();
+        ranked.sort_by_key(|&((a, b), s)| (std::cmp::Reverse(s), a, b));
+        ranked.truncate(n);
+        let expected: BTreeMap<_, _> = ranked.into_iter().collect();
+        prop_assert_eq!(found_pairs(&result), expected);
+    }
+
+    /// The result does not depend on the number of threads.
+    #[test]
+    fn deterministic((docs, options) in small_corpus()) {
+        let c = corpus(&docs);
+        let run = |threads| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| compare(&c, &options).unwrap())
+        };
+        prop_assert_eq!(run(1), run(4));
+    }
+
+    /// A planted shared run of at least t symbols is always found, as one
+    /// fragment covering it exactly.
+    #[test]
+    fn planted_run_is_found(
+        seed in any::<u64>(),
+        k in 2usize..10,
+        w in 1usize..10,
+        extra in 0usize..30,
+        before in (0usize..200, 0usize..200),
+        after in (0usize..200, 0usize..200),
+        others in 0usize..4,
+    ) {
+        let mut rng = SplitMix64::new(seed);
+        let t = w + k - 1;
+        let run = random_symbols(&mut rng, t + extra);
+        let mut a = random_symbols(&mut rng, before.0);
+        a.extend(&run);
+        a.extend(random_symbols(&mut rng, after.0));
+        let mut b = random_symbols(&mut rng, before.1);
+        b.extend(&run);
+        b.extend(random_symbols(&mut rng, after.1));
+        let mut docs = vec![doc(0, Role::Current, a), doc(1, Role::Current, b)];
+        for i in 0..others {
+            docs.push(doc(2 + i as u32, Role::Current, random_symbols(&mut rng, 100)));
+        }
+        let mut o = options(k, w);
+        o.selection = if seed % 2 == 0 { Selection::Winnow } else { Selection::RobustWinnow };
+        let result = compare(&corpus(&docs), &o).unwrap();
+        prop_assert_eq!(result.pairs.len(), 1);
+        let p = &result.pairs[0];
+        // Submission 0 has the larger id, so it is the b side.
+        prop_assert_eq!((p.a, p.b), (sub_id(1), sub_id(0)));
+        prop_assert_eq!(p.fragments.len(), 1);
+        let f = p.fragments[0];
+        prop_assert_eq!((f.a_doc, f.b_doc), (DocId(1), DocId(0)));
+        prop_assert_eq!((f.a_start as usize, f.b_start as usize, f.len as usize), (before.1, before.0, run.len()));
+    }
+}
+
+#[test]
+fn m_two_reports_only_passages_in_exactly_two_submissions() {
+    let mut rng = SplitMix64::new(7);
+    let p = random_symbols(&mut rng, 40); // in submissions 0 and 1
+    let q = random_symbols(&mut rng, 40); // in submissions 0, 1 and 2
+    let mut filler = |n| random_symbols(&mut rng, n);
+    let s0 = [filler(10), p.clone(), filler(10), q.clone(), filler(10)].concat();
+    let s1 = [q.clone(), filler(5), p.clone()].concat();
+    let s2 = [filler(30), q.clone(), filler(30)].concat();
+    let docs = vec![
+        doc(0, Role::Current, s0),
+        doc(1, Role::Current, s1),
+        doc(2, Role::Current, s2),
+    ];
+    let mut o = options(5, 6);
+    o.max_submissions = 2;
+    let result = compare(&corpus(&docs), &o).unwrap();
+    check_structure(&docs, &o, &result);
+    assert_eq!(result.pairs.len(), 1);
+    let pair = &result.pairs[0];
+    assert_eq!((pair.a, pair.b), (sub_id(1), sub_id(0)));
+    assert_eq!(pair.fragments.len(), 1);
+    // p sits at 45..85 in s1 (a) and 10..50 in s0 (b); q is ignored.
+    let f = pair.fragments[0];
+    assert_eq!((f.a_start, f.b_start, f.len), (45, 10, 40));
+    assert!(result.stats.dropped_common > 0);
+
+    o.max_submissions = 3;
+    let result = compare(&corpus(&docs), &o).unwrap();
+    assert_eq!(result.pairs.len(), 3);
+    o.max_submissions = 0; // no limit
+    assert_eq!(compare(&corpus(&docs), &o).unwrap().pairs.len(), 3);
+}
+
+#[test]
+fn base_code_is_neither_matched_nor_counted() {
+    let mut rng = SplitMix64::new(11);
+    let starter = random_symbols(&mut rng, 50);
+    let copied = random_symbols(&mut rng, 30);
+    let mut filler = |n| random_symbols(&mut rng, n);
+    // Alice and Bob both keep the starter code right next to the copied
+    // passage; Carol keeps only the starter code.
+    let alice = [filler(20), starter.clone(), copied.clone(), filler(20)].concat();
+    let bob = [starter.clone(), copied.clone()].concat();
+    let carol = [filler(10), starter.clone(), filler(10)].concat();
+    let docs = vec![
+        doc(0, Role::Current, alice),
+        doc(1, Role::Current, bob),
+        doc(2, Role::Current, carol),
+        doc(3, Role::Base, starter),
+    ];
+    let o = options(5, 4);
+    let result = compare(&corpus(&docs), &o).unwrap();
+    check_structure(&docs, &o, &result);
+    assert_eq!(result.documents[0].base_symbols, 50);
+    assert_eq!(result.documents[3].base_symbols, 0);
+    assert_eq!(result.pairs.len(), 1, "{:?}", result.pairs);
+    let p = &result.pairs[0];
+    assert_eq!((p.a, p.b), (sub_id(1), sub_id(0)));
+    assert_eq!((p.symbols_a, p.covered_a), (30, 30));
+    assert_eq!((p.symbols_b, p.covered_b), (70, 30));
+    assert_eq!(p.fragments.len(), 1);
+    assert_eq!((p.fragments[0].a_start, p.fragments[0].b_start), (50, 70));
+    assert!(result.stats.dropped_base > 0);
+
+    // Without the base document the starter code is a match like any other.
+    let result = compare(&corpus(&docs[..3]), &o).unwrap();
+    assert_eq!(result.pairs.len(), 3);
+    assert_eq!(result.pairs[0].fragments[0].len, 80);
+}
+
+#[test]
+fn old_pairs_and_same_submission_pairs_never_appear() {
+    let mut rng = SplitMix64::new(3);
+    let shared = random_symbols(&mut rng, 60);
+    let mut filler = |n| random_symbols(&mut rng, n);
+    let docs = vec![
+        // Submission 0 has two files sharing a passage.
+        doc(0, Role::Current, [filler(5), shared.clone()].concat()),
+        doc(0, Role::Current, [shared.clone(), filler(5)].concat()),
+        // Two old submissions with the same passage.
+        doc(1, Role::Old, [filler(9), shared.clone()].concat()),
+        doc(2, Role::Old, [filler(3), shared.clone()].concat()),
+    ];
+    let o = options(5, 4);
+    let result = compare(&corpus(&docs), &o).unwrap();
+    check_structure(&docs, &o, &result);
+    let pairs: Vec<_> = result.pairs.iter().map(|p| (p.a, p.b)).collect();
+    assert_eq!(pairs.len(), 2);
+    assert!(pairs.contains(&(sub_id(1), sub_id(0))));
+    assert!(pairs.contains(&(sub_id(2), sub_id(0))));
+
+    // With only submission 0 (two files) nothing can be compared.
+    let result = compare(&corpus(&docs[..2]), &o).unwrap();
+    assert!(result.pairs.is_empty());
+}
+
+#[test]
+fn mixed_roles_in_one_submission_are_rejected() {
+    let s = vec![1u64, 2, 3];
+    let docs = vec![doc(0, Role::Current, s.clone()), doc(0, Role::Old, s)];
+    let err = compare(&corpus(&docs), &options(2, 2)).unwrap_err();
+    assert_eq!(err, Error::MixedRoles(sub_id(0)));
+}
+
+#[test]
+fn invalid_options_are_errors() {
+    let mut o = options(2, 2);
+    o.occurrence_cap = 0;
+    assert_eq!(o.validate(), Err(Error::ZeroCap));
+    let mut o = options(2, 2);
+    o.cluster_threshold = f64::NAN;
+    assert!(matches!(o.validate(), Err(Error::InvalidThreshold(_))));
+    let mut o = options(2, 2);
+    o.selection = Selection::ModP { p: 0 };
+    assert!(compare(&Corpus::new(), &o).is_err());
+}
+
+#[test]
+fn identical_submissions_are_flagged() {
+    let mut rng = SplitMix64::new(5);
+    let (f1, f2) = (random_symbols(&mut rng, 50), random_symbols(&mut rng, 70));
+    let docs = vec![
+        doc(0, Role::Current, f1.clone()),
+        doc(0, Role::Current, f2.clone()),
+        // Same files, other order, plus an empty one.
+        doc(1, Role::Current, f2.clone()),
+        doc(1, Role::Current, Vec::new()),
+        doc(1, Role::Current, f1.clone()),
+        // Only one of the files.
+        doc(2, Role::Current, f1),
+    ];
+    let result = compare(&corpus(&docs), &options(4, 4)).unwrap();
+    assert_eq!(result.pairs.len(), 3);
+    for p in &result.pairs {
+        let expect = (p.a, p.b) == (sub_id(1), sub_id(0));
+        assert_eq!(p.identical, expect, "{:?}", (p.a, p.b));
+        if expect {
+            assert_eq!(
+                (p.a_percent, p.b_percent, p.similarity),
+                (100.0, 100.0, 1.0)
+            );
+        }
+    }
+}
+
+#[test]
+fn clusters_are_connected_components_above_the_threshold() {
+    let mut rng = SplitMix64::new(9);
+    let x = random_symbols(&mut rng, 100);
+    let y = random_symbols(&mut rng, 100);
+    let mut filler = |n| random_symbols(&mut rng, n);
+    // 0-1 share x entirely, 1-2 share y entirely: one cluster {0, 1, 2}.
+    // 3-4 share a tenth: below the threshold.
+    let small = filler(10);
+    let docs = vec![
+        doc(0, Role::Current, x.clone()),
+        doc(1, Role::Current, [x, y.clone()].concat()),
+        doc(2, Role::Current, y),
+        doc(3, Role::Current, [small.clone(), filler(90)].concat()),
+        doc(4, Role::Current, [filler(90), small].concat()),
+    ];
+    let mut o = options(4, 4);
+    o.cluster_threshold = 0.5;
+    let result = compare(&corpus(&docs), &o).unwrap();
+    assert_eq!(result.pairs.len(), 3);
+    assert_eq!(result.clusters.len(), 1);
+    assert_eq!(
+        result.clusters[0].submissions,
+        vec![sub_id(2), sub_id(1), sub_id(0)]
+    );
+}
+
+/// A hash repeated 100,000 times in two documents: the occurrence cap bounds
+/// the position pairs, the extension budget bounds the symbol comparisons.
+#[test]
+fn repeated_hash_work_is_bounded() {
+    let n = 100_000;
+    let docs = vec![
+        doc(0, Role::Current, vec![7; n]),
+        doc(1, Role::Current, vec![7; n]),
+    ];
+    let o = options(5, 4);
+    let result = compare(&corpus(&docs), &o).unwrap();
+    let s = result.stats;
+    let cap = o.occurrence_cap as u64;
+    assert_eq!(s.indexed, 2 * cap);
+    assert_eq!(s.dropped_cap, s.fingerprints - 2 * cap);
+    assert!(s.seeds <= cap * cap);
+    assert!(s.extension_steps <= EXTENSION_BUDGET_PER_SYMBOL * 2 * n as u64);
+    assert_eq!(result.pairs.len(), 1);
+    let f = &result.pairs[0].fragments;
+    assert_eq!(f.len(), 1);
+    assert_eq!((f[0].a_start, f[0].b_start, f[0].len), (0, 0, n as u32));
+}
+
+/// A periodic document: many distinct hashes, each repeated thousands of
+/// times, on a few diagonals.
+#[test]
+fn periodic_documents_stay_bounded() {
+    let n = 100_000;
+    let period: Vec<u64> = (0..50).collect();
+    let a: Vec<u64> = period.iter().copied().cycle().take(n).collect();
+    let docs = vec![doc(0, Role::Current, a.clone()), doc(1, Role::Current, a)];
+    let o = options(5, 4);
+    let result = compare(&corpus(&docs), &o).unwrap();
+    let s = result.stats;
+    let cap = o.occurrence_cap as u64;
+    assert!(s.indexed <= 2 * 50 * cap);
+    assert!(s.seeds <= 50 * cap * cap);
+    assert!(s.extension_steps <= EXTENSION_BUDGET_PER_SYMBOL * 2 * n as u64);
+    assert_eq!(result.pairs[0].covered_a, n as u64);
+}
+
+#[test]
+fn empty_and_tiny_inputs() {
+    let o = options(5, 4);
+    let result = compare(&Corpus::new(), &o).unwrap();
+    assert!(result.pairs.is_empty() && result.clusters.is_empty());
+    let docs = vec![
+        doc(0, Role::Current, vec![]),
+        doc(1, Role::Current, vec![1, 2]),
+        doc(2, Role::Base, vec![]),
+    ];
+    let result = compare(&corpus(&docs), &o).unwrap();
+    assert!(result.pairs.is_empty());
+    assert_eq!(result.stats.documents, 2);
+    assert_eq!(result.stats.base_documents, 1);
+}
+
+#[test]
+fn distinct_hash_sets_in_the_index_are_counted() {
+    let mut rng = SplitMix64::new(1);
+    let shared = random_symbols(&mut rng, 30);
+    let docs = vec![
+        doc(0, Role::Current, shared.clone()),
+        doc(1, Role::Current, shared),
+    ];
+    let o = options(5, 4);
+    let result = compare(&corpus(&docs), &o).unwrap();
+    let hashes: HashSet<u64> = {
+        let mut f = bryo_engine::Fingerprinter::new(o.config, o.hash, o.selection).unwrap();
+        f.fingerprints_symbols(&docs[0].symbols)
+            .unwrap()
+            .iter()
+            .map(|f| f.hash)
+            .collect()
+    };
+    assert_eq!(result.stats.shared_hashes, hashes.len() as u64);
+    assert_eq!(
+        result.pairs[0].shared_fingerprints,
+        result.stats.fingerprints / 2
+    );
+}
+
+/// With a generous cap, a constant document pair has hundreds of diagonals,
+/// each matching almost everywhere: the extension budget runs out, and the
+/// fragments stay exact and non-overlapping.
+#[test]
+fn extension_budget_runs_out_safely() {
+    let n = 20_000;
+    let docs = vec![
+        doc(0, Role::Current, vec![3; n]),
+        doc(1, Role::Current, vec![3; n]),
+    ];
+    let mut o = options(4, 4);
+    o.occurrence_cap = 200;
+    o.selection = Selection::Winnow;
+    let result = compare(&corpus(&docs), &o).unwrap();
+    let s = result.stats;
+    assert!(s.seeds <= 200 * 200);
+    assert_eq!(s.budget_exhausted, 1);
+    assert!(s.extension_steps <= EXTENSION_BUDGET_PER_SYMBOL * 2 * n as u64);
+    let p = &result.pairs[0];
+    let mut covered = vec![false; n];
+    for f in &p.fragments {
+        for i in f.a_range() {
+            assert!(!covered[i], "overlap");
+            covered[i] = true;
+        }
+    }
+    assert_eq!(p.covered_a, covered.iter().filter(|&&c| c).count() as u64);
+    assert!(p.covered_a > n as u64 / 2);
+}

@@ -1,0 +1,89 @@
+//! Deliberately naive references for the matcher: brute force over every
+//! pair of submissions, hash sets and maps, no sorting tricks.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use bryo_engine::{Fingerprinter, Hasher};
+use bryo_match::{MatchOptions, Role};
+
+/// A test document: dense submission index, whether it is old, base or
+/// current, and its symbols.
+#[derive(Clone, Debug)]
+pub struct TestDoc {
+    pub sub: u32,
+    pub role: Role,
+    pub symbols: Vec<u64>,
+}
+
+/// All k-gram hashes of the base documents.
+pub fn base_hashes(docs: &[TestDoc], options: &MatchOptions) -> HashSet<u64> {
+    let hasher = Hasher::new(options.hash, &options.config);
+    let k = options.config.k();
+    let mut set = HashSet::new();
+    for d in docs.iter().filter(|d| d.role == Role::Base) {
+        for i in 0..(d.symbols.len() + 1).saturating_sub(k) {
+            set.insert(hasher.hash_kgram_symbols(&d.symbols[i..i + k]).unwrap());
+        }
+    }
+    set
+}
+
+/// For every symbol of `doc`, whether some k-gram containing it has a base
+/// hash.
+pub fn base_mask(doc: &[u64], base: &HashSet<u64>, options: &MatchOptions) -> Vec<bool> {
+    let hasher = Hasher::new(options.hash, &options.config);
+    let k = options.config.k();
+    let mut mask = vec![false; doc.len()];
+    for i in 0..(doc.len() + 1).saturating_sub(k) {
+        if base.contains(&hasher.hash_kgram_symbols(&doc[i..i + k]).unwrap()) {
+            for m in &mut mask[i..i + k] {
+                *m = true;
+            }
+        }
+    }
+    mask
+}
+
+/// `(a, b) -> shared fingerprints` over dense submission indices, `a < b`,
+/// by brute force over every pair of submissions.
+pub fn pairs(docs: &[TestDoc], options: &MatchOptions) -> BTreeMap<(u32, u32), u64> {
+    let mut f = Fingerprinter::new(options.config, options.hash, options.selection).unwrap();
+    let base = base_hashes(docs, options);
+    // occurrences[sub][hash], each document's count capped.
+    let mut occurrences: BTreeMap<u32, HashMap<u64, u64>> = BTreeMap::new();
+    let mut old: BTreeMap<u32, bool> = BTreeMap::new();
+    let mut subs_of: HashMap<u64, BTreeSet<u32>> = HashMap::new();
+    for d in docs.iter().filter(|d| d.role != Role::Base) {
+        old.insert(d.sub, d.role == Role::Old);
+        let mut counts: HashMap<u64, u64> = HashMap::new();
+        for fp in f.fingerprints_symbols(&d.symbols).unwrap() {
+            *counts.entry(fp.hash).or_default() += 1;
+        }
+        let occ = occurrences.entry(d.sub).or_default();
+        for (h, n) in counts {
+            *occ.entry(h).or_default() += n.min(options.occurrence_cap as u64);
+            subs_of.entry(h).or_default().insert(d.sub);
+        }
+    }
+    let valid = |h: &u64| {
+        !base.contains(h)
+            && (options.max_submissions == 0 || subs_of[h].len() <= options.max_submissions)
+    };
+    let mut out = BTreeMap::new();
+    for (&a, occ_a) in &occurrences {
+        for (&b, occ_b) in &occurrences {
+            if a >= b || (old[&a] && old[&b]) {
+                continue;
+            }
+            let shared: u64 = occ_a
+                .iter()
+                .filter(|(h, _)| valid(h))
+                .filter_map(|(h, &na)| occ_b.get(h).map(|&nb| na.min(nb)))
+                .sum();
+            if shared > 0 {
+                out.insert((a, b), shared);
+            }
+        }
+    }
+    out
+}
