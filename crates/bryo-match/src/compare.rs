@@ -78,6 +78,9 @@ pub fn compare(corpus: &Corpus<'_>, options: &MatchOptions) -> Result<Comparison
     prep.mark_base(&base, options.config, &hasher);
     let fps = fingerprint_all(&prep.docs, options)?;
     let index = build_index(&fps, &prep, &base, options);
+    // The index holds what is still needed; free the rest before scoring.
+    let fp_counts: Vec<usize> = fps.iter().map(Vec::len).collect();
+    drop(fps);
 
     let mut candidates = Vec::new();
     let recs = &index.records;
@@ -123,7 +126,7 @@ pub fn compare(corpus: &Corpus<'_>, options: &MatchOptions) -> Result<Comparison
         documents: prep.docs.len() as u64,
         submissions: prep.subs.len() as u64,
         base_documents: prep.base_docs.len() as u64,
-        fingerprints: fps.iter().map(|f| f.len() as u64).sum(),
+        fingerprints: fp_counts.iter().map(|&n| n as u64).sum(),
         dropped_base: index.counts.dropped_base,
         dropped_common: index.counts.dropped_common,
         dropped_cap: index.counts.dropped_cap,
@@ -175,9 +178,9 @@ pub fn compare(corpus: &Corpus<'_>, options: &MatchOptions) -> Result<Comparison
     });
 
     let mut documents = vec![DocumentSummary::default(); corpus.len()];
-    for (doc, f) in prep.docs.iter().zip(&fps) {
+    for (doc, &n) in prep.docs.iter().zip(&fp_counts) {
         documents[doc.id as usize] = DocumentSummary {
-            fingerprints: u32::try_from(f.len()).unwrap_or(u32::MAX),
+            fingerprints: u32::try_from(n).unwrap_or(u32::MAX),
             base_symbols: crate::index::base_count(&doc.base) as u32,
         };
     }

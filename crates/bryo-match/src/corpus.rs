@@ -1,0 +1,135 @@
+//! The input: documents grouped into submissions.
+
+use std::fmt;
+
+/// Index of a document in its [`Corpus`], in the order documents were added.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DocId(pub u32);
+
+/// A submission: the unit that is compared. Its documents are never compared
+/// with each other. Ids are chosen by the caller and need not be dense.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SubmissionId(pub u32);
+
+impl fmt::Display for DocId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl fmt::Display for SubmissionId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// What a document is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Role {
+    /// A document of a submission under examination: compared with every
+    /// other current and old submission.
+    #[default]
+    Current,
+    /// A document of a submission from an earlier term (MOSS users keep
+    /// these to catch reuse): compared with current submissions, never with
+    /// other old ones.
+    Old,
+    /// Sanctioned code, e.g. the starter code handed out with an assignment
+    /// (MOSS `-b`). Every k-gram found in a base document is ignored in all
+    /// other documents. Its submission id is ignored.
+    Base,
+}
+
+/// One document (a file): a sequence of front-end symbols, borrowed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Document<'a> {
+    /// The submission the document belongs to.
+    pub submission: SubmissionId,
+    /// Current, old or base.
+    pub role: Role,
+    /// The normalized symbols (e.g. `bryo_frontend::Normalized::symbols`).
+    pub symbols: &'a [u64],
+}
+
+impl<'a> Document<'a> {
+    /// A current document of `submission`.
+    pub fn new(submission: SubmissionId, symbols: &'a [u64]) -> Document<'a> {
+        Document {
+            submission,
+            role: Role::Current,
+            symbols,
+        }
+    }
+
+    /// The same document with another role.
+    pub fn with_role(mut self, role: Role) -> Document<'a> {
+        self.role = role;
+        self
+    }
+}
+
+/// The documents to compare, borrowed from the caller.
+///
+/// ```
+/// use bryo_match::{Corpus, Document, Role, SubmissionId};
+/// let (a, b, starter) = (vec![1u64, 2, 3], vec![1u64, 2, 4], vec![9u64, 9]);
+/// let mut corpus = Corpus::new();
+/// let first = corpus.push(Document::new(SubmissionId(0), &a));
+/// corpus.push(Document::new(SubmissionId(1), &b).with_role(Role::Old));
+/// corpus.push(Document::new(SubmissionId(0), &starter).with_role(Role::Base));
+/// assert_eq!(first.0, 0);
+/// assert_eq!(corpus.len(), 3);
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Corpus<'a> {
+    documents: Vec<Document<'a>>,
+}
+
+impl<'a> Corpus<'a> {
+    /// An empty corpus.
+    pub fn new() -> Corpus<'a> {
+        Corpus::default()
+    }
+
+    /// Adds a document and returns its id.
+    pub fn push(&mut self, document: Document<'a>) -> DocId {
+        // `compare` rejects corpora beyond u32 ids, so saturating is harmless.
+        let id = DocId(u32::try_from(self.documents.len()).unwrap_or(u32::MAX));
+        self.documents.push(document);
+        id
+    }
+
+    /// The documents, indexed by [`DocId`].
+    pub fn documents(&self) -> &[Document<'a>] {
+        &self.documents
+    }
+
+    /// The document with the given id.
+    pub fn get(&self, id: DocId) -> Option<&Document<'a>> {
+        self.documents.get(id.0 as usize)
+    }
+
+    /// Number of documents.
+    pub fn len(&self) -> usize {
+        self.documents.len()
+    }
+
+    /// Whether the corpus has no documents.
+    pub fn is_empty(&self) -> bool {
+        self.documents.is_empty()
+    }
+}
+
+impl<'a> FromIterator<Document<'a>> for Corpus<'a> {
+    fn from_iter<I: IntoIterator<Item = Document<'a>>>(iter: I) -> Self {
+        Corpus {
+            documents: iter.into_iter().collect(),
+        }
+    }
+}
+
+impl<'a> Extend<Document<'a>> for Corpus<'a> {
+    fn extend<I: IntoIterator<Item = Document<'a>>>(&mut self, iter: I) {
+        self.documents.extend(iter);
+    }
+}

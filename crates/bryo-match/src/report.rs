@@ -1,0 +1,143 @@
+//! The result of a comparison.
+
+use std::ops::Range;
+
+use crate::{DocId, SubmissionId};
+
+/// An exact match between two documents: `len` symbols starting at
+/// `a_start` in `a_doc` equal the `len` symbols starting at `b_start` in
+/// `b_doc`. Positions and lengths are in symbols; a front-end's spans map
+/// them to bytes and lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Fragment {
+    /// Document on the `a` side of the pair (belongs to [`PairMatch::a`]).
+    pub a_doc: DocId,
+    /// First symbol of the match in `a_doc`.
+    pub a_start: u32,
+    /// Document on the `b` side of the pair (belongs to [`PairMatch::b`]).
+    pub b_doc: DocId,
+    /// First symbol of the match in `b_doc`.
+    pub b_start: u32,
+    /// Length of the match in symbols.
+    pub len: u32,
+}
+
+impl Fragment {
+    /// The matched symbols of `a_doc`.
+    pub fn a_range(&self) -> Range<usize> {
+        self.a_start as usize..self.a_start as usize + self.len as usize
+    }
+
+    /// The matched symbols of `b_doc`.
+    pub fn b_range(&self) -> Range<usize> {
+        self.b_start as usize..self.b_start as usize + self.len as usize
+    }
+}
+
+/// What two submissions share.
+///
+/// Symbol counts exclude base-covered symbols (see
+/// [`DocumentSummary::base_symbols`]), in both numerator and denominator.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PairMatch {
+    /// The submission with the smaller id.
+    pub a: SubmissionId,
+    /// The submission with the larger id.
+    pub b: SubmissionId,
+    /// Shared fingerprints: over every hash the two submissions share (after
+    /// the base, `max_submissions` and occurrence-cap rules), the smaller of
+    /// its two occurrence counts, each summed over the submission's
+    /// documents. Pairs are selected by this count (MOSS ranks by the number
+    /// of matching fingerprints).
+    pub shared_fingerprints: u64,
+    /// Non-overlapping exact matches on both sides, longest first (ties by
+    /// position).
+    pub fragments: Vec<Fragment>,
+    /// Symbols of `a`'s documents that are not base-covered.
+    pub symbols_a: u64,
+    /// Symbols of `b`'s documents that are not base-covered.
+    pub symbols_b: u64,
+    /// Symbols of `a` inside a fragment and not base-covered.
+    pub covered_a: u64,
+    /// Symbols of `b` inside a fragment and not base-covered.
+    pub covered_b: u64,
+    /// `100 · covered_a / symbols_a` (MOSS's `name (NN%)`); 0 if empty.
+    pub a_percent: f64,
+    /// `100 · covered_b / symbols_b`; 0 if empty.
+    pub b_percent: f64,
+    /// `(covered_a + covered_b) / (symbols_a + symbols_b)`, in `0..=1`.
+    pub similarity: f64,
+    /// Length of the longest fragment in symbols (0 if none).
+    pub longest_fragment: u32,
+    /// The two submissions have the same documents: the same multiset of
+    /// non-empty symbol sequences (base code included), at least one symbol.
+    pub identical: bool,
+}
+
+/// A connected group of submissions: linked by reported pairs whose
+/// similarity reaches the cluster threshold.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cluster {
+    /// Members, in increasing id order; at least two.
+    pub submissions: Vec<SubmissionId>,
+}
+
+/// Per-document facts, indexed by [`DocId`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DocumentSummary {
+    /// Fingerprints selected in the document (before any filtering).
+    /// 0 for base documents.
+    pub fingerprints: u32,
+    /// Symbols covered by a k-gram whose hash occurs among all k-grams of
+    /// the base documents. 0 for base documents.
+    pub base_symbols: u32,
+}
+
+/// Counters describing the work done; handy for reports and tests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Non-base documents.
+    pub documents: u64,
+    /// Distinct submissions among non-base documents.
+    pub submissions: u64,
+    /// Base documents.
+    pub base_documents: u64,
+    /// Fingerprints selected in all non-base documents.
+    pub fingerprints: u64,
+    /// Fingerprint occurrences dropped because the hash occurs in the base.
+    pub dropped_base: u64,
+    /// Occurrences dropped because the hash is in more than
+    /// `max_submissions` submissions.
+    pub dropped_common: u64,
+    /// Occurrences beyond the per-document cap.
+    pub dropped_cap: u64,
+    /// Occurrences kept in the index: hashes found in at least two
+    /// submissions after the rules above.
+    pub indexed: u64,
+    /// Distinct hashes kept in the index.
+    pub shared_hashes: u64,
+    /// Pairs of submissions sharing at least one fingerprint.
+    pub candidate_pairs: u64,
+    /// Matched position pairs examined while building fragments.
+    pub seeds: u64,
+    /// Symbol comparisons spent extending seeds to maximal matches.
+    pub extension_steps: u64,
+    /// Document pairs whose extension budget ran out (fragments there may
+    /// be shorter than maximal).
+    pub budget_exhausted: u64,
+}
+
+/// The result of [`compare`](crate::compare).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comparison {
+    /// Reported pairs, ranked like MOSS by size of match: most covered
+    /// symbols (`covered_a + covered_b`) first, then most shared
+    /// fingerprints, then by `(a, b)`.
+    pub pairs: Vec<PairMatch>,
+    /// Clusters, largest first, then by smallest member.
+    pub clusters: Vec<Cluster>,
+    /// Per-document facts, indexed by [`DocId`].
+    pub documents: Vec<DocumentSummary>,
+    /// Counters.
+    pub stats: Stats,
+}
