@@ -28,13 +28,13 @@ pub const CODE_K: usize = 12;
 /// Winnowing window for source code.
 pub const CODE_W: usize = 8;
 /// Characters per k-gram for prose in character mode.
-pub const TEXT_CHARS_K: usize = 40;
+pub const TEXT_CHARS_K: usize = 20;
 /// Winnowing window for prose in character mode.
 pub const TEXT_CHARS_W: usize = 40;
 /// Words per k-gram for prose in word mode.
 pub const TEXT_WORDS_K: usize = 6;
 /// Winnowing window for prose in word mode.
-pub const TEXT_WORDS_W: usize = 6;
+pub const TEXT_WORDS_W: usize = 12;
 
 /// Everything `bryo compare` can be asked.
 #[derive(Clone, Debug)]

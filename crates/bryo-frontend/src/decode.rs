@@ -224,6 +224,7 @@ impl<'a> Decoded<'a> {
             encoding: self.encoding,
             map: self.map,
             fallback_at: self.fallback_at,
+            truncated_at: self.truncated_at,
         }
     }
 
