@@ -5,7 +5,7 @@ use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
-use bryo_compare::{compare, AnalyzeOptions, CompareOptions, Parser};
+use bryo_compare::{compare, AnalyzeOptions, CompareOptions, Normalization, Parser};
 use bryo_frontend::{Language, TextMode};
 use bryo_input::{discover, parse_file_list, InputOptions};
 use bryo_report::{write_csv, write_json, write_table, Report, TableOptions};
@@ -53,7 +53,12 @@ pub struct Args {
     /// A passage found in more than N submissions is ignored as a common
     /// idiom (MOSS -m); 0 = no limit. `-m 2` keeps only passages in exactly
     /// two submissions.
-    #[arg(short = 'm', long = "max-submissions", value_name = "N", default_value_t = 10)]
+    #[arg(
+        short = 'm',
+        long = "max-submissions",
+        value_name = "N",
+        default_value_t = 10
+    )]
     max_submissions: usize,
 
     /// Number of pairs reported (MOSS -n); 0 = every pair that shares a
@@ -66,11 +71,11 @@ pub struct Args {
     comment: Option<String>,
 
     /// Noise threshold: symbols per k-gram; matches shorter than k are never
-    /// found [default: 12 tokens for code, 40 characters or 6 words for prose].
+    /// found [default: 12 tokens for code, 20 characters or 6 words for prose].
     #[arg(short = 'k', value_name = "K")]
     k: Option<usize>,
 
-    /// Winnowing window in k-grams [default: 8 for code, 40 or 6 for prose].
+    /// Winnowing window in k-grams [default: 12 for code, 40 characters or 12 words for prose].
     #[arg(short = 'w', value_name = "W", conflicts_with = "t")]
     w: Option<usize>,
 
@@ -104,9 +109,15 @@ pub struct Args {
     #[arg(long = "parser", value_enum, default_value_t = ParserArg::Lexer)]
     parser: ParserArg,
 
-    /// Keep identifiers and literals verbatim instead of normalizing them
-    /// (catches only copies that did not rename anything).
-    #[arg(long = "verbatim")]
+    /// What of identifiers and literals survives normalization: `full` (as
+    /// MOSS: every identifier one symbol, every literal its kind),
+    /// `keep-strings` (as full, but string literals keep their text), or
+    /// `verbatim` (nothing renamed goes unseen).
+    #[arg(long = "normalization", value_enum, default_value_t = NormalizationArg::KeepStrings)]
+    normalization: NormalizationArg,
+
+    /// Short for --normalization verbatim.
+    #[arg(long = "verbatim", conflicts_with = "normalization")]
     verbatim: bool,
 
     /// Symbols of prose and HTML: characters (as the winnowing paper) or
@@ -146,6 +157,13 @@ enum Format {
 enum ParserArg {
     Lexer,
     TreeSitter,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum NormalizationArg {
+    Full,
+    KeepStrings,
+    Verbatim,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -196,7 +214,9 @@ pub fn run(args: &Args) -> Result<bool> {
     if let Some(list) = &args.files_from {
         let mut text = String::new();
         if list.as_os_str() == "-" {
-            io::stdin().read_to_string(&mut text).context("cannot read the file list from standard input")?;
+            io::stdin()
+                .read_to_string(&mut text)
+                .context("cannot read the file list from standard input")?;
         } else {
             File::open(list)
                 .and_then(|mut f| f.read_to_string(&mut text))
@@ -230,7 +250,7 @@ pub fn run(args: &Args) -> Result<bool> {
                 ParserArg::Lexer => Parser::Lexer,
                 ParserArg::TreeSitter => Parser::TreeSitter,
             },
-            verbatim: args.verbatim,
+            normalization: normalization(args.verbatim, args.normalization),
             text_mode: match args.text_mode {
                 TextModeArg::Chars => TextMode::Chars,
                 TextModeArg::Words => TextMode::Words,
@@ -273,7 +293,10 @@ fn write_report(report: &Report, args: &Args) -> Result<()> {
                 ColorArg::Never => false,
                 ColorArg::Auto => to_terminal && std::env::var_os("NO_COLOR").is_none(),
             };
-            let table = TableOptions { color, ..TableOptions::default() };
+            let table = TableOptions {
+                color,
+                ..TableOptions::default()
+            };
             write_table(report, &mut out, &table)?;
         }
     }
@@ -292,5 +315,13 @@ mod tests {
         assert!(parse_fraction("140%").is_err());
         assert!(parse_fraction("-1").is_err());
         assert!(parse_fraction("x").is_err());
+    }
+}
+
+fn normalization(verbatim: bool, arg: NormalizationArg) -> Normalization {
+    match (verbatim, arg) {
+        (true, _) | (_, NormalizationArg::Verbatim) => Normalization::Verbatim,
+        (_, NormalizationArg::Full) => Normalization::Full,
+        (_, NormalizationArg::KeepStrings) => Normalization::KeepStrings,
     }
 }

@@ -4,7 +4,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use bryo_compare::{analyze, has_tree_sitter, AnalyzeOptions, Parser};
+use bryo_compare::{analyze, has_tree_sitter, AnalyzeOptions, Normalization, Parser};
 use bryo_frontend::{FrontendKind, Language, TextMode};
 use serde::Serialize;
 
@@ -22,8 +22,13 @@ pub struct TokensArgs {
     #[arg(long = "parser", value_enum, default_value_t = ParserArg::Lexer)]
     parser: ParserArg,
 
-    /// Keep identifiers and literals verbatim.
-    #[arg(long = "verbatim")]
+    /// What of identifiers and literals survives normalization: full,
+    /// keep-strings or verbatim (see `bryo compare --help`).
+    #[arg(long = "normalization", value_enum, default_value_t = NormalizationArg::KeepStrings)]
+    normalization: NormalizationArg,
+
+    /// Short for --normalization verbatim.
+    #[arg(long = "verbatim", conflicts_with = "normalization")]
     verbatim: bool,
 
     /// Symbols of prose and HTML: characters or words.
@@ -52,6 +57,13 @@ enum Format {
 enum ParserArg {
     Lexer,
     TreeSitter,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum NormalizationArg {
+    Full,
+    KeepStrings,
+    Verbatim,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,23 +98,23 @@ pub fn tokens(args: &TokensArgs) -> Result<()> {
         })?),
         None => None,
     };
-    let bytes =
-        std::fs::read(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?;
+    let bytes = std::fs::read(&args.file)
+        .with_context(|| format!("cannot read {}", args.file.display()))?;
     let options = AnalyzeOptions {
         language,
         parser: match args.parser {
             ParserArg::Lexer => Parser::Lexer,
             ParserArg::TreeSitter => Parser::TreeSitter,
         },
-        verbatim: args.verbatim,
+        normalization: normalization(args.verbatim, args.normalization),
         text_mode: match args.text_mode {
             TextModeArg::Chars => TextMode::Chars,
             TextModeArg::Words => TextMode::Words,
         },
     };
     let path = args.file.display().to_string();
-    let file = analyze(&path, &bytes, &options)
-        .map_err(|reason| anyhow::anyhow!("{path}: {reason}"))?;
+    let file =
+        analyze(&path, &bytes, &options).map_err(|reason| anyhow::anyhow!("{path}: {reason}"))?;
     let text = file.text();
     let tokens: Vec<Token> = file
         .normalized
@@ -111,7 +123,12 @@ pub fn tokens(args: &TokensArgs) -> Result<()> {
         .zip(&file.normalized.spans)
         .map(|(&symbol, span)| {
             let (line, col) = file.lines.line_col(span.start);
-            Token { symbol, line, col, text: &text[span.range()] }
+            Token {
+                symbol,
+                line,
+                col,
+                text: &text[span.range()],
+            }
         })
         .collect();
     let out = TokensOut {
@@ -187,7 +204,11 @@ pub fn languages(args: &LanguagesArgs) -> Result<()> {
             writeln!(w)?;
         }
         Format::Text => {
-            writeln!(w, "{:<12} {:<20} {:<30} front-ends", "language", "aliases", "extensions")?;
+            writeln!(
+                w,
+                "{:<12} {:<20} {:<30} front-ends",
+                "language", "aliases", "extensions"
+            )?;
             for l in &list {
                 let exts: Vec<String> = l.extensions.iter().map(|e| format!(".{e}")).collect();
                 writeln!(
@@ -203,4 +224,12 @@ pub fn languages(args: &LanguagesArgs) -> Result<()> {
     }
     w.flush()?;
     Ok(())
+}
+
+fn normalization(verbatim: bool, arg: NormalizationArg) -> Normalization {
+    match (verbatim, arg) {
+        (true, _) | (_, NormalizationArg::Verbatim) => Normalization::Verbatim,
+        (_, NormalizationArg::Full) => Normalization::Full,
+        (_, NormalizationArg::KeepStrings) => Normalization::KeepStrings,
+    }
 }

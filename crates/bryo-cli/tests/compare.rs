@@ -29,7 +29,11 @@ fn compare_json(dir: &Path, args: &[&str]) -> Value {
         .args(["--format", "json"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -88,7 +92,11 @@ fn program(seed: u32) -> String {
     for f in 0..6 {
         s.push_str(&format!("def f{f}_{seed}(a, b):\n"));
         for _ in 0..8 {
-            let (o1, o2, c) = (OPS[next(10) as usize], OPS[next(10) as usize], CMP[next(6) as usize]);
+            let (o1, o2, c) = (
+                OPS[next(10) as usize],
+                OPS[next(10) as usize],
+                CMP[next(6) as usize],
+            );
             let line = match next(8) {
                 0 => format!("    a = a {o1} b {o2} 2\n"),
                 1 => format!("    if a {c} b:\n        return [a, b {o1} 1]\n"),
@@ -134,7 +142,11 @@ fn disguised(seed: u32) -> String {
         })
         .collect();
     functions.reverse();
-    functions.iter().map(|f| format!("# my own work\n{}\n", f.trim_end())).collect::<Vec<_>>().join("\n")
+    functions
+        .iter()
+        .map(|f| format!("# my own work\n{}\n", f.trim_end()))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 #[test]
@@ -176,17 +188,35 @@ fn fragments_map_to_the_right_lines() {
     let (fa, fb) = (&frag["a"], &frag["b"]);
     let side = |loc: &Value, name: &str| loc["file"].as_str().unwrap().ends_with(name);
     let (in_a, in_b) = if side(fa, "a.py") { (fa, fb) } else { (fb, fa) };
-    let a_lines = [in_a["lines"][0].as_u64().unwrap(), in_a["lines"][1].as_u64().unwrap()];
-    let b_lines = [in_b["lines"][0].as_u64().unwrap(), in_b["lines"][1].as_u64().unwrap()];
+    let a_lines = [
+        in_a["lines"][0].as_u64().unwrap(),
+        in_a["lines"][1].as_u64().unwrap(),
+    ];
+    let b_lines = [
+        in_b["lines"][0].as_u64().unwrap(),
+        in_b["lines"][1].as_u64().unwrap(),
+    ];
     // The longest fragment lies inside the shared block on both sides and
     // covers most of it.
-    assert!(a_lines[0] > a_offset && a_lines[1] <= a_offset + shared_lines, "{a_lines:?}");
+    assert!(
+        a_lines[0] > a_offset && a_lines[1] <= a_offset + shared_lines,
+        "{a_lines:?}"
+    );
     assert!(b_lines[0] >= 1 && b_lines[1] <= shared_lines, "{b_lines:?}");
-    assert!(a_lines[1] - a_lines[0] + 1 >= shared_lines / 2, "{a_lines:?}");
-    assert_eq!(a_lines[0] - a_offset, b_lines[0], "same line of the shared block");
+    assert!(
+        a_lines[1] - a_lines[0] + 1 >= shared_lines / 2,
+        "{a_lines:?}"
+    );
+    assert_eq!(
+        a_lines[0] - a_offset,
+        b_lines[0],
+        "same line of the shared block"
+    );
     // Byte ranges point at the same text.
-    let a_bytes = &a.as_bytes()[in_a["bytes"][0].as_u64().unwrap() as usize..in_a["bytes"][1].as_u64().unwrap() as usize];
-    let b_bytes = &b.as_bytes()[in_b["bytes"][0].as_u64().unwrap() as usize..in_b["bytes"][1].as_u64().unwrap() as usize];
+    let a_bytes = &a.as_bytes()
+        [in_a["bytes"][0].as_u64().unwrap() as usize..in_a["bytes"][1].as_u64().unwrap() as usize];
+    let b_bytes = &b.as_bytes()
+        [in_b["bytes"][0].as_u64().unwrap() as usize..in_b["bytes"][1].as_u64().unwrap() as usize];
     assert_eq!(a_bytes, b_bytes);
 }
 
@@ -195,8 +225,16 @@ fn base_code_is_not_counted() {
     let dir = TempDir::new().unwrap();
     let starter = program(50);
     write(dir.path(), "starter/hw.py", &starter);
-    write(dir.path(), "subs/x.py", &format!("{starter}\n{}", program(1)));
-    write(dir.path(), "subs/y.py", &format!("{starter}\n{}", program(2)));
+    write(
+        dir.path(),
+        "subs/x.py",
+        &format!("{starter}\n{}", program(1)),
+    );
+    write(
+        dir.path(),
+        "subs/y.py",
+        &format!("{starter}\n{}", program(2)),
+    );
     let without = compare_json(dir.path(), &["subs"]);
     assert!(similarity(&without, "x.py", "y.py") > 0.3);
     let with = compare_json(dir.path(), &["-b", "starter", "subs"]);
@@ -212,11 +250,23 @@ fn max_submissions_ignores_common_passages_like_moss() {
     let dir = TempDir::new().unwrap();
     let common = program(9);
     for i in 0..4 {
-        write(dir.path(), &format!("s{i}.py"), &format!("{common}\n{}", program(20 + i)));
+        write(
+            dir.path(),
+            &format!("s{i}.py"),
+            &format!("{common}\n{}", program(20 + i)),
+        );
     }
     let pair_only = program(77);
-    write(dir.path(), "s4.py", &format!("{pair_only}\n{}", program(30)));
-    write(dir.path(), "s5.py", &format!("{pair_only}\n{}", program(31)));
+    write(
+        dir.path(),
+        "s4.py",
+        &format!("{pair_only}\n{}", program(30)),
+    );
+    write(
+        dir.path(),
+        "s5.py",
+        &format!("{pair_only}\n{}", program(31)),
+    );
     // -m 2: only passages in exactly two submissions count.
     let report = compare_json(dir.path(), &["-m", "2", "."]);
     assert!(similarity(&report, "s4.py", "s5.py") > 0.3);
@@ -237,7 +287,10 @@ fn directory_mode_never_pairs_files_of_one_submission() {
     let report = compare_json(dir.path(), &["-d", "subs"]);
     let n = names(&report);
     assert_eq!(n.len(), 3, "{n:?}");
-    assert_eq!(report["submissions"][0]["files"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        report["submissions"][0]["files"].as_array().unwrap().len(),
+        2
+    );
     for p in report["pairs"].as_array().unwrap() {
         assert_ne!(p["a"], p["b"]);
     }
@@ -264,7 +317,11 @@ fn identical_submissions_are_flagged() {
     let dir = TempDir::new().unwrap();
     write(dir.path(), "a.py", &program(1));
     // Same tokens, different layout and comments.
-    write(dir.path(), "b.py", &format!("# copied\n{}", program(1).replace("    ", "\t")));
+    write(
+        dir.path(),
+        "b.py",
+        &format!("# copied\n{}", program(1).replace("    ", "\t")),
+    );
     write(dir.path(), "c.py", &program(2));
     let report = compare_json(dir.path(), &["."]);
     let top = &report["pairs"][0];
@@ -288,7 +345,10 @@ fn binary_and_unknown_files_are_listed_as_skipped() {
             .map(|s| s["reason"].as_str().unwrap().to_string())
     };
     assert!(reason("blob.py").unwrap().contains("binary"), "{skipped:?}");
-    assert!(reason("notes.unknownext").unwrap().contains("language"), "{skipped:?}");
+    assert!(
+        reason("notes.unknownext").unwrap().contains("language"),
+        "{skipped:?}"
+    );
     assert_eq!(names(&report).len(), 2);
 }
 
@@ -335,11 +395,18 @@ fn csv_has_one_row_per_pair() {
     for i in 0..4 {
         write(dir.path(), &format!("s{i}.py"), &program(i % 2));
     }
-    let out = bryo().current_dir(dir.path()).args(["compare", "--format", "csv", "."]).output().unwrap();
+    let out = bryo()
+        .current_dir(dir.path())
+        .args(["compare", "--format", "csv", "."])
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     let json = compare_json(dir.path(), &["."]);
-    assert_eq!(text.lines().count(), 1 + json["pairs"].as_array().unwrap().len());
+    assert_eq!(
+        text.lines().count(),
+        1 + json["pairs"].as_array().unwrap().len()
+    );
 }
 
 #[test]
@@ -347,10 +414,18 @@ fn fail_above_sets_exit_code_one() {
     let dir = TempDir::new().unwrap();
     write(dir.path(), "a.py", &program(1));
     write(dir.path(), "b.py", &program(1));
-    bryo().current_dir(dir.path()).args(["compare", "--fail-above", "90%", "."]).assert().code(1);
+    bryo()
+        .current_dir(dir.path())
+        .args(["compare", "--fail-above", "90%", "."])
+        .assert()
+        .code(1);
     write(dir.path(), "b.py", &program(2));
     write(dir.path(), "a.py", &program(3));
-    bryo().current_dir(dir.path()).args(["compare", "--fail-above", "0.99", "."]).assert().code(0);
+    bryo()
+        .current_dir(dir.path())
+        .args(["compare", "--fail-above", "0.99", "."])
+        .assert()
+        .code(0);
 }
 
 #[test]
@@ -367,7 +442,10 @@ fn errors_are_one_line_with_exit_code_two() {
         let out = bryo().current_dir(dir.path()).args(args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let err = String::from_utf8(out.stderr).unwrap();
-        assert!(err.starts_with("bryo: error: ") || err.starts_with("error: "), "{args:?}: {err}");
+        assert!(
+            err.starts_with("bryo: error: ") || err.starts_with("error: "),
+            "{args:?}: {err}"
+        );
         assert!(!err.contains("panicked"), "{err}");
     }
 }
@@ -377,7 +455,14 @@ fn the_readme_example_ranks_the_copies_first() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let report = compare_json(
         &root,
-        &["-l", "python", "-d", "-b", "examples/wordfreq/starter", "examples/wordfreq/submissions"],
+        &[
+            "-l",
+            "python",
+            "-d",
+            "-b",
+            "examples/wordfreq/starter",
+            "examples/wordfreq/submissions",
+        ],
     );
     let ranked = pairs(&report);
     let top: Vec<(&str, &str)> = ranked
@@ -389,7 +474,11 @@ fn the_readme_example_ranks_the_copies_first() {
     assert!(top.contains(&("alice", "dave")), "{top:?}");
     // The independent solutions share far less.
     for (a, b, s) in &ranked {
-        if a.ends_with("carol") || b.ends_with("carol") || a.ends_with("erin") || b.ends_with("erin") {
+        if a.ends_with("carol")
+            || b.ends_with("carol")
+            || a.ends_with("erin")
+            || b.ends_with("erin")
+        {
             assert!(*s < 0.5, "{a} ~ {b} = {s}");
         }
     }
@@ -399,8 +488,16 @@ fn the_readme_example_ranks_the_copies_first() {
 fn tokens_prints_symbols_with_positions() {
     let dir = TempDir::new().unwrap();
     write(dir.path(), "t.py", "x = 1  # one\nprint(x)\n");
-    let out = bryo().current_dir(dir.path()).args(["tokens", "--format", "json", "t.py"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = bryo()
+        .current_dir(dir.path())
+        .args(["tokens", "--format", "json", "t.py"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["language"], "python");
     assert_eq!(v["frontend"], "lexer");
@@ -408,14 +505,20 @@ fn tokens_prints_symbols_with_positions() {
     let tokens = v["tokens"].as_array().unwrap();
     let texts: Vec<&str> = tokens.iter().map(|t| t["text"].as_str().unwrap()).collect();
     assert_eq!(texts, ["x", "=", "1", "print", "(", "x", ")"]);
-    assert_eq!((tokens[3]["line"].as_u64(), tokens[3]["col"].as_u64()), (Some(2), Some(1)));
+    assert_eq!(
+        (tokens[3]["line"].as_u64(), tokens[3]["col"].as_u64()),
+        (Some(2), Some(1))
+    );
     // Both identifiers are one symbol; the comment is gone.
     assert_eq!(tokens[0]["symbol"], tokens[5]["symbol"]);
 }
 
 #[test]
 fn languages_lists_every_moss_name() {
-    let out = bryo().args(["languages", "--format", "json"]).output().unwrap();
+    let out = bryo()
+        .args(["languages", "--format", "json"])
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let all: Vec<String> = v
@@ -424,14 +527,42 @@ fn languages_lists_every_moss_name() {
         .iter()
         .flat_map(|l| {
             let mut names = vec![l["name"].as_str().unwrap().to_string()];
-            names.extend(l["aliases"].as_array().unwrap().iter().map(|a| a.as_str().unwrap().to_string()));
+            names.extend(
+                l["aliases"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|a| a.as_str().unwrap().to_string()),
+            );
             names
         })
         .collect();
     for moss in [
-        "c", "cc", "java", "ml", "pascal", "ada", "lisp", "scheme", "haskell", "fortran", "ascii",
-        "vhdl", "perl", "matlab", "python", "mips", "prolog", "spice", "vb", "csharp", "modula2",
-        "a8086", "javascript", "plsql", "verilog",
+        "c",
+        "cc",
+        "java",
+        "ml",
+        "pascal",
+        "ada",
+        "lisp",
+        "scheme",
+        "haskell",
+        "fortran",
+        "ascii",
+        "vhdl",
+        "perl",
+        "matlab",
+        "python",
+        "mips",
+        "prolog",
+        "spice",
+        "vb",
+        "csharp",
+        "modula2",
+        "a8086",
+        "javascript",
+        "plsql",
+        "verilog",
     ] {
         assert!(all.iter().any(|n| n == moss), "{moss} missing");
     }

@@ -29,6 +29,33 @@ impl Parser {
     }
 }
 
+/// What of identifiers and literals survives the normalization of code.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Normalization {
+    /// As MOSS: every identifier is one symbol and every literal the symbol
+    /// of its kind.
+    Full,
+    /// Identifiers and numbers as in `Full`, but string and character
+    /// literals keep their text. The default: renaming still goes unseen,
+    /// while independent programs that print different messages are told
+    /// apart (measured on IR-Plag, see BENCHMARKS.md).
+    #[default]
+    KeepStrings,
+    /// Identifiers and literals keep their text.
+    Verbatim,
+}
+
+impl Normalization {
+    /// The name used on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Normalization::Full => "full",
+            Normalization::KeepStrings => "keep-strings",
+            Normalization::Verbatim => "verbatim",
+        }
+    }
+}
+
 /// How files are turned into symbols.
 #[derive(Clone, Copy, Debug)]
 pub struct AnalyzeOptions {
@@ -37,8 +64,8 @@ pub struct AnalyzeOptions {
     pub language: Option<&'static Language>,
     /// Front-end for source code.
     pub parser: Parser,
-    /// Keep identifiers and literals verbatim instead of one symbol per kind.
-    pub verbatim: bool,
+    /// What of identifiers and literals survives normalization.
+    pub normalization: Normalization,
     /// Characters or words for prose and HTML.
     pub text_mode: TextMode,
 }
@@ -48,7 +75,7 @@ impl Default for AnalyzeOptions {
         AnalyzeOptions {
             language: None,
             parser: Parser::Lexer,
-            verbatim: false,
+            normalization: Normalization::default(),
             text_mode: TextMode::default(),
         }
     }
@@ -125,7 +152,7 @@ pub fn analyze(path: &str, bytes: &[u8], options: &AnalyzeOptions) -> Result<Ana
         _ => {
             let mut used = Frontend::Lexer;
             if options.parser == Parser::TreeSitter {
-                match tree_sitter(language, text, options.verbatim) {
+                match tree_sitter(language, text, options.normalization) {
                     Ok(n) => {
                         normalized = n;
                         used = Frontend::TreeSitter;
@@ -137,7 +164,11 @@ pub fn analyze(path: &str, bytes: &[u8], options: &AnalyzeOptions) -> Result<Ana
                 let lexer = language
                     .lexer()
                     .ok_or_else(|| format!("no lexer for language {}", language.name()))?;
-                let mode = if options.verbatim { LexMode::Verbatim } else { LexMode::Normalized };
+                let mode = match options.normalization {
+                    Normalization::Full => LexMode::Normalized,
+                    Normalization::KeepStrings => LexMode::KeepStrings,
+                    Normalization::Verbatim => LexMode::Verbatim,
+                };
                 let lexed = lexer.lex(text, mode);
                 for note in &lexed.notes {
                     let (line, col) = lines.line_col(note.offset);
@@ -168,18 +199,23 @@ pub fn analyze(path: &str, bytes: &[u8], options: &AnalyzeOptions) -> Result<Ana
 }
 
 #[cfg(feature = "tree-sitter")]
-fn tree_sitter(language: &Language, text: &str, verbatim: bool) -> Result<Normalized, String> {
+fn tree_sitter(
+    language: &Language,
+    text: &str,
+    normalization: Normalization,
+) -> Result<Normalized, String> {
     let name = ts_name(language.name());
     if bryo_treesitter::TsLanguage::by_name(name).is_none() {
         return Err(format!("no tree-sitter grammar for {}", language.name()));
     }
     let mut options = bryo_treesitter::Options::default();
-    options.verbatim = verbatim;
+    options.verbatim = normalization == Normalization::Verbatim;
+    options.keep_strings = normalization == Normalization::KeepStrings;
     bryo_treesitter::normalize(name, text.as_bytes(), &options).map_err(|e| e.to_string())
 }
 
 #[cfg(not(feature = "tree-sitter"))]
-fn tree_sitter(_: &Language, _: &str, _: bool) -> Result<Normalized, String> {
+fn tree_sitter(_: &Language, _: &str, _: Normalization) -> Result<Normalized, String> {
     Err("this build of bryo has no tree-sitter front-ends".to_string())
 }
 

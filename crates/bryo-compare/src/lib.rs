@@ -21,7 +21,7 @@
 mod analyze;
 mod run;
 
-pub use analyze::{analyze, has_tree_sitter, AnalyzeOptions, Analyzed, Parser};
+pub use analyze::{analyze, has_tree_sitter, AnalyzeOptions, Analyzed, Normalization, Parser};
 pub use run::{
     compare, default_thresholds, CompareOptions, Outcome, CODE_K, CODE_W, TEXT_CHARS_K,
     TEXT_CHARS_W, TEXT_WORDS_K, TEXT_WORDS_W,

@@ -26,7 +26,7 @@ pub fn default_thresholds(kind: FrontendKind, text_mode: TextMode) -> (usize, us
 /// Tokens per k-gram for source code.
 pub const CODE_K: usize = 12;
 /// Winnowing window for source code.
-pub const CODE_W: usize = 8;
+pub const CODE_W: usize = 12;
 /// Characters per k-gram for prose in character mode.
 pub const TEXT_CHARS_K: usize = 20;
 /// Winnowing window for prose in character mode.
@@ -108,10 +108,17 @@ enum Owner {
 
 /// Runs the whole comparison over discovered inputs.
 pub fn compare(inputs: Inputs, options: &CompareOptions) -> Result<Outcome, CompareError> {
-    let Inputs { submissions, base, skipped: input_skipped } = inputs;
+    let Inputs {
+        submissions,
+        base,
+        skipped: input_skipped,
+    } = inputs;
     let mut skipped: Vec<Skipped> = input_skipped
         .iter()
-        .map(|s| Skipped { path: s.path.clone(), reason: s.reason.to_string() })
+        .map(|s| Skipped {
+            path: s.path.clone(),
+            reason: s.reason.to_string(),
+        })
         .collect();
 
     // Every file, base code included, through its front-end in parallel;
@@ -144,7 +151,10 @@ pub fn compare(inputs: Inputs, options: &CompareOptions) -> Result<Outcome, Comp
                     Owner::Base => format!("base code: {reason}"),
                     Owner::Submission(_) => reason,
                 };
-                skipped.push(Skipped { path: file.display_path.clone(), reason });
+                skipped.push(Skipped {
+                    path: file.display_path.clone(),
+                    reason,
+                });
             }
         }
     }
@@ -158,7 +168,14 @@ pub fn compare(inputs: Inputs, options: &CompareOptions) -> Result<Outcome, Comp
             continue;
         }
         let entries = files.iter().map(file_entry).collect();
-        kept.push((Submission { name: sub.name, old: sub.old, files: entries }, files));
+        kept.push((
+            Submission {
+                name: sub.name,
+                old: sub.old,
+                files: entries,
+            },
+            files,
+        ));
     }
     let current = kept.iter().filter(|(s, _)| !s.old).count();
     if kept.len() < 2 || current == 0 {
@@ -184,7 +201,9 @@ pub fn compare(inputs: Inputs, options: &CompareOptions) -> Result<Outcome, Comp
         }
     }
     for file in &base_files {
-        corpus.push(Document::new(SubmissionId(u32::MAX), &file.normalized.symbols).with_role(Role::Base));
+        corpus.push(
+            Document::new(SubmissionId(u32::MAX), &file.normalized.symbols).with_role(Role::Base),
+        );
     }
     let comparison = bryo_match::compare(&corpus, &match_options)?;
 
@@ -203,7 +222,11 @@ pub fn compare(inputs: Inputs, options: &CompareOptions) -> Result<Outcome, Comp
             let b = location(&kept[bi].1[bj], f.b_start as usize, f.len as usize);
             a_lines.push((aj, a.lines));
             b_lines.push((bj, b.lines));
-            fragments.push(Fragment { a, b, symbols: u64::from(f.len) });
+            fragments.push(Fragment {
+                a,
+                b,
+                symbols: u64::from(f.len),
+            });
         }
         let a_lines_matched = count_lines(a_lines);
         let b_lines_matched = count_lines(b_lines);
@@ -233,14 +256,21 @@ pub fn compare(inputs: Inputs, options: &CompareOptions) -> Result<Outcome, Comp
                 .filter(|p| members.contains(&p.a) && members.contains(&p.b))
                 .map(|p| p.similarity)
                 .fold(0.0, f64::max);
-            Cluster { members, max_similarity }
+            Cluster {
+                members,
+                max_similarity,
+            }
         })
         .collect();
 
     let stats = Stats {
         files: kept.iter().map(|(s, _)| s.files.len() as u64).sum(),
         base_files: base_files.len() as u64,
-        symbols: kept.iter().flat_map(|(s, _)| &s.files).map(|f| f.symbols).sum(),
+        symbols: kept
+            .iter()
+            .flat_map(|(s, _)| &s.files)
+            .map(|f| f.symbols)
+            .sum(),
         fingerprints: comparison.stats.fingerprints,
         base_hashes: comparison.stats.dropped_base,
         common_hashes: comparison.stats.dropped_common,
@@ -268,7 +298,11 @@ pub fn compare(inputs: Inputs, options: &CompareOptions) -> Result<Outcome, Comp
     report.clusters = clusters;
     report.skipped = skipped;
     report.stats = stats;
-    Ok(Outcome { report, files, base: base_files })
+    Ok(Outcome {
+        report,
+        files,
+        base: base_files,
+    })
 }
 
 /// `k` and `w` from the options, or the defaults of the front-end kind that
@@ -314,7 +348,9 @@ fn file_entry(file: &Analyzed) -> FileEntry {
         lines: u64::from(file.lines.line_count()),
         status: match &file.fallback {
             None => FileStatus::Ok,
-            Some(reason) => FileStatus::Fallback { reason: reason.clone() },
+            Some(reason) => FileStatus::Fallback {
+                reason: reason.clone(),
+            },
         },
         encoding: file.decoded.encoding().name().to_string(),
     }
@@ -360,7 +396,10 @@ mod tests {
 
     #[test]
     fn lines_are_counted_once_per_file() {
-        assert_eq!(count_lines(vec![(0, [1, 5]), (0, [3, 8]), (1, [1, 2]), (0, [10, 10])]), 11);
+        assert_eq!(
+            count_lines(vec![(0, [1, 5]), (0, [3, 8]), (1, [1, 2]), (0, [10, 10])]),
+            11
+        );
         assert_eq!(count_lines(vec![]), 0);
     }
 }

@@ -28,6 +28,10 @@ pub struct Options {
     /// of mapping every identifier to one symbol and every literal to its
     /// kind. Default `false`.
     pub verbatim: bool,
+    /// Keep the text of string and character literals while identifiers
+    /// and numbers are still normalized (ignored with `verbatim`). Default
+    /// `false`.
+    pub keep_strings: bool,
     /// Longest text parsed; longer texts fall back with
     /// [`Fallback::TooLarge`]. Default 1 MiB; at most `u32::MAX` (spans are
     /// 32-bit).
@@ -54,6 +58,7 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             verbatim: false,
+            keep_strings: false,
             max_bytes: 1 << 20,
             max_error_share: 0.1,
             timeout: Some(Duration::from_secs(10)),
@@ -171,7 +176,14 @@ impl TsLanguage {
         }
         let stats = self.with_parser(|tp| {
             let tree = tp.parse(text, options.timeout)?;
-            Ok(walk(&tree, text, &tp.roles, options.verbatim, out))
+            Ok(walk(
+                &tree,
+                text,
+                &tp.roles,
+                options.verbatim,
+                options.keep_strings,
+                out,
+            ))
         })?;
         let error_bytes = (stats.error_bytes + stats.missing_nodes as usize).min(text.len());
         if error_bytes > 0 && error_bytes as f64 > options.max_error_share * text.len() as f64 {

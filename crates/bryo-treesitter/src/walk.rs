@@ -82,6 +82,7 @@ pub(crate) fn walk(
     text: &[u8],
     roles: &[Role],
     verbatim: bool,
+    keep_strings: bool,
     out: &mut Normalized,
 ) -> TreeStats {
     let mut sink = Sink {
@@ -104,7 +105,11 @@ pub(crate) fn walk(
         match role {
             Some(Role::Dropped) => {}
             Some(Role::Identifier) => sink.emit(&node, SymbolClass::Identifier, verbatim, in_error),
-            Some(Role::Literal(class)) => sink.emit(&node, class, verbatim, in_error),
+            Some(Role::Literal(class)) => {
+                let keep = verbatim
+                    || (keep_strings && matches!(class, SymbolClass::String | SymbolClass::Char));
+                sink.emit(&node, class, keep, in_error)
+            }
             Some(Role::Other) => descend = true,
             None => {
                 if node.is_error() {
@@ -257,7 +262,7 @@ mod tests {
         let tree = parser.parse(text, None).unwrap();
 
         let mut fast = Normalized::default();
-        let fast_stats = walk(&tree, text, &roles, verbatim, &mut fast);
+        let fast_stats = walk(&tree, text, &roles, verbatim, false, &mut fast);
         let mut naive = Vec::new();
         let mut naive_stats = TreeStats::default();
         reference(

@@ -31,6 +31,11 @@ pub enum LexMode {
     /// Identifiers and literals are hashed with their text (identifiers
     /// lower-cased in case-insensitive languages).
     Verbatim,
+    /// As [`Normalized`](LexMode::Normalized), but string and character
+    /// literals are hashed with their text: renaming still goes unseen,
+    /// while two programs that print different messages differ. Numbers
+    /// stay one symbol.
+    KeepStrings,
 }
 
 /// Something the lexer recovered from; lexing never fails.
@@ -492,6 +497,11 @@ impl Lexer {
                     self.sym_class[class as usize & 15]
                 }
             }
+            LexMode::KeepStrings if matches!(class, SymbolClass::String | SymbolClass::Char) => {
+                symbol(class, &r.s[start..end])
+            }
+            LexMode::KeepStrings if class == SymbolClass::Number => self.sym_number,
+            LexMode::KeepStrings => self.sym_class[class as usize & 15],
             LexMode::Verbatim => symbol(class, &r.s[start..end]),
         };
         r.value_end = end;
@@ -500,7 +510,7 @@ impl Lexer {
 
     fn emit_ident(&self, r: &mut Run<'_>, start: usize, end: usize) {
         let sym = match r.mode {
-            LexMode::Normalized => self.sym_ident,
+            LexMode::Normalized | LexMode::KeepStrings => self.sym_ident,
             LexMode::Verbatim if self.spec.case_insensitive => {
                 r.lower.clear();
                 r.lower
