@@ -5,7 +5,9 @@ use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
-use bryo_compare::{compare, AnalyzeOptions, CompareOptions, Normalization, Parser};
+use bryo_compare::{
+    compare_with_progress, AnalyzeOptions, CompareOptions, Normalization, Parser, Progress,
+};
 use bryo_frontend::{Language, TextMode};
 use bryo_input::{discover, parse_file_list, InputOptions};
 use bryo_report::{write_csv, write_json, write_table, Report, TableOptions};
@@ -269,11 +271,49 @@ pub fn run(args: &Args) -> Result<bool> {
         base_names: args.base.iter().map(|p| p.display().to_string()).collect(),
         old_names: args.old.iter().map(|p| p.display().to_string()).collect(),
     };
-    let outcome = compare(inputs, &options)?;
+    let bar = Bar::new();
+    let outcome = compare_with_progress(inputs, &options, &bar);
+    bar.done();
+    let outcome = outcome?;
     write_report(&outcome.report, args)?;
     Ok(args
         .fail_above
         .is_some_and(|limit| outcome.report.pairs.iter().any(|p| p.similarity >= limit)))
+}
+
+/// A progress bar on standard error, drawn only when it is a terminal.
+struct Bar(indicatif::ProgressBar);
+
+impl Bar {
+    fn new() -> Bar {
+        let bar = if io::stderr().is_terminal() {
+            indicatif::ProgressBar::new(0)
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "{msg:>10} [{bar:30}] {pos}/{len} files ({elapsed})",
+        ) {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        Bar(bar)
+    }
+}
+
+impl Progress for Bar {
+    fn analyzing(&self, files: u64) {
+        self.0.set_length(files);
+        self.0.set_message("reading");
+    }
+    fn analyzed(&self) {
+        self.0.inc(1);
+    }
+    fn matching(&self) {
+        self.0.set_message("matching");
+    }
+    fn done(&self) {
+        self.0.finish_and_clear();
+    }
 }
 
 fn write_report(report: &Report, args: &Args) -> Result<()> {

@@ -204,21 +204,29 @@ pub fn languages(args: &LanguagesArgs) -> Result<()> {
             writeln!(w)?;
         }
         Format::Text => {
-            writeln!(
-                w,
-                "{:<12} {:<20} {:<30} front-ends",
-                "language", "aliases", "extensions"
-            )?;
-            for l in &list {
-                let exts: Vec<String> = l.extensions.iter().map(|e| format!(".{e}")).collect();
-                writeln!(
-                    w,
-                    "{:<12} {:<20} {:<30} {}",
-                    l.name,
-                    l.aliases.join(", "),
-                    exts.join(" "),
-                    l.frontends.join(", ")
-                )?;
+            let rows: Vec<[String; 4]> = list
+                .iter()
+                .map(|l| {
+                    let exts: Vec<String> = l.extensions.iter().map(|e| format!(".{e}")).collect();
+                    [
+                        l.name.to_string(),
+                        l.aliases.join(", "),
+                        exts.join(" "),
+                        l.frontends.join(", "),
+                    ]
+                })
+                .collect();
+            let header = ["language", "aliases", "extensions", "front-ends"].map(String::from);
+            let width = |i: usize| {
+                rows.iter()
+                    .chain([&header])
+                    .map(|r| r[i].chars().count())
+                    .max()
+                    .unwrap_or(0)
+            };
+            let (w0, w1, w2) = (width(0), width(1), width(2));
+            for r in std::iter::once(&header).chain(&rows) {
+                writeln!(w, "{:<w0$}  {:<w1$}  {:<w2$}  {}", r[0], r[1], r[2], r[3])?;
             }
         }
     }

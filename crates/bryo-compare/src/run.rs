@@ -106,8 +106,41 @@ enum Owner {
     Base,
 }
 
+/// Receives the progress of a run, e.g. to draw a progress bar. Called
+/// from worker threads.
+pub trait Progress: Sync {
+    /// `files` files are about to go through their front-ends.
+    fn analyzing(&self, files: u64);
+    /// One more file went through its front-end.
+    fn analyzed(&self);
+    /// All files are analyzed; fingerprinting and matching start.
+    fn matching(&self);
+    /// The run is over.
+    fn done(&self);
+}
+
+/// A [`Progress`] that ignores everything.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoProgress;
+
+impl Progress for NoProgress {
+    fn analyzing(&self, _: u64) {}
+    fn analyzed(&self) {}
+    fn matching(&self) {}
+    fn done(&self) {}
+}
+
 /// Runs the whole comparison over discovered inputs.
 pub fn compare(inputs: Inputs, options: &CompareOptions) -> Result<Outcome, CompareError> {
+    compare_with_progress(inputs, options, &NoProgress)
+}
+
+/// [`compare`], telling `progress` how far it got.
+pub fn compare_with_progress(
+    inputs: Inputs,
+    options: &CompareOptions,
+    progress: &dyn Progress,
+) -> Result<Outcome, CompareError> {
     let Inputs {
         submissions,
         base,
@@ -133,10 +166,16 @@ pub fn compare(inputs: Inputs, options: &CompareOptions) -> Result<Outcome, Comp
         jobs.push((Owner::Base, file));
     }
     let analyze_options = options.analyze;
+    progress.analyzing(jobs.len() as u64);
     let results: Vec<Result<Analyzed, String>> = jobs
         .par_iter()
-        .map(|(_, file)| analyze(&file.display_path, &file.bytes, &analyze_options))
+        .map(|(_, file)| {
+            let result = analyze(&file.display_path, &file.bytes, &analyze_options);
+            progress.analyzed();
+            result
+        })
         .collect();
+    progress.matching();
 
     let mut per_sub: Vec<Vec<Analyzed>> = submissions.iter().map(|_| Vec::new()).collect();
     let mut base_files = Vec::new();
@@ -205,7 +244,9 @@ pub fn compare(inputs: Inputs, options: &CompareOptions) -> Result<Outcome, Comp
             Document::new(SubmissionId(u32::MAX), &file.normalized.symbols).with_role(Role::Base),
         );
     }
-    let comparison = bryo_match::compare(&corpus, &match_options)?;
+    let comparison = bryo_match::compare(&corpus, &match_options);
+    progress.done();
+    let comparison = comparison?;
 
     let mut pairs = Vec::new();
     for m in &comparison.pairs {
