@@ -6,7 +6,8 @@
 //! single constant"); string, character and number literals become the
 //! symbol of their kind; keywords and operators keep their text (keywords
 //! lower-cased in case-insensitive languages). [`LexMode::Verbatim`] keeps
-//! identifiers' and literals' text instead.
+//! identifiers' and literals' text instead; [`LexMode::KeepStrings`] keeps
+//! only the text of string and character literals.
 //!
 //! What the engine understands, as data per language: identifier bytes
 //! (Lisp's `-?!*`, sigils `$ @ %`), keywords, operators by longest match or
