@@ -344,6 +344,14 @@ fn write_report(report: &Report, args: &Args) -> Result<()> {
     Ok(())
 }
 
+fn normalization(verbatim: bool, arg: NormalizationArg) -> Normalization {
+    match (verbatim, arg) {
+        (true, _) | (_, NormalizationArg::Verbatim) => Normalization::Verbatim,
+        (_, NormalizationArg::Full) => Normalization::Full,
+        (_, NormalizationArg::KeepStrings) => Normalization::KeepStrings,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::parse_fraction;
@@ -355,13 +363,5 @@ mod tests {
         assert!(parse_fraction("140%").is_err());
         assert!(parse_fraction("-1").is_err());
         assert!(parse_fraction("x").is_err());
-    }
-}
-
-fn normalization(verbatim: bool, arg: NormalizationArg) -> Normalization {
-    match (verbatim, arg) {
-        (true, _) | (_, NormalizationArg::Verbatim) => Normalization::Verbatim,
-        (_, NormalizationArg::Full) => Normalization::Full,
-        (_, NormalizationArg::KeepStrings) => Normalization::KeepStrings,
     }
 }

@@ -32,7 +32,7 @@ enum Command {
     /// HTML), is fingerprinted by winnowing, and pairs are formed only from
     /// shared fingerprints; for the reported pairs the exact matched
     /// fragments are recovered and mapped to lines.
-    Compare(compare::Args),
+    Compare(Box<compare::Args>),
 
     /// Print the normalized symbols of a file with their text and position:
     /// what bryo compares.

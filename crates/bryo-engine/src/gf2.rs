@@ -64,9 +64,9 @@ fn prime_factors(mut n: u32) -> Vec<u32> {
     let mut out = Vec::new();
     let mut q = 2;
     while q * q <= n {
-        if n % q == 0 {
+        if n.is_multiple_of(q) {
             out.push(q);
-            while n % q == 0 {
+            while n.is_multiple_of(q) {
                 n /= q;
             }
         }

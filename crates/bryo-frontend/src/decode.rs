@@ -151,7 +151,7 @@ impl OffsetMap {
                 };
                 let delta = off - r.text_start;
                 let chars = (delta / u32::from(r.text_unit)) as usize;
-                let partial = delta % u32::from(r.text_unit) != 0;
+                let partial = !delta.is_multiple_of(u32::from(r.text_unit));
                 let extra = usize::from(round_up && partial);
                 (r.file_start + (chars + extra) * usize::from(r.file_unit)).min(*file_len)
             }

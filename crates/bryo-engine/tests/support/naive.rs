@@ -76,12 +76,12 @@ pub fn select(hashes: &[u64], selection: Selection, w: usize) -> Vec<Fingerprint
         Selection::Winnow => winnow(hashes, w, false),
         Selection::RobustWinnow => winnow(hashes, w, true),
         Selection::ModP { p } => (0..hashes.len())
-            .filter(|&i| hashes[i] % p == 0)
+            .filter(|&i| hashes[i].is_multiple_of(p))
             .map(at)
             .collect(),
         Selection::SafeModP { p } => (0..hashes.len())
             .filter(|&i| {
-                let good = |j: usize| hashes[j] % p == 0;
+                let good = |j: usize| hashes[j].is_multiple_of(p);
                 good(i) || (i + 1 >= w && (i + 1 - w..=i).all(|j| !good(j)))
             })
             .map(at)
