@@ -91,9 +91,11 @@ pub struct Args {
     #[arg(long = "min-similarity", value_name = "S", value_parser = parse_fraction, default_value = "0")]
     min_similarity: f64,
 
-    /// Matched fragments shorter than N symbols are dropped.
-    #[arg(long = "min-tokens", value_name = "N", default_value_t = 0)]
-    min_tokens: usize,
+    /// Matched fragments shorter than N symbols are dropped [default: 0 for
+    /// code; 80 characters or 16 words for prose, where shorter matches are
+    /// mostly common phrases].
+    #[arg(long = "min-tokens", value_name = "N")]
+    min_tokens: Option<usize>,
 
     /// Pairs at or above this similarity join their submissions in a
     /// cluster (0..1 or a percentage).

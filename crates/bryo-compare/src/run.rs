@@ -23,6 +23,28 @@ pub fn default_thresholds(kind: FrontendKind, text_mode: TextMode) -> (usize, us
     }
 }
 
+/// Default shortest fragment counted, in symbols, for a kind of front-end.
+///
+/// Prose shares short phrases all the time ("at this time there is no",
+/// boilerplate sentences of one project's documents): on 2,000 man-page
+/// documents with planted passages, fragments under about 80 characters
+/// (about 14 words) were mostly such phrases and ranked unrelated documents
+/// above planted copies (BENCHMARKS.md). Code keeps every fragment (k
+/// already bounds it from below): dropping short ones lowered detection on
+/// IR-Plag.
+pub fn default_min_fragment(kind: FrontendKind, text_mode: TextMode) -> usize {
+    match (kind, text_mode) {
+        (FrontendKind::Text | FrontendKind::Html, TextMode::Words) => TEXT_WORDS_MIN_FRAGMENT,
+        (FrontendKind::Text | FrontendKind::Html, _) => TEXT_CHARS_MIN_FRAGMENT,
+        _ => 0,
+    }
+}
+
+/// Shortest fragment counted for prose in character mode.
+pub const TEXT_CHARS_MIN_FRAGMENT: usize = 80;
+/// Shortest fragment counted for prose in word mode.
+pub const TEXT_WORDS_MIN_FRAGMENT: usize = 16;
+
 /// Tokens per k-gram for source code.
 pub const CODE_K: usize = 12;
 /// Winnowing window for source code.
@@ -54,8 +76,9 @@ pub struct CompareOptions {
     pub max_pairs: usize,
     /// Pairs below this similarity (0..1) are not reported.
     pub min_similarity: f64,
-    /// Fragments shorter than this many symbols are dropped.
-    pub min_fragment_symbols: usize,
+    /// Fragments shorter than this many symbols are dropped; `None` takes
+    /// the front-end's default ([`default_min_fragment`]).
+    pub min_fragment_symbols: Option<usize>,
     /// Pairs at or above this similarity join a cluster.
     pub cluster_threshold: f64,
     /// MOSS `-c`.
@@ -78,7 +101,7 @@ impl Default for CompareOptions {
             max_submissions: bryo_match::DEFAULT_MAX_SUBMISSIONS,
             max_pairs: 250,
             min_similarity: 0.0,
-            min_fragment_symbols: 0,
+            min_fragment_symbols: None,
             cluster_threshold: bryo_match::DEFAULT_CLUSTER_THRESHOLD,
             comment: None,
             directory_mode: false,
@@ -221,11 +244,11 @@ pub fn compare_with_progress(
         return Err(CompareError::TooFewSubmissions { found: kept.len() });
     }
 
-    let config = thresholds(options, &kept)?;
+    let (config, min_fragment) = thresholds(options, &kept)?;
     let mut match_options = MatchOptions::new(config);
     match_options.max_submissions = options.max_submissions;
     match_options.max_pairs = options.max_pairs;
-    match_options.min_fragment_symbols = options.min_fragment_symbols;
+    match_options.min_fragment_symbols = min_fragment;
     match_options.cluster_threshold = options.cluster_threshold;
 
     let mut corpus = Corpus::new();
@@ -325,7 +348,7 @@ pub fn compare_with_progress(
         max_submissions: options.max_submissions as u32,
         max_pairs: options.max_pairs as u32,
         min_similarity: options.min_similarity,
-        min_fragment_symbols: options.min_fragment_symbols as u32,
+        min_fragment_symbols: min_fragment as u32,
         cluster_threshold: options.cluster_threshold,
         directory_mode: options.directory_mode,
         base: options.base_names.clone(),
@@ -346,12 +369,12 @@ pub fn compare_with_progress(
     })
 }
 
-/// `k` and `w` from the options, or the defaults of the front-end kind that
-/// produced most of the symbols.
+/// `k`, `w` and the shortest fragment from the options, or the defaults of
+/// the front-end kind that produced most of the symbols.
 fn thresholds(
     options: &CompareOptions,
     kept: &[(Submission, Vec<Analyzed>)],
-) -> Result<Config, CompareError> {
+) -> Result<(Config, usize), CompareError> {
     let kind = match options.analyze.language {
         Some(language) => language.frontend(),
         None => {
@@ -377,7 +400,10 @@ fn thresholds(
         (None, Some(t)) => Config::from_thresholds(k, t),
         (None, None) => Config::new(k, default_w),
     };
-    config.map_err(CompareError::Thresholds)
+    let min_fragment = options
+        .min_fragment_symbols
+        .unwrap_or_else(|| default_min_fragment(kind, options.analyze.text_mode));
+    Ok((config.map_err(CompareError::Thresholds)?, min_fragment))
 }
 
 fn file_entry(file: &Analyzed) -> FileEntry {
