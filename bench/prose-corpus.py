@@ -12,10 +12,11 @@ most one planted pair.
 
 The text comes from the English manual pages (/usr/share/man/man*/*.gz), turned into plain
 text by stripping the troff markup (requests, font and character escapes) in Python, which
-is fast and needs no groff. To keep unrelated documents unrelated, every line of 40 or more
-characters that occurred before (after normalising case and spaces) is dropped, which
-removes licence blocks, boilerplate and pages installed under several names. If the man
-pages run out, plain-text files from /usr/share/doc are used as well. The same seed on the
+is fast and needs no groff. To keep unrelated documents unrelated, a paragraph that shares
+more than a fifth of its word 5-grams with text kept before is dropped. If the man
+pages run out, other documentation on the machine is used as well (info manuals, READMEs,
+changelogs, .md/.rst/.pod/.txt files under /usr/share, /usr/lib, /usr/local and the Cargo
+registry sources). The same seed on the
 same machine gives the same corpus.
 """
 
@@ -112,45 +113,69 @@ def man_pages():
             yield str(path), strip_troff(src)
 
 
+DOC_ROOTS = ["/usr/share/info", "/usr/share/doc", "/usr/share", "/usr/lib", "/usr/local",
+             os.path.expanduser("~/.cargo/registry/src")]
+DOC_NAMES = re.compile(
+    r"(\.(txt|md|rst|pod|info)|^(readme|news|faq|changelog|changes|history)[^/]*)(\.gz)?$",
+    re.IGNORECASE)
+
+
 def doc_files():
-    for path in sorted(Path("/usr/share/doc").rglob("*")):
-        if not path.is_file() or path.is_symlink():
-            continue
-        name = path.name.lower()
-        opener = None
-        if name.endswith((".txt", ".md")) or name.startswith(("readme", "news", "faq")):
-            opener = open
-        if name.endswith((".txt.gz", ".md.gz")) or (
-            name.startswith(("readme", "news", "faq")) and name.endswith(".gz")
-        ):
-            opener = gzip.open
-        if opener is None:
-            continue
+    """Other English documentation on the machine: info manuals, READMEs, changelogs, ..."""
+    paths = set()
+    for root in DOC_ROOTS:
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames if d not in ("man", "locale", "i18n"))
+            for name in filenames:
+                if DOC_NAMES.search(name):
+                    paths.add(os.path.join(dirpath, name))
+    for path in sorted(paths):
         try:
+            if os.path.islink(path) or os.path.getsize(path) < 2048:
+                continue
+            opener = gzip.open if path.endswith(".gz") else open
             with opener(path, "rt", encoding="utf-8", errors="strict") as f:
-                text = f.read()
+                text = f.read(2_000_000)
         except (OSError, UnicodeDecodeError, EOFError):
             continue
-        paras = [p.splitlines() for p in re.split(r"\n\s*\n", text)]
-        yield str(path), [[" ".join(x.split()) for x in p if x.strip()] for p in paras]
+        text = text.replace("\x1f", "")
+        paras = []
+        for p in re.split(r"\n\s*\n", text):
+            lines = [" ".join(x.split()) for x in p.splitlines() if x.strip()]
+            lines = [x for x in lines if not x.startswith(("=", "```", "~~~", "..", "#"))]
+            if lines:
+                paras.append(lines)
+        yield path, paras
 
 
 def clean_paragraphs(sources, seen):
-    """Paragraphs (as re-wrapped text) from sources, dropping long lines seen before."""
+    """Paragraphs (as re-wrapped text) from sources that share little with earlier text.
+
+    Paragraphs that are not mostly words (under half of their tokens words of three letters
+    or more, or under 3/4 letters and spaces) are dropped. So is a paragraph of which more
+    than a fifth of its word 5-grams (case folded) occurred in text kept before; the rest is
+    kept and its 5-grams remembered. This removes licence
+    blocks, templated pages (thousands of generated command references repeat the same
+    sentences) and pages installed under several names, so that documents without a
+    planted passage share no more than common phrases.
+    """
     for _, paras in sources:
         for para in paras:
-            kept = []
-            for line in para:
-                key = " ".join(line.lower().split())
-                if len(key) >= 40:
-                    if key in seen:
-                        continue
-                    seen.add(key)
-                kept.append(line)
-            text = " ".join(kept).strip()
-            if len(WORD.findall(text)) < 4:
+            text = " ".join(para).strip()
+            words = WORD.findall(text.lower())
+            tokens = text.split()
+            if len(words) < 6 or len(words) * 2 < len(tokens):
+                continue  # not prose: tables, code, encodings test data, ...
+            if sum(c.isalpha() or c == " " for c in text) * 4 < len(text) * 3:
                 continue
-            yield textwrap.fill(text, width=78, break_long_words=False, break_on_hyphens=False)
+            grams = {hash(tuple(words[i:i + 5])) for i in range(len(words) - 4)}
+            old = sum(1 for g in grams if g in seen)
+            if old * 5 > len(grams):
+                continue
+            seen.update(grams)
+            lines = textwrap.wrap(text, width=78, break_long_words=False, break_on_hyphens=False)
+            for i in range(0, len(lines), 30):  # at most about 2.4 KB a paragraph
+                yield "\n".join(lines[i:i + 30])
 
 
 def edit_passage(passage, rng, vocab):
