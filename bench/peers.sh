@@ -10,16 +10,17 @@
 #                       corpus sizes to run (default: "200 800 full"); "full" = all files.
 #   --tools "bryo sim_c sim_text jscpd copydetect dolos"
 #                       tools to run (default: all of these).
-#   --budget SECONDS    a slow tool (copydetect, Dolos) is skipped at a size where its time,
-#                       extrapolated from the smaller sizes, exceeds this (default 900 =
-#                       15 minutes); every run is also killed after 2 × budget.
+#   --budget SECONDS    a slow tool (copydetect, Dolos) is skipped at a size where its CPU
+#                       time, extrapolated from the smaller sizes, exceeds this (default
+#                       900 = 15 minutes); every run is also killed after 2 × budget.
 #   --seed N            seed for choosing the subsets (default 1).
 #   --stdlib DIR        corpus root instead of this Python's standard library.
 #   --raw DIR           keep the tools' outputs and /usr/bin/time reports in DIR
 #                       (default: a temporary directory, removed at the end).
 #
 # Each run is `/usr/bin/time -v CMD`; wall time is "Elapsed (wall clock)", memory is
-# "Maximum resident set size". The markdown table goes to stdout, progress to stderr.
+# "Maximum resident set size", CPU is user + system time. The markdown table goes to
+# stdout, progress to stderr.
 # Peers are installed by bench/install-peers.sh.
 set -uo pipefail
 
@@ -120,7 +121,7 @@ available() {
   esac
 }
 
-declare -A wall rss status cmdline
+declare -A wall rss cpu status cmdline
 # seconds from "h:mm:ss" or "m:ss.ss"
 to_seconds() { awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; printf "%.2f", s }' <<<"$1"; }
 
@@ -138,6 +139,7 @@ run_one() {
   r=$(sed -n 's/^\s*Maximum resident set size (kbytes): //p' "$o.time")
   [ -n "$w" ] && wall[$key]=$(to_seconds "$w")
   [ -n "$r" ] && rss[$key]=$(awk -v k="$r" 'BEGIN { printf "%.0f", k / 1024 }')
+  cpu[$key]=$(awk -F': ' '/User time \(seconds\)|System time \(seconds\)/ { s += $2 } END { printf "%.2f", s }' "$o.time")
   if [ $rc = 124 ] || [ $rc = 137 ]; then
     status[$key]="killed after $((2 * budget)) s"
   elif [ $rc != 0 ]; then
@@ -148,8 +150,10 @@ run_one() {
   echo "peers.sh: [$s] $tool: ${status[$key]}, ${wall[$key]:-?} s, ${rss[$key]:-?} MB" >&2
 }
 
-# Extrapolated time of TOOL at size S from its runs at smaller sizes: the growth exponent
-# between the last two sizes (or 2, all pairs, with one size), applied to the file count.
+# Extrapolated CPU time (user + system) of TOOL at size S from its runs at smaller sizes:
+# the growth exponent between the last two sizes (or 2, all pairs, with one size), applied
+# to the file count. CPU time, not wall time, so that a loaded machine does not skew it;
+# copydetect and Dolos run on one core.
 predict() {
   local tool="$1" s="$2" prev="" prev2=""
   for p in $sizes; do
@@ -157,9 +161,9 @@ predict() {
     [ "${status[$tool/$p]:-}" = ok ] && { prev2="$prev"; prev="$p"; }
   done
   [ -n "$prev" ] || return 1
-  local t1="${wall[$tool/$prev]}" n1="${corpus_n[$prev]}" n="${corpus_n[$s]}"
+  local t1="${cpu[$tool/$prev]}" n1="${corpus_n[$prev]}" n="${corpus_n[$s]}"
   if [ -n "$prev2" ]; then
-    awk -v t0="${wall[$tool/$prev2]}" -v n0="${corpus_n[$prev2]}" -v t1="$t1" -v n1="$n1" -v n="$n" \
+    awk -v t0="${cpu[$tool/$prev2]}" -v n0="${corpus_n[$prev2]}" -v t1="$t1" -v n1="$n1" -v n="$n" \
       'BEGIN { e = (t0 > 0 && t1 > t0) ? log(t1 / t0) / log(n1 / n0) : 2; printf "%.0f", t1 * (n / n1) ^ e }'
   else
     awk -v t1="$t1" -v n1="$n1" -v n="$n" 'BEGIN { printf "%.0f", t1 * (n / n1) ^ 2 }'
@@ -198,23 +202,24 @@ echo "Corpus: \`$stdlib\` (.py files outside site-packages; subsets drawn with s
 echo "Machine: $cores cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo);"
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg). $(date -u '+%Y-%m-%d %H:%M UTC')."
 echo
-echo "| files | MB | tool | wall s | peak RSS MB | wall ÷ bryo | RSS ÷ bryo | status |"
-echo "|---:|---:|---|---:|---:|---:|---:|---|"
+echo "| files | MB | tool | wall s | CPU s | peak RSS MB | wall ÷ bryo | CPU ÷ bryo | RSS ÷ bryo | status |"
+echo "|---:|---:|---|---:|---:|---:|---:|---:|---:|---|"
 for s in $sizes; do
   mb=$(awk -v b="${corpus_bytes[$s]}" 'BEGIN { printf "%.1f", b / 1e6 }')
-  bw="${wall[bryo/$s]:-}"; br="${rss[bryo/$s]:-}"
-  [ "${status[bryo/$s]:-}" = ok ] || { bw=""; br=""; }
+  bw="${wall[bryo/$s]:-}"; br="${rss[bryo/$s]:-}"; bc="${cpu[bryo/$s]:-}"
+  [ "${status[bryo/$s]:-}" = ok ] || { bw=""; br=""; bc=""; }
   for tool in $tools; do
     key="$tool/$s"
-    w="${wall[$key]:-}"; r="${rss[$key]:-}"
+    w="${wall[$key]:-}"; r="${rss[$key]:-}"; c="${cpu[$key]:-}"
     st="${status[$key]:-}"
-    rw="–"; rr="–"
+    rw="–"; rr="–"; rc="–"
     if [ "$st" = ok ] && [ -n "$bw" ] && [ -n "$w" ]; then
       rw=$(awk -v a="$w" -v b="$bw" 'BEGIN { if (b > 0) printf "%.2f×", a / b; else print "–" }')
       rr=$(awk -v a="$r" -v b="$br" 'BEGIN { if (b > 0) printf "%.2f×", a / b; else print "–" }')
+      rc=$(awk -v a="$c" -v b="$bc" 'BEGIN { if (b > 0) printf "%.2f×", a / b; else print "–" }')
     fi
-    if [ "$st" != ok ] && [ "${st#failed}" = "$st" ] && [ "${st#killed}" = "$st" ]; then w=""; r=""; fi
-    echo "| ${corpus_n[$s]} | $mb | $tool | ${w:-–} | ${r:-–} | $rw | $rr | ${st//|/\\|} |"
+    if [ "$st" != ok ] && [ "${st#failed}" = "$st" ] && [ "${st#killed}" = "$st" ]; then w=""; r=""; c=""; fi
+    echo "| ${corpus_n[$s]} | $mb | $tool | ${w:-–} | ${c:-–} | ${r:-–} | $rw | $rc | $rr | ${st//|/\\|} |"
   done
 done
 echo
@@ -230,5 +235,6 @@ for tool in $tools; do
   done
 done
 echo
-echo "Ratios are tool ÷ bryo: above 1× means the tool is slower or larger than bryo."
+echo "Ratios are tool ÷ bryo: above 1× means the tool is slower or larger than bryo. CPU s is"
+echo "user + system time: on a loaded machine it is steadier than wall time."
 if [ "$keep_raw" = 1 ]; then echo "Raw outputs and time reports: \`$raw\`."; fi

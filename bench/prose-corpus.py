@@ -151,31 +151,35 @@ def doc_files():
 def clean_paragraphs(sources, seen):
     """Paragraphs (as re-wrapped text) from sources that share little with earlier text.
 
-    Paragraphs that are not mostly words (under half of their tokens words of three letters
-    or more, or under 3/4 letters and spaces) are dropped. So is a paragraph of which more
-    than a fifth of its word 5-grams (case folded) occurred in text kept before; the rest is
-    kept and its 5-grams remembered. This removes licence
-    blocks, templated pages (thousands of generated command references repeat the same
-    sentences) and pages installed under several names, so that documents without a
-    planted passage share no more than common phrases.
+    Paragraphs are re-wrapped and cut into chunks of at most 30 lines. Chunks that are not
+    mostly words (under half of their tokens words of three letters or more, or under 3/4
+    letters and spaces) are dropped, so are chunks that repeat themselves (under half of
+    their word 5-grams distinct) and chunks of which more than a fifth of the word 5-grams
+    (case folded) occurred in text kept before; the rest is kept and its 5-grams
+    remembered. This removes licence blocks, templated pages (thousands of generated
+    command references repeat the same sentences) and pages installed under several names,
+    so that documents without a planted passage share no more than common phrases.
     """
     for _, paras in sources:
         for para in paras:
             text = " ".join(para).strip()
-            words = WORD.findall(text.lower())
-            tokens = text.split()
-            if len(words) < 6 or len(words) * 2 < len(tokens):
-                continue  # not prose: tables, code, encodings test data, ...
-            if sum(c.isalpha() or c == " " for c in text) * 4 < len(text) * 3:
-                continue
-            grams = {hash(tuple(words[i:i + 5])) for i in range(len(words) - 4)}
-            old = sum(1 for g in grams if g in seen)
-            if old * 5 > len(grams):
-                continue
-            seen.update(grams)
             lines = textwrap.wrap(text, width=78, break_long_words=False, break_on_hyphens=False)
             for i in range(0, len(lines), 30):  # at most about 2.4 KB a paragraph
-                yield "\n".join(lines[i:i + 30])
+                chunk = "\n".join(lines[i:i + 30])
+                words = WORD.findall(chunk.lower())
+                tokens = chunk.split()
+                if len(words) < 6 or len(words) * 2 < len(tokens):
+                    continue  # not prose: tables, code, encodings test data, ...
+                if sum(c.isalpha() or c in " \n" for c in chunk) * 4 < len(chunk) * 3:
+                    continue
+                seq = [hash(tuple(words[j:j + 5])) for j in range(len(words) - 4)]
+                grams = set(seq)
+                if len(grams) * 2 < len(seq):
+                    continue  # repeats itself: lists, tables of names
+                if sum(1 for g in grams if g in seen) * 5 > len(grams):
+                    continue
+                seen.update(grams)
+                yield chunk
 
 
 def edit_passage(passage, rng, vocab):
