@@ -7,7 +7,8 @@
 # CORPUS_DIR/truth.csv). Tools: sim_text -p -R (its default threshold reports a pair only
 # when 20 % of a file is found in the other); copydetect (adapters/copydetect_pairs.py
 # -e txt); jscpd -f txt; Dolos with its character tokenizer (dolos.mjs -l char); and, with
-# --bryo, `bryo compare --format json -n 0`. TOOLS="sim_text jscpd" limits the tools.
+# --bryo, `bryo compare --format json -n 0`. TOOLS="sim_text jscpd" limits the tools;
+# sim_text_t1 (sim_text -p -t 1, reporting down to 1 %) is there too but not by default.
 # Each run is timed with /usr/bin/time -v and killed after --budget seconds (default 900).
 set -uo pipefail
 
@@ -44,6 +45,7 @@ for tool in $tools; do
   case "$tool" in
     bryo) cmd=("$bryo" compare --format json -n 0 "$docs"); result="$o.out" ;;
     sim_text) cmd=(sim_text -p -R "$docs"); result="$o.out" ;;
+    sim_text_t1) cmd=(sim_text -p -t 1 -R "$docs"); result="$o.out" ;;
     copydetect) cmd=("$py" "$here/adapters/copydetect_pairs.py" -e txt "$docs"); result="$o.out" ;;
     jscpd) cmd=("$here/node/node_modules/.bin/jscpd" -f txt -r json -o "$o.jscpd" "$docs"); result="$o.csv" ;;
     dolos) cmd=(node --max-old-space-size=16384 "$here/node/dolos.mjs" -l char "$docs"); result="$o.out" ;;
