@@ -8,7 +8,9 @@
 # when 20 % of a file is found in the other); copydetect (adapters/copydetect_pairs.py
 # -e txt); jscpd -f txt; Dolos with its character tokenizer (dolos.mjs -l char); and, with
 # --bryo, `bryo compare --format json -n 0`. TOOLS="sim_text jscpd" limits the tools;
-# sim_text_t1 (sim_text -p -t 1, reporting down to 1 %) is there too but not by default.
+# not run by default: sim_text_t1 (sim_text -p -t 1, reporting down to 1 %) and
+# copydetect_f (copydetect --disable-filter: at its defaults copydetect drops all plain
+# text, so it finds nothing in prose).
 # Each run is timed with /usr/bin/time -v and killed after --budget seconds (default 900).
 set -uo pipefail
 
@@ -47,8 +49,9 @@ for tool in $tools; do
     sim_text) cmd=(sim_text -p -R "$docs"); result="$o.out" ;;
     sim_text_t1) cmd=(sim_text -p -t 1 -R "$docs"); result="$o.out" ;;
     copydetect) cmd=("$py" "$here/adapters/copydetect_pairs.py" -e txt "$docs"); result="$o.out" ;;
+    copydetect_f) cmd=("$py" "$here/adapters/copydetect_pairs.py" -e txt -f "$docs"); result="$o.out" ;;
     jscpd) cmd=("$here/node/node_modules/.bin/jscpd" -f txt -r json -o "$o.jscpd" "$docs"); result="$o.csv" ;;
-    dolos) cmd=(node --max-old-space-size=16384 "$here/node/dolos.mjs" -l char "$docs"); result="$o.out" ;;
+    dolos) cmd=(node --max-old-space-size=8192 "$here/node/dolos.mjs" -l char "$docs"); result="$o.out" ;;
     *) echo "prose-peers.sh: unknown tool $tool" >&2; continue ;;
   esac
   echo "prose-peers.sh: $tool: ${cmd[*]}" >&2
