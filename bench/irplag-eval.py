@@ -2,13 +2,15 @@
 """ROC AUC and average precision of a tool's pair similarities on IR-Plag.
 
 usage: irplag-eval.py [--format auto|bryo|sim|jscpd|csv] [--root DIR] [--dataset DIR]
-                      [--all-pairs] [--json] [--name NAME] RESULT [RESULT...]
+                      [--all-pairs] [--json] [--name NAME] [PREFIX=]RESULT...
 
 RESULT is a tool's output: `bryo compare --format json`, `sim_java -p`, a jscpd JSON
 report, or a CSV with two document columns and `similarity` (bench/node/dolos.mjs,
 bench/adapters/copydetect_pairs.py). Several RESULTs (e.g. one run per case) are merged,
-keeping a pair's highest score. Tool paths are matched to the dataset's ids by their
-longest path suffix, so absolute or relative paths both work.
+keeping a pair's highest score. Tool paths are matched to the dataset's ids by path
+suffixes, so absolute or relative paths both work; file names repeat across cases, so for
+a tool that names files relative to a case directory give PREFIX=RESULT (e.g.
+case-01=out-01.json) and PREFIX/ is put before its relative paths.
 
 Labels come from the dataset's pairs_detailed.csv (the original of each case against its
 355 plagiarised copies and 105 independent solutions; --all-pairs uses
@@ -26,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from metrics import average_precision, roc_auc  # noqa: E402
-from pairs_io import by_ids, load_pairs  # noqa: E402
+from pairs_io import by_ids, load_pairs, unmatched  # noqa: E402
 
 LEVELS = ["L1", "L2", "L3", "L4", "L5", "L6"]
 
@@ -92,11 +94,21 @@ def main():
     ids = {r[0] for r in rows} | {r[1] for r in rows}
 
     scores = {}
-    for path in args.results:
+    for arg in args.results:
+        prefix, path = "", arg
+        if "=" in arg and not os.path.exists(arg):
+            prefix, path = arg.split("=", 1)
         try:
             pairs = load_pairs(path, args.format, args.root)
+            if prefix:
+                pairs = {frozenset(x if os.path.isabs(x) else f"{prefix}/{x}" for x in k): v
+                         for k, v in pairs.items()}
         except (OSError, ValueError, KeyError, json.JSONDecodeError) as e:
             sys.exit(f"irplag-eval: cannot read {path}: {e}")
+        lost = unmatched(pairs, ids)
+        if lost:
+            print(f"irplag-eval: warning: {len(lost)} paths of {path} match no dataset id "
+                  f"(or several), e.g. {lost[0]}", file=sys.stderr)
         for k, s in by_ids(pairs, ids).items():
             if s > scores.get(k, -1.0):
                 scores[k] = s

@@ -8,13 +8,17 @@
 #   together  one run over all 467 files of the 7 cases.
 # Runs: sim_java -p -R (its default: a passage counts for one matching file only, so an
 # original copied many times shows up against few copies); sim_java -p -a -e -R (every
-# pair compared in isolation, sim's mode for exact pair percentages); copydetect (bench/adapters/copydetect_pairs.py -e java);
-# Dolos (bench/node/dolos.mjs -l java); jscpd -f java -r json; and, with --bryo,
-# `bryo compare -l java --format json -n 0`. Outputs go to --out (default: a temporary
+# pair compared in isolation, sim's mode for exact pair percentages); copydetect
+# (bench/adapters/copydetect_pairs.py -e java); Dolos (bench/node/dolos.mjs -l java);
+# jscpd -f java -r json; and, with --bryo, `bryo compare -l java --format json -n 0
+# $BRYO_ARGS`. Mind bryo's -m (default 10: a passage in more than 10 submissions is
+# ignored): an original copied 40-54 times per case shares most of its passages with more
+# than 10 files; BRYO_ARGS="-m 100" lifts that. Outputs go to --out (default: a temporary
 # directory); the markdown tables go to stdout. TOOLS="dolos jscpd" limits the tools.
 set -uo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+read -r -a bryo_args <<< "${BRYO_ARGS:-}"
 dataset=""
 out=""
 bryo=""
@@ -51,12 +55,15 @@ run() {
            python3 "$here/adapters/jscpd_pairs.py" "$o.jscpd/jscpd-report.json" --root "$dir" > "$o.csv"
            echo "$o.csv" ;;
     sim_java_ae) sim_java -p -a -e -R "$dir" > "$o.txt" 2> "$o.err"; echo "$o.txt" ;;
-    bryo) "$bryo" compare -l java --format json -n 0 "$dir" > "$o.json" 2> "$o.err"; echo "$o.json" ;;
+    # File names repeat across cases: PREFIX=RESULT tells irplag-eval.py which case a
+    # name relative to the case directory belongs to.
+    bryo) "$bryo" compare -l java --format json -n 0 "${bryo_args[@]}" "$dir" > "$o.json" 2> "$o.err"
+          if [ "$dir" = "$data" ]; then echo "$o.json"; else echo "IR-Plag-Dataset/${dir#"$data"/}=$o.json"; fi ;;
   esac
 }
 
 tools="${TOOLS:-sim_java sim_java_ae copydetect dolos jscpd}"
-[ -n "$bryo" ] && tools="bryo $tools"
+case " $tools " in *" bryo "*) ;; *) [ -n "$bryo" ] && tools="bryo $tools" ;; esac
 for tool in $tools; do
   for mode in per-case together; do
     files=()

@@ -13,7 +13,7 @@ Formats:
   csv       a CSV with a header naming the two documents (a/b, left/right, doc_a/doc_b,
             file1/file2) and a `similarity` column, as printed by bench/node/dolos.mjs and
             bench/adapters/copydetect_pairs.py.
-`match_ids(paths, ids)` maps tool paths onto dataset ids by the longest path suffix.
+`match_ids(paths, ids)` maps tool paths onto dataset ids by path suffixes.
 """
 
 import csv
@@ -134,8 +134,19 @@ def load_pairs(path, fmt="auto", root=None):
 
 
 def match_ids(paths, ids):
-    """Map each tool path to the dataset id that is its longest '/'-suffix (or None)."""
+    """Map each tool path to a dataset id, or None.
+
+    A path matches the id that is its longest '/'-suffix (the tool saw absolute or longer
+    paths); failing that, the one id of which the path is a '/'-suffix (the tool printed
+    paths relative to a directory inside the dataset), if only one id ends so.
+    """
     ids = set(ids)
+    tails = {}
+    for i in ids:
+        parts = i.split("/")
+        for k in range(1, len(parts)):
+            t = "/".join(parts[k:])
+            tails[t] = None if t in tails and tails[t] != i else i
     out = {}
     for p in paths:
         q = p.replace("\\", "/")
@@ -146,6 +157,8 @@ def match_ids(paths, ids):
             if cand in ids:
                 hit = cand
                 break
+        if hit is None:
+            hit = tails.get("/".join(parts))
         out[p] = hit
     return out
 

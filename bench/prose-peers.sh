@@ -7,7 +7,7 @@
 # CORPUS_DIR/truth.csv). Tools: sim_text -p -R (its default threshold reports a pair only
 # when 20 % of a file is found in the other); copydetect (adapters/copydetect_pairs.py
 # -e txt); jscpd -f txt; Dolos with its character tokenizer (dolos.mjs -l char); and, with
-# --bryo, `bryo compare --format json -n 0`. TOOLS="sim_text jscpd" limits the tools;
+# --bryo, `bryo compare --format json -n 0 $BRYO_ARGS`. TOOLS="sim_text jscpd" limits the tools;
 # not run by default: sim_text_t1 (sim_text -p -t 1, reporting down to 1 %) and
 # copydetect_f (copydetect --disable-filter: at its defaults copydetect drops all plain
 # text, so it finds nothing in prose).
@@ -15,6 +15,7 @@
 set -uo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+read -r -a bryo_args <<< "${BRYO_ARGS:-}"
 out=""
 bryo=""
 budget=900
@@ -39,13 +40,13 @@ py="$here/.venv/bin/python"
 [ -x "$py" ] || py=python3
 
 tools="${TOOLS:-sim_text copydetect jscpd dolos}"
-[ -n "$bryo" ] && tools="bryo $tools"
+case " $tools " in *" bryo "*) ;; *) [ -n "$bryo" ] && tools="bryo $tools" ;; esac
 echo "Prose corpus: $(ls "$docs" | wc -l) documents, $(du -sm "$docs" | cut -f1) MB; $(($(wc -l < "$corpus/truth.csv") - 1)) planted pairs."
 echo
 for tool in $tools; do
   o="$out/$tool"
   case "$tool" in
-    bryo) cmd=("$bryo" compare --format json -n 0 "$docs"); result="$o.out" ;;
+    bryo) cmd=("$bryo" compare --format json -n 0 "${bryo_args[@]}" "$docs"); result="$o.out" ;;
     sim_text) cmd=(sim_text -p -R "$docs"); result="$o.out" ;;
     sim_text_t1) cmd=(sim_text -p -t 1 -R "$docs"); result="$o.out" ;;
     copydetect) cmd=("$py" "$here/adapters/copydetect_pairs.py" -e txt "$docs"); result="$o.out" ;;

@@ -93,6 +93,11 @@ class PairsIoTest(unittest.TestCase):
         self.assertEqual(m["/abs/root/case-01/original/T1.java"], ids[0])
         self.assertEqual(m["./case-01/plagiarized/L1/01/T1.java"], ids[1])
         self.assertIsNone(m["elsewhere/T1.java"])
+        # Paths relative to a directory inside the dataset match when unambiguous.
+        m = match_ids(["original/T1.java", "L1/01/T1.java", "T1.java"], ids)
+        self.assertEqual(m["original/T1.java"], ids[0])
+        self.assertEqual(m["L1/01/T1.java"], ids[1])
+        self.assertIsNone(m["T1.java"])
         pairs = {frozenset(("/r/case-01/original/T1.java",
                             "/r/case-01/plagiarized/L1/01/T1.java")): 0.3}
         self.assertEqual(by_ids(pairs, ids), {frozenset(ids): 0.3})
