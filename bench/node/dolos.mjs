@@ -2,7 +2,7 @@
 // Drive the Dolos library (@dodona/dolos-lib) from the command line: analyse the given
 // files (directories are walked recursively) and print one CSV row per pair,
 //   left,right,similarity,overlap,longest
-// ranked by similarity, as the Dolos CLI's pairs.csv does.
+// in Dolos's default order (its sortBy option, "total": by total overlap).
 //
 // Usage: node dolos.mjs [-l LANG] [-k K] [-w W] [--all] [--files-from LIST] PATH...
 //   -l LANG          Dolos language name (python, java, char, ...); detected from the
