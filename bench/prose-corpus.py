@@ -12,12 +12,12 @@ most one planted pair.
 
 The text comes from the English manual pages (/usr/share/man/man*/*.gz), turned into plain
 text by stripping the troff markup (requests, font and character escapes) in Python, which
-is fast and needs no groff. To keep unrelated documents unrelated, a paragraph that shares
-more than a fifth of its word 5-grams with text kept before is dropped. If the man
-pages run out, other documentation on the machine is used as well (info manuals, READMEs,
+is fast and needs no groff. To keep unrelated documents unrelated, text (in chunks of up
+to 30 lines) that is not mostly words, repeats itself, or shares more than a fifth of its
+word 5-grams with text kept before is dropped. If the man pages run out, other documentation on the machine is used as well (info manuals, READMEs,
 changelogs, .md/.rst/.pod/.txt files under /usr/share, /usr/lib, /usr/local and the Cargo
-registry sources). The same seed on the
-same machine gives the same corpus.
+registry sources). The same seed on the same machine, with the same packages installed,
+gives the same corpus.
 """
 
 import argparse

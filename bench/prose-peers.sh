@@ -65,7 +65,8 @@ for tool in $tools; do
   echo "\`${cmd[*]}\`: exit $rc, wall $wall, peak RSS $((${rss:-0} / 1024)) MB"
   echo
   if [ $rc != 0 ]; then
-    echo "(no result: $(tail -1 "$o.err" | cut -c1-120))"
+    why=$(grep -m1 -iE "fatal|error" "$o.err" || tail -1 "$o.err")
+    echo "(no result: $(printf '%s' "$why" | cut -c1-160))"
     echo
     continue
   fi
