@@ -277,6 +277,7 @@ pub fn run(args: &Args) -> Result<bool> {
     let outcome = compare_with_progress(inputs, &options, &bar);
     bar.done();
     let outcome = outcome?;
+    warn_about_common_passages(&outcome.report);
     write_report(&outcome.report, args)?;
     Ok(args
         .fail_above
@@ -315,6 +316,22 @@ impl Progress for Bar {
     }
     fn done(&self) {
         self.0.finish_and_clear();
+    }
+}
+
+/// `-m` hides a passage shared by many submissions; when that hides a large
+/// part of everything, the batch is probably many copies of one source (or
+/// a big common template), and the user should know why pairs are missing.
+fn warn_about_common_passages(report: &Report) {
+    let stats = &report.stats;
+    let m = report.options.max_submissions;
+    if m > 0 && stats.fingerprints > 0 && stats.common_hashes * 5 > stats.fingerprints {
+        eprintln!(
+            "bryo: note: {:.0}% of all fingerprints are in more than {m} submissions and were \
+             ignored as common code (-m {m}); if many submissions share a source on purpose, \
+             pass it with -b, or raise -m (-m 0: no limit)",
+            100.0 * stats.common_hashes as f64 / stats.fingerprints as f64
+        );
     }
 }
 

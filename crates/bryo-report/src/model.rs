@@ -249,10 +249,11 @@ pub struct Stats {
     pub symbols: u64,
     /// Fingerprints selected from all compared files.
     pub fingerprints: u64,
-    /// Distinct fingerprint hashes removed because base code has them.
+    /// Fingerprint occurrences (in all compared files) removed because base
+    /// code has their hash.
     pub base_hashes: u64,
-    /// Distinct fingerprint hashes dropped because more than
-    /// `options.max_submissions` submissions have them.
+    /// Fingerprint occurrences (in all compared files) dropped because more
+    /// than `options.max_submissions` submissions have their hash.
     pub common_hashes: u64,
     /// Pairs sharing at least one fingerprint, before `max_pairs` and
     /// `min_similarity` are applied.
