@@ -70,8 +70,8 @@ pub(crate) fn pair_fragments(
     let kept = select(cands, min_len);
     for &(len, (da, sa, db, sb)) in &kept {
         let (doc_a, doc_b) = (&prep.docs[da as usize], &prep.docs[db as usize]);
-        out.covered_a += u64::from(len) - overlap(&doc_a.base, sa, sa + len);
-        out.covered_b += u64::from(len) - overlap(&doc_b.base, sb, sb + len);
+        out.covered_a += u64::from(len) - overlap(&doc_a.excluded, sa, sa + len);
+        out.covered_b += u64::from(len) - overlap(&doc_b.excluded, sb, sb + len);
         out.longest = out.longest.max(len);
         out.fragments.push(Fragment {
             a_doc: DocId(doc_a.id),
@@ -142,8 +142,8 @@ fn extend_doc_pair(
         if pa + k > a.len() || pb + k > b.len() || a[pa..pa + k] != b[pb..pb + k] {
             continue;
         }
-        let max_left =
-            (pa - left_limit(&doc_a.base, pa).max(floor)).min(pb - left_limit(&doc_b.base, pb));
+        let max_left = (pa - left_limit(&doc_a.excluded, pa).max(floor))
+            .min(pb - left_limit(&doc_b.excluded, pb));
         let mut left = 0;
         while left < max_left && a[pa - left - 1] == b[pb - left - 1] {
             if budget == 0 {
@@ -154,8 +154,8 @@ fn extend_doc_pair(
             left += 1;
         }
         let (ea, eb) = (pa + k, pb + k);
-        let max_right = (right_limit(&doc_a.base, ea, a.len()) - ea)
-            .min(right_limit(&doc_b.base, eb, b.len()) - eb);
+        let max_right = (right_limit(&doc_a.excluded, ea, a.len()) - ea)
+            .min(right_limit(&doc_b.excluded, eb, b.len()) - eb);
         let mut right = 0;
         while right < max_right && a[ea + right] == b[eb + right] {
             if budget == 0 {
@@ -168,12 +168,14 @@ fn extend_doc_pair(
         out.steps += (left + right) as u64;
         let (mut sa, mut sb, mut len) = (pa - left, pb - left, left + k + right);
         floor = sa + len;
-        // A seed may straddle base-covered symbols: trim them off the ends,
-        // where they would only inflate the fragment.
-        while len > 0 && (is_base(&doc_a.base, sa) || is_base(&doc_b.base, sb)) {
+        // A seed may straddle excluded (base- or common-covered) symbols:
+        // trim them off the ends, where they would only inflate the fragment.
+        while len > 0 && (is_excluded(&doc_a.excluded, sa) || is_excluded(&doc_b.excluded, sb)) {
             (sa, sb, len) = (sa + 1, sb + 1, len - 1);
         }
-        while len > 0 && (is_base(&doc_a.base, sa + len - 1) || is_base(&doc_b.base, sb + len - 1))
+        while len > 0
+            && (is_excluded(&doc_a.excluded, sa + len - 1)
+                || is_excluded(&doc_b.excluded, sb + len - 1))
         {
             len -= 1;
         }
@@ -188,34 +190,34 @@ fn extend_doc_pair(
 }
 
 /// Leftmost position an extension leftwards from `p` may reach without
-/// entering a base-covered symbol.
-fn left_limit(base: &[(u32, u32)], p: usize) -> usize {
-    let i = base.partition_point(|&(s, _)| (s as usize) < p);
+/// entering an excluded symbol.
+fn left_limit(ranges: &[(u32, u32)], p: usize) -> usize {
+    let i = ranges.partition_point(|&(s, _)| (s as usize) < p);
     match i {
         0 => 0,
-        _ => (base[i - 1].1 as usize).min(p),
+        _ => (ranges[i - 1].1 as usize).min(p),
     }
 }
 
-/// End of the stretch from `e` rightwards free of base-covered symbols.
-fn right_limit(base: &[(u32, u32)], e: usize, len: usize) -> usize {
-    let i = base.partition_point(|&(_, end)| (end as usize) <= e);
-    match base.get(i) {
+/// End of the stretch from `e` rightwards free of excluded symbols.
+fn right_limit(ranges: &[(u32, u32)], e: usize, len: usize) -> usize {
+    let i = ranges.partition_point(|&(_, end)| (end as usize) <= e);
+    match ranges.get(i) {
         None => len,
         Some(&(s, _)) => (s as usize).max(e),
     }
 }
 
 /// Whether symbol `p` is inside one of the ranges.
-fn is_base(base: &[(u32, u32)], p: usize) -> bool {
-    let i = base.partition_point(|&(_, end)| (end as usize) <= p);
-    base.get(i).is_some_and(|&(s, _)| s as usize <= p)
+fn is_excluded(ranges: &[(u32, u32)], p: usize) -> bool {
+    let i = ranges.partition_point(|&(_, end)| (end as usize) <= p);
+    ranges.get(i).is_some_and(|&(s, _)| s as usize <= p)
 }
 
 /// Number of symbols of `s..e` inside the ranges.
-fn overlap(base: &[(u32, u32)], s: u32, e: u32) -> u64 {
-    let i = base.partition_point(|&(_, end)| end <= s);
-    base[i..]
+fn overlap(ranges: &[(u32, u32)], s: u32, e: u32) -> u64 {
+    let i = ranges.partition_point(|&(_, end)| end <= s);
+    ranges[i..]
         .iter()
         .take_while(|&&(bs, _)| bs < e)
         .map(|&(bs, be)| u64::from(be.min(e) - bs.max(s)))
