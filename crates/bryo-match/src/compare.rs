@@ -29,8 +29,8 @@ struct Candidate {
 ///    k-gram of each of its occurrences becomes *common-covered*: like a
 ///    base-covered symbol, it is never matched (MOSS: such a passage is
 ///    "treated as if it appeared in a base file"), but it stays in the
-///    totals; of one hash, at most
-///    `occurrence_cap` occurrences per document are kept (the first ones).
+///    totals. Of one hash, at most `occurrence_cap` occurrences per document
+///    are kept (the first ones).
 /// 5. Pairs of submissions are formed only from shared hashes (never
 ///    within a submission, never old with old) and ranked by shared
 ///    fingerprints; the first `max_pairs` (or all) get fragments: every pair
@@ -38,11 +38,11 @@ struct Candidate {
 ///    symbol by symbol (a hash collision yields nothing), then extended left
 ///    and right to the maximal exact match, never into base- or
 ///    common-covered symbols (such symbols inside the seed are trimmed off
-///    the ends), each
-///    diagonal of a document pair walked once, within a budget of 16
-///    extension steps per symbol of the two documents. The matches are then
-///    tiled longest first: a match overlapping a kept fragment on either
-///    side is cut to its free pieces, which compete again by length.
+///    the ends), each diagonal of a document pair walked once, within a
+///    budget of 16 extension steps per symbol of the two documents. The
+///    matches are then tiled longest first: a match overlapping a kept
+///    fragment on either side is cut to its free pieces, which compete
+///    again by length.
 ///    Fragments shorter than `min_fragment_symbols` are dropped.
 /// 6. Pairs are scored and ranked by covered symbols; clusters are the
 ///    connected components of pairs with `similarity >= cluster_threshold`.

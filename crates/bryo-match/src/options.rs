@@ -58,10 +58,10 @@ pub struct MatchOptions {
     /// [`DocumentSummary::common_symbols`](crate::DocumentSummary::common_symbols).
     ///
     /// The rule works on fingerprints, as MOSS does: symbols of a common
-    /// passage that no selected fingerprint of a common hash covers (with
-    /// winnowing, gaps of fewer than `w` symbols between or after the
-    /// common fingerprints, e.g. where the passage meets other text) stay
-    /// matchable.
+    /// passage that no selected fingerprint of a common hash covers stay
+    /// matchable. With winnowing these are a few symbols where the passage
+    /// meets other text (fewer than `w` at each end, as a rule) and, if
+    /// `w > k`, gaps of at most `w − k` symbols between fingerprints.
     ///
     /// `0` means no limit — then a hash common to all `n` submissions alone
     /// yields `n²/2` pair records. Default 10.
