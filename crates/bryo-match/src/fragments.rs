@@ -142,8 +142,9 @@ fn extend_doc_pair(
         if pa + k > a.len() || pb + k > b.len() || a[pa..pa + k] != b[pb..pb + k] {
             continue;
         }
-        let max_left = (pa - left_limit(&doc_a.excluded, pa).max(floor))
-            .min(pb - left_limit(&doc_b.excluded, pb));
+        let (left_a, right_a, touches_a) = seed_limits(&doc_a.excluded, pa, k, a.len());
+        let (left_b, right_b, touches_b) = seed_limits(&doc_b.excluded, pb, k, b.len());
+        let max_left = (pa - left_a.max(floor)).min(pb - left_b);
         let mut left = 0;
         while left < max_left && a[pa - left - 1] == b[pb - left - 1] {
             if budget == 0 {
@@ -154,8 +155,7 @@ fn extend_doc_pair(
             left += 1;
         }
         let (ea, eb) = (pa + k, pb + k);
-        let max_right = (right_limit(&doc_a.excluded, ea, a.len()) - ea)
-            .min(right_limit(&doc_b.excluded, eb, b.len()) - eb);
+        let max_right = (right_a - ea).min(right_b - eb);
         let mut right = 0;
         while right < max_right && a[ea + right] == b[eb + right] {
             if budget == 0 {
@@ -170,14 +170,15 @@ fn extend_doc_pair(
         floor = sa + len;
         // A seed may straddle excluded (base- or common-covered) symbols:
         // trim them off the ends, where they would only inflate the fragment.
-        while len > 0 && (is_excluded(&doc_a.excluded, sa) || is_excluded(&doc_b.excluded, sb)) {
-            (sa, sb, len) = (sa + 1, sb + 1, len - 1);
-        }
-        while len > 0
-            && (is_excluded(&doc_a.excluded, sa + len - 1)
-                || is_excluded(&doc_b.excluded, sb + len - 1))
-        {
-            len -= 1;
+        // Extension never enters them, so only a seed touching them can.
+        if touches_a || touches_b {
+            let (xa, xb) = (&doc_a.excluded, &doc_b.excluded);
+            while len > 0 && (is_excluded(xa, sa) || is_excluded(xb, sb)) {
+                (sa, sb, len) = (sa + 1, sb + 1, len - 1);
+            }
+            while len > 0 && (is_excluded(xa, sa + len - 1) || is_excluded(xb, sb + len - 1)) {
+                len -= 1;
+            }
         }
         if len > 0 {
             // Positions and lengths fit in u32: documents are checked on entry.
@@ -189,13 +190,29 @@ fn extend_doc_pair(
     }
 }
 
-/// Leftmost position an extension leftwards from `p` may reach without
-/// entering an excluded symbol.
-fn left_limit(ranges: &[(u32, u32)], p: usize) -> usize {
-    let i = ranges.partition_point(|&(s, _)| (s as usize) < p);
-    match i {
-        0 => 0,
-        _ => (ranges[i - 1].1 as usize).min(p),
+/// For the seed `p..p + k` in a document of `len` symbols: the leftmost
+/// position an extension leftwards from `p` may reach and the end of the
+/// stretch from `p + k` rightwards, both without entering an excluded
+/// symbol, and whether the seed itself touches one. One binary search in
+/// the common case of a seed clear of excluded symbols.
+fn seed_limits(ranges: &[(u32, u32)], p: usize, k: usize, len: usize) -> (usize, usize, bool) {
+    // The first range ending after `p`; all before it end at or before `p`.
+    let i = ranges.partition_point(|&(_, end)| (end as usize) <= p);
+    match ranges.get(i) {
+        None => (ranges.last().map_or(0, |r| r.1 as usize), len, false),
+        Some(&(s, _)) => {
+            let s = s as usize;
+            let left = match i {
+                _ if s < p => p,
+                0 => 0,
+                _ => ranges[i - 1].1 as usize,
+            };
+            if s >= p + k {
+                (left, s, false)
+            } else {
+                (left, right_limit(ranges, p + k, len), true)
+            }
+        }
     }
 }
 
