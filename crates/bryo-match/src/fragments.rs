@@ -70,8 +70,13 @@ pub(crate) fn pair_fragments(
     let kept = select(cands, min_len);
     for &(len, (da, sa, db, sb)) in &kept {
         let (doc_a, doc_b) = (&prep.docs[da as usize], &prep.docs[db as usize]);
-        out.covered_a += u64::from(len) - overlap(&doc_a.excluded, sa, sa + len);
-        out.covered_b += u64::from(len) - overlap(&doc_b.excluded, sb, sb + len);
+        // A fragment never holds an excluded symbol: extension stops before
+        // them, a seed's ends are trimmed, and an excluded range (at least
+        // k long) cannot sit strictly inside a k-gram.
+        debug_assert_eq!(overlap(&doc_a.excluded, sa, sa + len), 0);
+        debug_assert_eq!(overlap(&doc_b.excluded, sb, sb + len), 0);
+        out.covered_a += u64::from(len);
+        out.covered_b += u64::from(len);
         out.longest = out.longest.max(len);
         out.fragments.push(Fragment {
             a_doc: DocId(doc_a.id),
