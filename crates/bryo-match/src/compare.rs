@@ -25,20 +25,24 @@ struct Candidate {
 ///    dropped; in every document, each symbol covered by a k-gram whose hash
 ///    occurs among all k-grams of the base is *base-covered* and counts
 ///    neither as matched nor in the totals.
-/// 4. A hash in more than `max_submissions` submissions is dropped; of one
-///    hash, at most `occurrence_cap` occurrences per document are kept (the
-///    first ones).
+/// 4. A hash in more than `max_submissions` submissions is dropped, and the
+///    k-gram of each of its occurrences becomes *common-covered*: like a
+///    base-covered symbol, it is never matched (MOSS: such a passage is
+///    "treated as if it appeared in a base file"), but it stays in the
+///    totals. Of one hash, at most `occurrence_cap` occurrences per document
+///    are kept (the first ones).
 /// 5. Pairs of submissions are formed only from shared hashes (never
 ///    within a submission, never old with old) and ranked by shared
 ///    fingerprints; the first `max_pairs` (or all) get fragments: every pair
 ///    of kept occurrences of a shared hash is a seed; its k-gram is checked
 ///    symbol by symbol (a hash collision yields nothing), then extended left
-///    and right to the maximal exact match, never into base-covered symbols
-///    (base-covered symbols inside the seed are trimmed off the ends), each
-///    diagonal of a document pair walked once, within a budget of 16
-///    extension steps per symbol of the two documents. The matches are then
-///    tiled longest first: a match overlapping a kept fragment on either
-///    side is cut to its free pieces, which compete again by length.
+///    and right to the maximal exact match, never into base- or
+///    common-covered symbols (such symbols inside the seed are trimmed off
+///    the ends), each diagonal of a document pair walked once, within a
+///    budget of 16 extension steps per symbol of the two documents. The
+///    matches are then tiled longest first: a match overlapping a kept
+///    fragment on either side is cut to its free pieces, which compete
+///    again by length.
 ///    Fragments shorter than `min_fragment_symbols` are dropped.
 /// 6. Pairs are scored and ranked by covered symbols; clusters are the
 ///    connected components of pairs with `similarity >= cluster_threshold`.
@@ -77,7 +81,8 @@ pub fn compare(corpus: &Corpus<'_>, options: &MatchOptions) -> Result<Comparison
     let base = BaseSet::new(&prep.base_docs, &hasher);
     prep.mark_base(&base, options.config, &hasher);
     let fps = fingerprint_all(&prep.docs, options)?;
-    let index = build_index(&fps, &prep, &base, options);
+    let mut index = build_index(&fps, &prep, &base, options);
+    prep.mark_common(&std::mem::take(&mut index.common), options.config.k());
     // The index holds what is still needed; free the rest before scoring.
     let fp_counts: Vec<usize> = fps.iter().map(Vec::len).collect();
     drop(fps);
@@ -181,7 +186,8 @@ pub fn compare(corpus: &Corpus<'_>, options: &MatchOptions) -> Result<Comparison
     for (doc, &n) in prep.docs.iter().zip(&fp_counts) {
         documents[doc.id as usize] = DocumentSummary {
             fingerprints: u32::try_from(n).unwrap_or(u32::MAX),
-            base_symbols: crate::index::base_count(&doc.base) as u32,
+            base_symbols: doc.base_symbols,
+            common_symbols: doc.common_symbols,
         };
     }
     Ok(Comparison {

@@ -70,8 +70,13 @@ pub(crate) fn pair_fragments(
     let kept = select(cands, min_len);
     for &(len, (da, sa, db, sb)) in &kept {
         let (doc_a, doc_b) = (&prep.docs[da as usize], &prep.docs[db as usize]);
-        out.covered_a += u64::from(len) - overlap(&doc_a.base, sa, sa + len);
-        out.covered_b += u64::from(len) - overlap(&doc_b.base, sb, sb + len);
+        // A fragment never holds an excluded symbol: extension stops before
+        // them, a seed's ends are trimmed, and an excluded range (at least
+        // k long) cannot sit strictly inside a k-gram.
+        debug_assert_eq!(overlap(&doc_a.excluded, sa, sa + len), 0);
+        debug_assert_eq!(overlap(&doc_b.excluded, sb, sb + len), 0);
+        out.covered_a += u64::from(len);
+        out.covered_b += u64::from(len);
         out.longest = out.longest.max(len);
         out.fragments.push(Fragment {
             a_doc: DocId(doc_a.id),
@@ -142,8 +147,9 @@ fn extend_doc_pair(
         if pa + k > a.len() || pb + k > b.len() || a[pa..pa + k] != b[pb..pb + k] {
             continue;
         }
-        let max_left =
-            (pa - left_limit(&doc_a.base, pa).max(floor)).min(pb - left_limit(&doc_b.base, pb));
+        let (left_a, right_a, touches_a) = seed_limits(&doc_a.excluded, pa, k, a.len());
+        let (left_b, right_b, touches_b) = seed_limits(&doc_b.excluded, pb, k, b.len());
+        let max_left = (pa - left_a.max(floor)).min(pb - left_b);
         let mut left = 0;
         while left < max_left && a[pa - left - 1] == b[pb - left - 1] {
             if budget == 0 {
@@ -154,8 +160,7 @@ fn extend_doc_pair(
             left += 1;
         }
         let (ea, eb) = (pa + k, pb + k);
-        let max_right = (right_limit(&doc_a.base, ea, a.len()) - ea)
-            .min(right_limit(&doc_b.base, eb, b.len()) - eb);
+        let max_right = (right_a - ea).min(right_b - eb);
         let mut right = 0;
         while right < max_right && a[ea + right] == b[eb + right] {
             if budget == 0 {
@@ -168,14 +173,17 @@ fn extend_doc_pair(
         out.steps += (left + right) as u64;
         let (mut sa, mut sb, mut len) = (pa - left, pb - left, left + k + right);
         floor = sa + len;
-        // A seed may straddle base-covered symbols: trim them off the ends,
-        // where they would only inflate the fragment.
-        while len > 0 && (is_base(&doc_a.base, sa) || is_base(&doc_b.base, sb)) {
-            (sa, sb, len) = (sa + 1, sb + 1, len - 1);
-        }
-        while len > 0 && (is_base(&doc_a.base, sa + len - 1) || is_base(&doc_b.base, sb + len - 1))
-        {
-            len -= 1;
+        // A seed may straddle excluded (base- or common-covered) symbols:
+        // trim them off the ends, where they would only inflate the fragment.
+        // Extension never enters them, so only a seed touching them can.
+        if touches_a || touches_b {
+            let (xa, xb) = (&doc_a.excluded, &doc_b.excluded);
+            while len > 0 && (is_excluded(xa, sa) || is_excluded(xb, sb)) {
+                (sa, sb, len) = (sa + 1, sb + 1, len - 1);
+            }
+            while len > 0 && (is_excluded(xa, sa + len - 1) || is_excluded(xb, sb + len - 1)) {
+                len -= 1;
+            }
         }
         if len > 0 {
             // Positions and lengths fit in u32: documents are checked on entry.
@@ -187,35 +195,51 @@ fn extend_doc_pair(
     }
 }
 
-/// Leftmost position an extension leftwards from `p` may reach without
-/// entering a base-covered symbol.
-fn left_limit(base: &[(u32, u32)], p: usize) -> usize {
-    let i = base.partition_point(|&(s, _)| (s as usize) < p);
-    match i {
-        0 => 0,
-        _ => (base[i - 1].1 as usize).min(p),
+/// For the seed `p..p + k` in a document of `len` symbols: the leftmost
+/// position an extension leftwards from `p` may reach and the end of the
+/// stretch from `p + k` rightwards, both without entering an excluded
+/// symbol, and whether the seed itself touches one. One binary search in
+/// the common case of a seed clear of excluded symbols.
+fn seed_limits(ranges: &[(u32, u32)], p: usize, k: usize, len: usize) -> (usize, usize, bool) {
+    // The first range ending after `p`; all before it end at or before `p`.
+    let i = ranges.partition_point(|&(_, end)| (end as usize) <= p);
+    match ranges.get(i) {
+        None => (ranges.last().map_or(0, |r| r.1 as usize), len, false),
+        Some(&(s, _)) => {
+            let s = s as usize;
+            let left = match i {
+                _ if s < p => p,
+                0 => 0,
+                _ => ranges[i - 1].1 as usize,
+            };
+            if s >= p + k {
+                (left, s, false)
+            } else {
+                (left, right_limit(ranges, p + k, len), true)
+            }
+        }
     }
 }
 
-/// End of the stretch from `e` rightwards free of base-covered symbols.
-fn right_limit(base: &[(u32, u32)], e: usize, len: usize) -> usize {
-    let i = base.partition_point(|&(_, end)| (end as usize) <= e);
-    match base.get(i) {
+/// End of the stretch from `e` rightwards free of excluded symbols.
+fn right_limit(ranges: &[(u32, u32)], e: usize, len: usize) -> usize {
+    let i = ranges.partition_point(|&(_, end)| (end as usize) <= e);
+    match ranges.get(i) {
         None => len,
         Some(&(s, _)) => (s as usize).max(e),
     }
 }
 
 /// Whether symbol `p` is inside one of the ranges.
-fn is_base(base: &[(u32, u32)], p: usize) -> bool {
-    let i = base.partition_point(|&(_, end)| (end as usize) <= p);
-    base.get(i).is_some_and(|&(s, _)| s as usize <= p)
+fn is_excluded(ranges: &[(u32, u32)], p: usize) -> bool {
+    let i = ranges.partition_point(|&(_, end)| (end as usize) <= p);
+    ranges.get(i).is_some_and(|&(s, _)| s as usize <= p)
 }
 
 /// Number of symbols of `s..e` inside the ranges.
-fn overlap(base: &[(u32, u32)], s: u32, e: u32) -> u64 {
-    let i = base.partition_point(|&(_, end)| end <= s);
-    base[i..]
+fn overlap(ranges: &[(u32, u32)], s: u32, e: u32) -> u64 {
+    let i = ranges.partition_point(|&(_, end)| end <= s);
+    ranges[i..]
         .iter()
         .take_while(|&&(bs, _)| bs < e)
         .map(|&(bs, be)| u64::from(be.min(e) - bs.max(s)))

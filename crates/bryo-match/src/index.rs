@@ -37,9 +37,14 @@ pub(crate) struct Doc<'c> {
     /// Dense submission index.
     pub sub: u32,
     pub symbols: &'c [u64],
-    /// Base-covered symbols as sorted, disjoint, non-adjacent half-open
-    /// ranges.
-    pub base: Vec<(u32, u32)>,
+    /// Excluded symbols — base-covered or common-covered — as sorted,
+    /// disjoint, non-adjacent half-open ranges: barriers for fragments,
+    /// never matched.
+    pub excluded: Vec<(u32, u32)>,
+    /// Base-covered symbols.
+    pub base_symbols: u32,
+    /// Common-covered symbols that are not base-covered.
+    pub common_symbols: u32,
 }
 
 /// A submission, dense index = rank of its id.
@@ -48,7 +53,7 @@ pub(crate) struct Sub {
     pub old: bool,
     /// Internal documents `docs.0..docs.1`.
     pub docs: (u32, u32),
-    /// Symbols not base-covered.
+    /// Symbols not base-covered (common-covered ones included).
     pub symbols: u64,
     /// All symbols, base-covered or not.
     pub raw_symbols: u64,
@@ -114,7 +119,9 @@ impl<'c> Prepared<'c> {
                 id: i,
                 sub: subs.len() as u32 - 1,
                 symbols,
-                base: Vec::new(),
+                excluded: Vec::new(),
+                base_symbols: 0,
+                common_symbols: 0,
             });
         }
         Ok(Prepared {
@@ -135,27 +142,76 @@ impl<'c> Prepared<'c> {
                     let mut out: Vec<(u32, u32)> = Vec::new();
                     for (i, &h) in hashes.iter().enumerate() {
                         if base.contains(h) {
-                            let (s, e) = (i as u32, i as u32 + k);
-                            match out.last_mut() {
-                                Some(last) if last.1 >= s => last.1 = e,
-                                _ => out.push((s, e)),
-                            }
+                            push_range(&mut out, i as u32, i as u32 + k);
                         }
                     }
-                    doc.base = out;
+                    doc.base_symbols = range_count(&out) as u32;
+                    doc.excluded = out;
                 });
         }
         for sub in &mut self.subs {
             sub.symbols = self.docs[sub.docs.0 as usize..sub.docs.1 as usize]
                 .iter()
-                .map(|d| d.symbols.len() as u64 - base_count(&d.base))
+                .map(|d| d.symbols.len() as u64 - u64::from(d.base_symbols))
                 .sum();
+        }
+    }
+
+    /// Adds the common-covered symbols to the excluded ones (the totals per
+    /// submission keep them). `common` holds `doc << 32 | pos` for every
+    /// occurrence of a hash dropped by the `max_submissions` rule, sorted.
+    pub fn mark_common(&mut self, common: &[u64], k: usize) {
+        if !common.is_empty() {
+            let k = k as u32;
+            self.docs.par_iter_mut().enumerate().for_each(|(d, doc)| {
+                let d = d as u64;
+                let lo = common.partition_point(|&x| x >> 32 < d);
+                let hi = lo + common[lo..].partition_point(|&x| x >> 32 == d);
+                if lo == hi {
+                    return;
+                }
+                let mut ranges: Vec<(u32, u32)> = Vec::new();
+                for &x in &common[lo..hi] {
+                    let pos = x as u32;
+                    push_range(&mut ranges, pos, pos + k);
+                }
+                doc.excluded = union(&doc.excluded, &ranges);
+                doc.common_symbols =
+                    (range_count(&doc.excluded) - u64::from(doc.base_symbols)) as u32;
+            });
         }
     }
 }
 
+/// Appends `s..e` to sorted ranges, merging it with the last one if they
+/// overlap or touch. `s` must not be below the last range's start.
+fn push_range(out: &mut Vec<(u32, u32)>, s: u32, e: u32) {
+    match out.last_mut() {
+        Some(last) if last.1 >= s => last.1 = last.1.max(e),
+        _ => out.push((s, e)),
+    }
+}
+
+/// The union of two lists of sorted, disjoint ranges, sorted, disjoint and
+/// non-adjacent.
+fn union(x: &[(u32, u32)], y: &[(u32, u32)]) -> Vec<(u32, u32)> {
+    let mut out = Vec::with_capacity(x.len() + y.len());
+    let (mut i, mut j) = (0, 0);
+    while i < x.len() || j < y.len() {
+        let r = if j == y.len() || (i < x.len() && x[i].0 <= y[j].0) {
+            i += 1;
+            x[i - 1]
+        } else {
+            j += 1;
+            y[j - 1]
+        };
+        push_range(&mut out, r.0, r.1);
+    }
+    out
+}
+
 /// Number of symbols in a list of disjoint ranges.
-pub(crate) fn base_count(ranges: &[(u32, u32)]) -> u64 {
+pub(crate) fn range_count(ranges: &[(u32, u32)]) -> u64 {
     ranges.iter().map(|&(s, e)| u64::from(e - s)).sum()
 }
 
@@ -280,6 +336,9 @@ pub(crate) struct Index {
     pub buckets: Vec<Bucket>,
     pub records: Vec<Record>,
     pub counts: IndexCounts,
+    /// Every occurrence of a hash dropped by the `max_submissions` rule, as
+    /// `doc << 32 | pos`, sorted.
+    pub common: Vec<u64>,
 }
 
 /// Scatters the fingerprints into buckets, groups each bucket by hash,
@@ -359,7 +418,7 @@ pub(crate) fn build_index(
         bucket_slices.push(head);
         rest = tail;
     }
-    let out: Vec<(Bucket, Vec<Record>, IndexCounts)> = bucket_slices
+    let out: Vec<BucketOut> = bucket_slices
         .into_par_iter()
         .enumerate()
         .map_init(Scratch::default, |scratch, (b, slice)| {
@@ -369,16 +428,20 @@ pub(crate) fn build_index(
     let mut buckets = Vec::with_capacity(nb);
     let mut records = Vec::new();
     let mut total_counts = IndexCounts::default();
-    for (bucket, recs, c) in out {
-        buckets.push(bucket);
-        records.extend_from_slice(&recs);
-        total_counts = total_counts.add(c);
+    let mut common = Vec::with_capacity(out.iter().map(|o| o.common.len()).sum());
+    for o in out {
+        buckets.push(o.bucket);
+        records.extend_from_slice(&o.records);
+        common.extend_from_slice(&o.common);
+        total_counts = total_counts.add(o.counts);
     }
     records.par_sort_unstable();
+    common.par_sort_unstable();
     Index {
         buckets,
         records,
         counts: total_counts,
+        common,
     }
 }
 
@@ -397,6 +460,16 @@ struct Scratch {
     runs: Vec<(usize, usize)>,
 }
 
+/// What grouping one bucket yields.
+struct BucketOut {
+    bucket: Bucket,
+    records: Vec<Record>,
+    counts: IndexCounts,
+    /// Occurrences of hashes dropped by the `max_submissions` rule, as
+    /// `doc << 32 | pos`.
+    common: Vec<u64>,
+}
+
 /// Groups one bucket by hash — in linear time with a small hash table, in
 /// order of first occurrence — then filters the groups and forms their
 /// pair records. Groups keep their entries in document and position order.
@@ -407,7 +480,7 @@ fn group_bucket(
     prep: &Prepared<'_>,
     base: &BaseSet,
     options: &MatchOptions,
-) -> (Bucket, Vec<Record>, IndexCounts) {
+) -> BucketOut {
     let size = (slice.len() * 2).next_power_of_two().max(16);
     let mask = size - 1;
     scratch.table.clear();
@@ -461,6 +534,7 @@ fn group_bucket(
     let mut out = Bucket::default();
     let mut records = Vec::new();
     let mut c = IndexCounts::default();
+    let mut common = Vec::new();
     let cap = options.occurrence_cap;
     let max_subs = options.max_submissions;
     // (dense submission, first kept entry, kept occurrences) for the
@@ -488,6 +562,10 @@ fn group_bucket(
         }
         if max_subs != 0 && distinct > max_subs {
             c.dropped_common += run.len() as u64;
+            common.extend(
+                run.iter()
+                    .map(|e| u64::from(e.doc) << 32 | u64::from(e.pos)),
+            );
             continue;
         }
         let start = out.entries.len();
@@ -526,5 +604,10 @@ fn group_bucket(
             }
         }
     }
-    (out, records, c)
+    BucketOut {
+        bucket: out,
+        records,
+        counts: c,
+        common,
+    }
 }

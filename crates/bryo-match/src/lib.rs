@@ -9,15 +9,20 @@
 //! * fingerprints of all documents (winnowing, from `bryo-engine`) are
 //!   grouped by hash in a sort-based index — pairs of documents are formed
 //!   only from shared fingerprints, never by looping over all pairs;
-//! * base (starter) code is removed, hashes found in more than `m`
-//!   submissions are ignored (MOSS `-m`), and the occurrences of one hash
-//!   in one document are capped so that the work per pair stays bounded;
+//! * base (starter) code is removed; hashes found in more than `m`
+//!   submissions are ignored and the passages they cover are never matched,
+//!   like base code (MOSS `-m`: "any passage appearing in more than N
+//!   programs is treated as if it appeared in a base file"); the
+//!   occurrences of one hash in one document are capped so that the work
+//!   per pair stays bounded;
 //! * pairs are ranked by shared fingerprints; for the reported ones, the
 //!   matched positions are turned into [`Fragment`]s: exact, maximal,
 //!   non-overlapping matches of symbols (the paper notes k-grams lose "some
 //!   of the match … at the beginning and the end"; extension recovers it);
 //! * each pair is scored (share of each side covered, similarity, longest
-//!   fragment) and pairs above a threshold form [`Cluster`]s.
+//!   fragment; base code counts neither as matched nor in the totals,
+//!   common passages only in the totals), and pairs above a threshold form
+//!   [`Cluster`]s.
 //!
 //! The crate knows nothing about files or formats: positions are symbol
 //! indices, which a front-end's spans map back to bytes and lines.

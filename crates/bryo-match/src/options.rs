@@ -38,10 +38,33 @@ pub struct MatchOptions {
     /// Any selection works; only winnowing and robust winnowing guarantee
     /// that every shared run of `t = w + k − 1` symbols is found.
     pub selection: Selection,
-    /// MOSS `-m`: a hash found in more than this many distinct submissions
-    /// (current and old) is ignored, as a common idiom rather than a copy.
-    /// `0` means no limit — then a hash common to all `n` submissions
-    /// alone yields `n²/2` pair records. Default 10.
+    /// MOSS `-m`: "any passage appearing in more than N programs is treated
+    /// as if it appeared in a base file".
+    ///
+    /// A fingerprint hash (not already a base hash) selected in more than
+    /// this many distinct submissions, current and old, is *common*: it is
+    /// dropped from the index, and in every document, the symbols of the
+    /// k-gram `pos..pos + k` of each selected fingerprint with a common hash
+    /// (every occurrence, before the occurrence cap) are *common-covered*.
+    /// Common-covered symbols are never matched, exactly like base-covered
+    /// ones: fragments never extend into them and seeds straddling them are
+    /// trimmed, so they never count in `covered_*` of a
+    /// [`PairMatch`](crate::PairMatch). Unlike base code, which the user
+    /// declared sanctioned, they stay in the totals (`symbols_*`, hence the
+    /// denominators of `*_percent` and `similarity`): which passages are
+    /// common depends on the rest of the batch, and dropping them from the
+    /// totals too would inflate the weight of chance matches in what
+    /// remains. They are reported per document in
+    /// [`DocumentSummary::common_symbols`](crate::DocumentSummary::common_symbols).
+    ///
+    /// The rule works on fingerprints, as MOSS does: symbols of a common
+    /// passage that no selected fingerprint of a common hash covers stay
+    /// matchable. With winnowing these are a few symbols where the passage
+    /// meets other text (fewer than `w` at each end, as a rule) and, if
+    /// `w > k`, gaps of at most `w − k` symbols between fingerprints.
+    ///
+    /// `0` means no limit — then a hash common to all `n` submissions alone
+    /// yields `n²/2` pair records. Default 10.
     pub max_submissions: usize,
     /// MOSS `-n`: how many pairs to report (after ranking by shared
     /// fingerprints, fragments are computed for this many). `0` reports every

@@ -36,8 +36,11 @@ impl Fragment {
 
 /// What two submissions share.
 ///
-/// Symbol counts exclude base-covered symbols (see
-/// [`DocumentSummary::base_symbols`]), in both numerator and denominator.
+/// Base-covered symbols (see [`DocumentSummary::base_symbols`]) are left out
+/// of numerators and denominators. Common-covered symbols (see
+/// [`DocumentSummary::common_symbols`]) are never matched, so never in a
+/// numerator, but stay in the denominators. Fragments never extend into
+/// either.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PairMatch {
     /// The submission with the smaller id.
@@ -57,9 +60,9 @@ pub struct PairMatch {
     pub symbols_a: u64,
     /// Symbols of `b`'s documents that are not base-covered.
     pub symbols_b: u64,
-    /// Symbols of `a` inside a fragment and not base-covered.
+    /// Symbols of `a` inside a fragment (never base- or common-covered).
     pub covered_a: u64,
-    /// Symbols of `b` inside a fragment and not base-covered.
+    /// Symbols of `b` inside a fragment (never base- or common-covered).
     pub covered_b: u64,
     /// `100 · covered_a / symbols_a` (MOSS's `name (NN%)`); 0 if empty.
     pub a_percent: f64,
@@ -88,9 +91,15 @@ pub struct DocumentSummary {
     /// Fingerprints selected in the document (before any filtering).
     /// 0 for base documents.
     pub fingerprints: u32,
-    /// Symbols covered by a k-gram whose hash occurs among all k-grams of
-    /// the base documents. 0 for base documents.
+    /// Base-covered symbols: covered by a k-gram whose hash occurs among all
+    /// k-grams of the base documents. 0 for base documents.
     pub base_symbols: u32,
+    /// Common-covered symbols that are not also base-covered: covered by
+    /// the k-gram of a fingerprint whose hash was dropped by the
+    /// [`max_submissions`](crate::MatchOptions::max_submissions) rule (a
+    /// passage in too many submissions, treated like base code). 0 for base
+    /// documents. They are never matched but count in the pair totals.
+    pub common_symbols: u32,
 }
 
 /// Counters describing the work done; handy for reports and tests.

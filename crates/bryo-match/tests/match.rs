@@ -41,18 +41,30 @@ fn doc(sub: u32, role: Role, symbols: Vec<u64>) -> TestDoc {
 /// with a message on the first violation.
 fn check_structure(docs: &[TestDoc], options: &MatchOptions, result: &Comparison) {
     let base = naive::base_hashes(docs, options);
-    let masks: Vec<Vec<bool>> = docs
+    let base_masks: Vec<Vec<bool>> = docs
         .iter()
         .map(|d| match d.role {
             Role::Base => vec![false; d.symbols.len()],
             _ => naive::base_mask(&d.symbols, &base, options),
         })
         .collect();
-    for (i, mask) in masks.iter().enumerate() {
-        let expected = mask.iter().filter(|&&m| m).count() as u32;
+    let common_masks = naive::common_masks(docs, options);
+    // Base- or common-covered: never matched, barriers for fragments.
+    let masks: Vec<Vec<bool>> = base_masks
+        .iter()
+        .zip(&common_masks)
+        .map(|(b, c)| b.iter().zip(c).map(|(&b, &c)| b || c).collect())
+        .collect();
+    for (i, (b, c)) in base_masks.iter().zip(&common_masks).enumerate() {
+        let expected = b.iter().filter(|&&m| m).count() as u32;
         assert_eq!(
             result.documents[i].base_symbols, expected,
             "base symbols of doc {i}"
+        );
+        let expected = b.iter().zip(c).filter(|&(&b, &c)| c && !b).count() as u32;
+        assert_eq!(
+            result.documents[i].common_symbols, expected,
+            "common symbols of doc {i}"
         );
     }
     let sub_of = |id: DocId| docs[id.0 as usize].sub;
@@ -78,8 +90,10 @@ fn check_structure(docs: &[TestDoc], options: &MatchOptions, result: &Comparison
             let (ma, mb) = (&masks[f.a_doc.0 as usize], &masks[f.b_doc.0 as usize]);
             covered_a += f.a_range().filter(|&i| !ma[i]).count() as u64;
             covered_b += f.b_range().filter(|&i| !mb[i]).count() as u64;
+            // Never matches a base- or common-covered symbol.
+            assert!(f.a_range().all(|i| !ma[i]) && f.b_range().all(|i| !mb[i]));
             // Maximal: each end meets a document end, a mismatch, a
-            // base-covered symbol or another fragment of the pair.
+            // base- or common-covered symbol or another fragment of the pair.
             let in_other = |doc: DocId, pos: usize, side_a: bool| {
                 p.fragments.iter().any(|g| {
                     g != f
@@ -106,8 +120,6 @@ fn check_structure(docs: &[TestDoc], options: &MatchOptions, result: &Comparison
                 sa + len == a.len() || sb + len == b.len() || blocked(sa + len, sb + len),
                 "extendable right: {f:?}"
             );
-            // The ends are never base-covered.
-            assert!(!ma[sa] && !mb[sb] && !ma[sa + len - 1] && !mb[sb + len - 1]);
         }
         // Non-overlapping on each side.
         for (i, f) in p.fragments.iter().enumerate() {
@@ -124,7 +136,7 @@ fn check_structure(docs: &[TestDoc], options: &MatchOptions, result: &Comparison
             docs.iter()
                 .enumerate()
                 .filter(|(_, d)| d.role != Role::Base && sub_id(d.sub) == s)
-                .map(|(i, _)| masks[i].iter().filter(|&&m| !m).count() as u64)
+                .map(|(i, _)| base_masks[i].iter().filter(|&&m| !m).count() as u64)
                 .sum()
         };
         assert_eq!((p.symbols_a, p.symbols_b), (total(p.a), total(p.b)));
@@ -336,6 +348,110 @@ fn m_two_reports_only_passages_in_exactly_two_submissions() {
     assert_eq!(result.pairs.len(), 3);
     o.max_submissions = 0; // no limit
     assert_eq!(compare(&corpus(&docs), &o).unwrap().pairs.len(), 3);
+}
+
+/// Four submissions sharing a 200-symbol passage `p` (each after its own
+/// head); submissions 0 and 1 also share, by chance, 6 symbols right after
+/// it. Returns the documents and where `p` starts in each.
+fn common_passage_corpus(seed: u64) -> (Vec<TestDoc>, [usize; 4]) {
+    let mut rng = SplitMix64::new(seed);
+    let p = random_symbols(&mut rng, 200);
+    let chance = random_symbols(&mut rng, 6);
+    let mut filler = |n| random_symbols(&mut rng, n);
+    let heads: Vec<Vec<u64>> = (0..4).map(|i| filler(10 + 3 * i)).collect();
+    let tails = [
+        [chance.clone(), filler(40)].concat(),
+        [chance, filler(50)].concat(),
+        filler(45),
+        filler(55),
+    ];
+    let docs = (0..4)
+        .map(|i| {
+            let symbols = [heads[i].clone(), p.clone(), tails[i].clone()].concat();
+            doc(i as u32, Role::Current, symbols)
+        })
+        .collect();
+    (docs, [10, 13, 16, 19])
+}
+
+/// MOSS: "any passage appearing in more than N programs is treated as if it
+/// appeared in a base file". The chance seed right after the common passage
+/// must not be extended back through it (before common passages were
+/// barriers, the fragment covered all 200 symbols of `p` plus the 6).
+#[test]
+fn m_passages_are_barriers_like_base_code() {
+    let (docs, at) = common_passage_corpus(21);
+    let mut o = options(5, 4);
+    o.max_submissions = 2;
+    let result = compare(&corpus(&docs), &o).unwrap();
+    check_structure(&docs, &o, &result);
+    // Submission 0 has the larger id: it is the b side of the pair.
+    let pair = result
+        .pairs
+        .iter()
+        .find(|q| (q.a, q.b) == (sub_id(1), sub_id(0)))
+        .expect("the chance match is reported");
+    for f in &pair.fragments {
+        let (ra, rb) = (f.a_range(), f.b_range());
+        assert!(ra.end <= at[1] || ra.start >= at[1] + 200, "{f:?}");
+        assert!(rb.end <= at[0] || rb.start >= at[0] + 200, "{f:?}");
+    }
+    assert_eq!(pair.fragments.len(), 1);
+    let f = pair.fragments[0];
+    assert_eq!(
+        (f.a_start as usize, f.b_start as usize, f.len),
+        (at[1] + 200, at[0] + 200, 6)
+    );
+    // Only the chance match counts; the passage stays in the totals.
+    assert_eq!((pair.covered_a, pair.covered_b), (6, 6));
+    let total = (docs[0].symbols.len() + docs[1].symbols.len()) as u64;
+    assert_eq!(pair.symbols_a + pair.symbols_b, total);
+    assert!((pair.similarity - 12.0 / total as f64).abs() < 1e-12);
+    assert!(result.stats.dropped_common > 0);
+
+    // With -m 10 the passage is a match like any other.
+    o.max_submissions = 10;
+    let result = compare(&corpus(&docs), &o).unwrap();
+    check_structure(&docs, &o, &result);
+    assert_eq!(result.pairs.len(), 6);
+    let pair = &result.pairs[0];
+    assert_eq!((pair.a, pair.b), (sub_id(1), sub_id(0)));
+    let f = pair.fragments[0];
+    assert_eq!(
+        (f.a_start as usize, f.b_start as usize, f.len),
+        (at[1], at[0], 206)
+    );
+    assert!(result.documents.iter().all(|d| d.common_symbols == 0));
+}
+
+/// The rule works on fingerprints: symbols of a common passage that no
+/// selected common fingerprint covers — fewer than `w` at each end — may
+/// still be matched, never more.
+#[test]
+fn m_passages_leak_at_most_w_minus_one_symbols_at_their_ends() {
+    let (k, w) = (5, 4);
+    for seed in 0..24 {
+        let (docs, at) = common_passage_corpus(seed);
+        let mut o = options(k, w);
+        o.max_submissions = 2;
+        let result = compare(&corpus(&docs), &o).unwrap();
+        check_structure(&docs, &o, &result);
+        for (i, d) in result.documents.iter().enumerate() {
+            assert!(d.common_symbols as usize >= 200 - 2 * (w - 1), "{seed} {i}");
+        }
+        let pair = result
+            .pairs
+            .iter()
+            .find(|q| (q.a, q.b) == (sub_id(1), sub_id(0)))
+            .expect("the chance match is reported");
+        assert_eq!(pair.fragments.len(), 1, "seed {seed}");
+        let f = pair.fragments[0];
+        let end = at[0] + 200;
+        let b = f.b_range();
+        assert!(b.start < end + 6 && b.end == end + 6, "seed {seed}: {f:?}");
+        assert!(b.start + w > end, "seed {seed}: {f:?}");
+        assert_eq!(f.a_start as usize - at[1], f.b_start as usize - at[0]);
+    }
 }
 
 #[test]

@@ -87,3 +87,50 @@ pub fn pairs(docs: &[TestDoc], options: &MatchOptions) -> BTreeMap<(u32, u32), u
     }
     out
 }
+
+/// For every document (in order; all `false` for base documents), whether
+/// each symbol is common-covered: inside the k-gram of a selected
+/// fingerprint whose hash is not a base hash and is selected in more than
+/// `max_submissions` distinct submissions.
+pub fn common_masks(docs: &[TestDoc], options: &MatchOptions) -> Vec<Vec<bool>> {
+    let mut f = Fingerprinter::new(options.config, options.hash, options.selection).unwrap();
+    let base = base_hashes(docs, options);
+    let k = options.config.k();
+    let fps: Vec<Vec<(u64, usize)>> = docs
+        .iter()
+        .map(|d| match d.role {
+            Role::Base => Vec::new(),
+            _ => f
+                .fingerprints_symbols(&d.symbols)
+                .unwrap()
+                .iter()
+                .map(|fp| (fp.hash, fp.pos as usize))
+                .collect(),
+        })
+        .collect();
+    let mut subs_of: HashMap<u64, HashSet<u32>> = HashMap::new();
+    for (d, list) in docs.iter().zip(&fps) {
+        for &(h, _) in list {
+            subs_of.entry(h).or_default().insert(d.sub);
+        }
+    }
+    let common = |h: &u64| {
+        options.max_submissions != 0
+            && !base.contains(h)
+            && subs_of[h].len() > options.max_submissions
+    };
+    docs.iter()
+        .zip(&fps)
+        .map(|(d, list)| {
+            let mut mask = vec![false; d.symbols.len()];
+            for (h, pos) in list {
+                if common(h) {
+                    for m in &mut mask[*pos..*pos + k] {
+                        *m = true;
+                    }
+                }
+            }
+            mask
+        })
+        .collect()
+}
