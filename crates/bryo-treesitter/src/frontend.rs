@@ -139,6 +139,22 @@ impl ThreadParser {
     }
 }
 
+/// `text` with every `\r` not followed by `\n` replaced by `\n`; borrowed
+/// when there is none.
+fn lone_cr_as_lf(text: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    let lone = |i: usize| text[i] == b'\r' && text.get(i + 1) != Some(&b'\n');
+    if !(0..text.len()).any(lone) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut copy = text.to_vec();
+    for (i, b) in copy.iter_mut().enumerate() {
+        if lone(i) {
+            *b = b'\n';
+        }
+    }
+    std::borrow::Cow::Owned(copy)
+}
+
 thread_local! {
     /// One parser per language per thread, created on first use: parsers
     /// are not `Sync`, and creating one (and its role table) per file would
@@ -174,8 +190,14 @@ impl TsLanguage {
                 limit: options.max_bytes,
             });
         }
+        // Tree-sitter grammars end lines and line comments at `\n` only; a
+        // file with classic Mac line ends (a lone `\r`) would be one line, its
+        // first `//` or `#` comment swallowing the rest. Parse a copy with
+        // each lone `\r` made `\n` (same length, so spans are unchanged);
+        // symbols are still hashed from the original text.
+        let parse_text = lone_cr_as_lf(text);
         let stats = self.with_parser(|tp| {
-            let tree = tp.parse(text, options.timeout)?;
+            let tree = tp.parse(&parse_text, options.timeout)?;
             Ok(walk(
                 &tree,
                 text,
@@ -210,7 +232,7 @@ impl TsLanguage {
                 limit: options.max_bytes,
             });
         }
-        self.with_parser(|tp| tp.parse(text, options.timeout))
+        self.with_parser(|tp| tp.parse(&lone_cr_as_lf(text), options.timeout))
     }
 
     fn with_parser<T>(

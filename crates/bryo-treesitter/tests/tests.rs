@@ -496,3 +496,22 @@ proptest! {
         check_invariants(s.as_bytes(), &parsed.normalized, false);
     }
 }
+
+/// Classic Mac line ends (a lone `\r`) end lines and line comments as `\n`
+/// does: the stream equals the one of the same file with `\n` line ends, so a
+/// comment never swallows the rest of the file.
+#[test]
+fn lone_carriage_returns_end_lines() {
+    for (lang, ext) in [("python", "py"), ("c", "c"), ("java", "java"), ("go", "go")] {
+        let lf = fixture(lang, ext, "original");
+        let cr: Vec<u8> = lf
+            .iter()
+            .map(|&b| if b == b'\n' { b'\r' } else { b })
+            .collect();
+        let with_lf = run(lang, &lf);
+        let with_cr = run(lang, &cr);
+        assert!(!with_lf.is_empty(), "{lang}");
+        assert_eq!(with_lf.symbols, with_cr.symbols, "{lang}");
+        assert_eq!(with_lf.spans, with_cr.spans, "{lang}");
+    }
+}
