@@ -61,12 +61,12 @@ pub struct Args {
         value_name = "N",
         default_value_t = 10
     )]
-    max_submissions: usize,
+    max_submissions: u32,
 
     /// Number of pairs reported (MOSS -n); 0 = every pair that shares a
     /// fingerprint.
     #[arg(short = 'n', long = "pairs", value_name = "N", default_value_t = 250)]
-    pairs: usize,
+    pairs: u32,
 
     /// A comment recorded in the report (MOSS -c).
     #[arg(short = 'c', long = "comment", value_name = "TEXT")]
@@ -263,8 +263,8 @@ pub fn run(args: &Args) -> Result<bool> {
         k: args.k,
         w: args.w,
         t: args.t,
-        max_submissions: args.max_submissions,
-        max_pairs: args.pairs,
+        max_submissions: args.max_submissions as usize,
+        max_pairs: args.pairs as usize,
         min_similarity: args.min_similarity,
         min_fragment_symbols: args.min_tokens,
         cluster_threshold: args.cluster_threshold,

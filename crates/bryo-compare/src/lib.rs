@@ -34,10 +34,17 @@ pub use run::{
 pub enum CompareError {
     /// Fewer than two submissions had a file that could be compared (or
     /// none of them was new).
-    #[error("need at least two submissions to compare, including a new one; found {found} with comparable files")]
+    #[error(
+        "need at least two submissions to compare, including a new one; found {found} with comparable files{}",
+        skipped_note(*skipped, example.as_deref())
+    )]
     TooFewSubmissions {
         /// Submissions with at least one comparable file.
         found: usize,
+        /// Files that were skipped.
+        skipped: usize,
+        /// The first skipped file and why, if any.
+        example: Option<String>,
     },
     /// Invalid `k`, `w` or `t`.
     #[error("invalid thresholds: {0}")]
@@ -45,4 +52,12 @@ pub enum CompareError {
     /// The matcher rejected its options.
     #[error(transparent)]
     Match(#[from] bryo_match::Error),
+}
+
+fn skipped_note(skipped: usize, example: Option<&str>) -> String {
+    match (skipped, example) {
+        (0, _) | (_, None) => String::new(),
+        (1, Some(e)) => format!(" (1 file skipped: {e})"),
+        (n, Some(e)) => format!(" ({n} files skipped, e.g. {e})"),
+    }
 }

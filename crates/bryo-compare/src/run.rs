@@ -241,13 +241,25 @@ pub fn compare_with_progress(
     }
     let current = kept.iter().filter(|(s, _)| !s.old).count();
     if kept.len() < 2 || current == 0 {
-        return Err(CompareError::TooFewSubmissions { found: kept.len() });
+        return Err(CompareError::TooFewSubmissions {
+            found: kept.len(),
+            skipped: skipped.len(),
+            example: skipped.first().map(|s| format!("{}: {}", s.path, s.reason)),
+        });
     }
 
     let (config, min_fragment) = thresholds(options, &kept)?;
     let mut match_options = MatchOptions::new(config);
     match_options.max_submissions = options.max_submissions;
-    match_options.max_pairs = options.max_pairs;
+    // The matcher picks its pairs by shared fingerprints; the report ranks
+    // by matched symbols and applies --min-similarity. Fragments are computed
+    // for a generous margin of candidates, so the top `max_pairs` of the
+    // final ranking come out right in practice; with --min-similarity every
+    // candidate is scored so that no pair above it is missed.
+    match_options.max_pairs = match (options.max_pairs, options.min_similarity > 0.0) {
+        (0, _) | (_, true) => 0,
+        (n, false) => n.saturating_mul(4).max(n.saturating_add(200)),
+    };
     match_options.min_fragment_symbols = min_fragment;
     match_options.cluster_threshold = options.cluster_threshold;
 
@@ -272,10 +284,17 @@ pub fn compare_with_progress(
     let comparison = comparison?;
 
     let mut pairs = Vec::new();
-    for m in &comparison.pairs {
-        if m.similarity < options.min_similarity {
-            continue;
-        }
+    // The matcher's order: most matched symbols first.
+    let shown = comparison
+        .pairs
+        .iter()
+        .filter(|m| m.similarity >= options.min_similarity)
+        .take(if options.max_pairs == 0 {
+            usize::MAX
+        } else {
+            options.max_pairs
+        });
+    for m in shown {
         let mut fragments = Vec::with_capacity(m.fragments.len());
         let mut a_lines = Vec::new();
         let mut b_lines = Vec::new();
@@ -315,9 +334,12 @@ pub fn compare_with_progress(
         .iter()
         .map(|c| {
             let members: Vec<usize> = c.submissions.iter().map(|s| s.0 as usize).collect();
-            let max_similarity = pairs
+            let max_similarity = comparison
+                .pairs
                 .iter()
-                .filter(|p| members.contains(&p.a) && members.contains(&p.b))
+                .filter(|p| {
+                    members.contains(&(p.a.0 as usize)) && members.contains(&(p.b.0 as usize))
+                })
                 .map(|p| p.similarity)
                 .fold(0.0, f64::max);
             Cluster {
@@ -400,9 +422,13 @@ fn thresholds(
         (None, Some(t)) => Config::from_thresholds(k, t),
         (None, None) => Config::new(k, default_w),
     };
+    // A fragment is never shorter than k: pieces left between longer
+    // fragments would otherwise be reported as matches below the noise
+    // threshold.
     let min_fragment = options
         .min_fragment_symbols
-        .unwrap_or_else(|| default_min_fragment(kind, options.analyze.text_mode));
+        .unwrap_or_else(|| default_min_fragment(kind, options.analyze.text_mode))
+        .max(k);
     Ok((config.map_err(CompareError::Thresholds)?, min_fragment))
 }
 
@@ -420,6 +446,7 @@ fn file_entry(file: &Analyzed) -> FileEntry {
             },
         },
         encoding: file.decoded.encoding().name().to_string(),
+        notes: file.notes.clone(),
     }
 }
 

@@ -48,6 +48,7 @@
 //!             lines: 60,
 //!             status: FileStatus::Ok,
 //!             encoding: "utf-8".into(),
+//!             notes: Vec::new(),
 //!         }],
 //!     });
 //! }

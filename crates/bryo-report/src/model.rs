@@ -126,6 +126,10 @@ pub struct FileEntry {
     pub status: FileStatus,
     /// Character encoding the file was decoded from, e.g. `utf-8`.
     pub encoding: String,
+    /// What the front-end recovered from (an unterminated literal or
+    /// comment, invalid UTF-8 read as Windows-1252, …); absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// Kind of front-end that normalized a file.

@@ -2,7 +2,7 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::io::Write;
 
-use crate::{Report, ReportError};
+use crate::{FileStatus, Report, ReportError};
 
 /// How [`write_table`] lays out the table.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,7 +36,8 @@ const CLUSTER_NAMES_SHOWN: usize = 8;
 
 /// Writes the MOSS-like ranked table: a summary line, one row per pair
 /// (rank, `File 1 (NN%)`, `File 2 (NN%)`, lines matched, similarity), then
-/// a footer with the skipped-file count and the clusters.
+/// a footer listing skipped files and fallbacks (the first ten, with the
+/// reason) and the clusters.
 ///
 /// Percentages are rounded down, so `100%` means fully covered. Column widths
 /// follow the longest cell. Control characters and bidirectional overrides in
@@ -192,20 +193,52 @@ fn summary(report: &Report) -> String {
     s
 }
 
+/// Skipped files and fallbacks listed by name in the footer.
+const LISTED: usize = 10;
+
 fn footer(report: &Report, text: &mut String, paint: &Painter, name_width: usize) {
     let skipped = report.skipped.len();
     if skipped > 0 {
-        let _ = writeln!(
-            text,
-            "{}",
-            paint.wrap(
-                DIM,
-                &format!(
-                    "{skipped} file{} skipped (the JSON output lists the reasons).",
-                    plural(skipped)
-                )
-            )
-        );
+        let _ = writeln!(text, "{skipped} file{} skipped:", plural(skipped));
+        for s in report.skipped.iter().take(LISTED) {
+            let line = format!(
+                "  {}: {}",
+                shorten(&clean(&s.path), name_width),
+                clean(&s.reason)
+            );
+            let _ = writeln!(text, "{}", paint.wrap(DIM, &line));
+        }
+        if skipped > LISTED {
+            let more = format!(
+                "  … and {} more (the JSON output lists them all)",
+                skipped - LISTED
+            );
+            let _ = writeln!(text, "{}", paint.wrap(DIM, &more));
+        }
+    }
+    let fallbacks: Vec<(&str, &str)> = report
+        .submissions
+        .iter()
+        .flat_map(|s| &s.files)
+        .filter_map(|f| match &f.status {
+            FileStatus::Fallback { reason } => Some((f.path.as_str(), reason.as_str())),
+            _ => None,
+        })
+        .collect();
+    if !fallbacks.is_empty() {
+        let n = fallbacks.len();
+        let _ = writeln!(text, "{n} file{} read with a simpler front-end:", plural(n));
+        for (path, reason) in fallbacks.iter().take(LISTED) {
+            let line = format!("  {}: {}", shorten(&clean(path), name_width), clean(reason));
+            let _ = writeln!(text, "{}", paint.wrap(DIM, &line));
+        }
+        if n > LISTED {
+            let more = format!(
+                "  … and {} more (the JSON output lists them all)",
+                n - LISTED
+            );
+            let _ = writeln!(text, "{}", paint.wrap(DIM, &more));
+        }
     }
     if report.clusters.is_empty() {
         return;

@@ -22,6 +22,7 @@ fn file(path: &str, symbols: u64, lines: u64, status: FileStatus) -> FileEntry {
         lines,
         status,
         encoding: "utf-8".into(),
+        notes: Vec::new(),
     }
 }
 
@@ -82,6 +83,7 @@ fn sample() -> Report {
                     reason: "too many parse errors".into(),
                 },
                 encoding: "windows-1252".into(),
+                notes: vec!["decoded as windows-1252: invalid UTF-8 at offset 3".into()],
             }],
         },
         Submission {
@@ -411,8 +413,10 @@ fn table_rows_stay_on_one_line_and_carry_no_escape_sequences() {
     for name in HOSTILE {
         let r = hostile(name, "b");
         let text = render_table(&r, &TableOptions::default());
-        // Summary, header, one row, skipped line, cluster heading, one cluster.
-        assert_eq!(text.lines().count(), 6, "{text}");
+        // Summary, header, one row, skipped heading and its files, cluster
+        // heading, one cluster.
+        let skipped = r.skipped.len();
+        assert_eq!(text.lines().count(), 6 + skipped, "{text}");
         assert!(!text.contains('\u{1b}') && !text.contains('\r') && !text.contains('\u{202e}'));
     }
 }
@@ -449,12 +453,13 @@ prop_compose! {
         lines in any::<u64>(),
         reason in proptest::option::of(text()),
         encoding in text(),
+        notes in proptest::collection::vec(text(), 0..3),
     ) -> FileEntry {
         let status = match reason {
             None => FileStatus::Ok,
             Some(reason) => FileStatus::Fallback { reason },
         };
-        FileEntry { path, language, frontend, symbols, lines, status, encoding }
+        FileEntry { path, language, frontend, symbols, lines, status, encoding, notes }
     }
 }
 
@@ -593,7 +598,15 @@ proptest! {
     fn table_has_one_line_per_pair(r in report()) {
         let text = render_table(&r, &TableOptions::default());
         let pair_lines = if r.pairs.is_empty() { 1 } else { r.pairs.len() + 1 };
-        let skipped_line = usize::from(!r.skipped.is_empty());
+        // A heading, then up to ten listed files and one "… and N more" line.
+        let listed = |n: usize| if n == 0 { 0 } else { 1 + n.min(10) + usize::from(n > 10) };
+        let fallbacks = r
+            .submissions
+            .iter()
+            .flat_map(|s| &s.files)
+            .filter(|f| matches!(f.status, FileStatus::Fallback { .. }))
+            .count();
+        let skipped_line = listed(r.skipped.len()) + listed(fallbacks);
         let cluster_lines = if r.clusters.is_empty() { 0 } else { r.clusters.len() + 1 };
         prop_assert_eq!(text.lines().count(), 1 + pair_lines + skipped_line + cluster_lines);
         prop_assert!(!text.contains('\x1b'), "escape character in the table");
