@@ -370,6 +370,70 @@ fn zip_archives_are_read() {
     assert!(similarity(&report, "ann", "ben") > 0.99);
 }
 
+/// Writes a zip archive of `(name, text)` entries at `path`.
+fn zip_of(path: &Path, entries: &[(&str, &str)]) {
+    let mut zip = zip::ZipWriter::new(fs::File::create(path).unwrap());
+    let opts = zip::write::SimpleFileOptions::default();
+    for (name, text) in entries {
+        zip.start_file(*name, opts).unwrap();
+        zip.write_all(text.as_bytes()).unwrap();
+    }
+    zip.finish().unwrap();
+}
+
+#[test]
+fn one_zip_per_student_in_a_directory_is_one_submission_each() {
+    let dir = TempDir::new().unwrap();
+    fs::create_dir(dir.path().join("subs")).unwrap();
+    let copied = program(21);
+    zip_of(
+        &dir.path().join("subs/alice.zip"),
+        &[("hw/main.py", &copied), ("hw/README.md", "# homework\n")],
+    );
+    zip_of(&dir.path().join("subs/bob.zip"), &[("main.py", &copied)]);
+    zip_of(
+        &dir.path().join("subs/cat.zip"),
+        &[("main.py", &program(22)), ("old.zip", "PK")],
+    );
+    let report = compare_json(dir.path(), &["-d", "-l", "python", "subs"]);
+    assert_eq!(
+        names(&report),
+        ["subs/alice.zip", "subs/bob.zip", "subs/cat.zip"]
+    );
+    assert!(similarity(&report, "alice.zip", "bob.zip") > 0.99);
+    assert!(similarity(&report, "alice.zip", "cat.zip") < 0.2);
+    let skipped = report["skipped"].as_array().unwrap();
+    let reason = |name: &str| {
+        skipped
+            .iter()
+            .find(|s| s["path"].as_str().unwrap() == name)
+            .map(|s| s["reason"].as_str().unwrap().to_string())
+    };
+    assert!(
+        reason("subs/alice.zip/hw/README.md")
+            .unwrap()
+            .contains("extension .md"),
+        "{skipped:?}"
+    );
+    assert!(
+        reason("subs/cat.zip/old.zip")
+            .unwrap()
+            .contains("zip inside a zip"),
+        "{skipped:?}"
+    );
+}
+
+#[test]
+fn files_named_explicitly_are_compared_whatever_the_language() {
+    let dir = TempDir::new().unwrap();
+    write(dir.path(), "a.py", &program(31));
+    write(dir.path(), "b.py", &program(31));
+    let report = compare_json(dir.path(), &["-l", "text", "a.py", "b.py"]);
+    assert_eq!(names(&report), ["a.py", "b.py"]);
+    assert!(similarity(&report, "a.py", "b.py") > 0.99);
+    assert!(report["skipped"].as_array().unwrap().is_empty());
+}
+
 #[test]
 fn output_is_deterministic_in_every_format() {
     let dir = TempDir::new().unwrap();

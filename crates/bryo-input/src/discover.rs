@@ -5,7 +5,7 @@ use std::path::{Component, Path};
 
 use ignore::WalkBuilder;
 
-use crate::filter::Filter;
+use crate::filter::{Extension, Filter};
 use crate::{InputError, InputFile, InputOptions, Inputs, SkipReason, Skipped, Source, Submission};
 
 /// Finds every file to compare and groups them into submissions.
@@ -16,10 +16,16 @@ use crate::{InputError, InputFile, InputOptions, Inputs, SkipReason, Skipped, So
 /// `.gitignore`, `.ignore` and `.git/info/exclude` rules are respected (also
 /// outside a git repository; the user's global git excludes are not read, so
 /// results do not depend on the machine), hidden files and directories are
-/// left out, and symbolic links are not followed. Zip archives named as a
-/// path are read like directories (hidden entries and `__MACOSX/` are left
-/// out; ignore files inside an archive are not applied); archives found
-/// while walking a directory are ordinary files.
+/// left out, and symbolic links are not followed. Zip archives, named as a
+/// path or found while walking a directory, are read like directories
+/// (hidden entries and `__MACOSX/` are left out; ignore files inside an
+/// archive are not applied; a `.zip` entry is skipped, not opened). An
+/// archive found in a directory is matched by exclude globs only (include
+/// globs select the files inside it); its entries are matched by their path
+/// below the root, e.g. `alice.zip/src/main.py`.
+///
+/// The extension list filters only files found in a directory or archive;
+/// see [`InputOptions::extensions`].
 ///
 /// A file is read once: if two roots reach the same file, or a base path
 /// reaches a file under a root, it is kept where it was met first (base code
@@ -164,6 +170,14 @@ impl Groups {
     }
 }
 
+/// Why a zip archive could not be opened as a whole.
+enum ArchiveError {
+    /// The file cannot be opened.
+    Io(io::Error),
+    /// It is not a zip archive, or has too many entries.
+    Zip(String),
+}
+
 /// Outcome of reading a file with a size limit.
 enum ReadError {
     TooLarge(u64),
@@ -219,7 +233,8 @@ impl Discovery<'_> {
         display: String,
         role: Role,
     ) -> Result<Gathered, InputError> {
-        if !self.filter.accepts(&display) {
+        // The user chose this file: the extension list does not apply.
+        if !self.filter.globs_accept(&display) {
             self.skip(display, SkipReason::Filtered);
             return Ok(Vec::new());
         }
@@ -290,11 +305,34 @@ impl Discovery<'_> {
             let file_type = entry.file_type();
             let is_dir = file_type.is_some_and(|t| t.is_dir());
             tops.see(&rel, is_dir);
-            if is_dir || !self.filter.accepts(&rel) {
+            if is_dir {
+                continue;
+            }
+            let shown = join(display, &rel);
+            if is_zip(entry.path()) {
+                // Include globs are about the files to compare, not the
+                // archive holding them; an exclude glob can leave it out.
+                if self.filter.excluded(&rel) {
+                    continue;
+                }
+                if file_type.is_some_and(|t| t.is_symlink()) {
+                    self.skip(shown, SkipReason::Symlink);
+                } else if !file_type.is_some_and(|t| t.is_file()) {
+                    self.skip(shown, SkipReason::NotAFile);
+                } else {
+                    self.walked_archive(entry.path(), display, &rel, role, &mut tops, &mut out);
+                }
+                continue;
+            }
+            if !self.filter.globs_accept(&rel) {
+                continue;
+            }
+            if let Extension::Other(ext) = self.filter.extension(&rel) {
+                let extension = ext.to_owned();
+                self.skip(shown, SkipReason::OtherExtension { extension });
                 continue;
             }
             tops.fill(&rel);
-            let shown = join(display, &rel);
             if file_type.is_some_and(|t| t.is_symlink()) {
                 self.skip(shown, SkipReason::Symlink);
                 continue;
@@ -335,64 +373,143 @@ impl Discovery<'_> {
         out
     }
 
+    /// A zip archive named directly: a root, grouped like a directory.
     fn archive(&mut self, path: &Path, display: &str, role: Role) -> Result<Gathered, InputError> {
-        let file = File::open(path).map_err(|source| InputError::Unreadable {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        let meta = file.metadata().map_err(|source| InputError::Unreadable {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let mut tops = TopDirs::default();
+        let files = self
+            .archive_files(path, display, "", &mut tops)
+            .map_err(|e| match e {
+                ArchiveError::Io(source) => InputError::Unreadable {
+                    path: path.to_path_buf(),
+                    source,
+                },
+                ArchiveError::Zip(message) => InputError::Archive {
+                    path: path.to_path_buf(),
+                    message,
+                },
+            })?;
+        let out = files
+            .into_iter()
+            .map(|(rel, file)| (self.group(display, &rel, role), file))
+            .collect();
+        self.report_empty(tops, display, role);
+        Ok(out)
+    }
+
+    /// A zip archive met while walking the root shown as `display`, at `rel`
+    /// below it: an entry of the root, grouped like a directory. Its files
+    /// go to `out`; if it cannot be opened it is skipped with the reason.
+    fn walked_archive(
+        &mut self,
+        path: &Path,
+        display: &str,
+        rel: &str,
+        role: Role,
+        tops: &mut TopDirs,
+        out: &mut Gathered,
+    ) {
+        match self.archive_files(path, display, rel, tops) {
+            Ok(files) => {
+                // With directory mode an archive right under the root is a
+                // submission: say so if nothing in it is left.
+                tops.see(rel, true);
+                for (rel, file) in files {
+                    out.push((self.group(display, &rel, role), file));
+                }
+            }
+            Err(ArchiveError::Io(e)) => {
+                let message = e.to_string();
+                self.skip(join(display, rel), SkipReason::Unreadable { message });
+            }
+            Err(ArchiveError::Zip(message)) => {
+                self.skip(join(display, rel), SkipReason::BadArchive { message });
+            }
+        }
+    }
+
+    /// Reads the entries of the zip archive at `path` that pass the filters
+    /// and limits, sorted by name, each with its path below the root shown as
+    /// `display`: `prefix/entry`, where `prefix` is the archive's own path
+    /// below that root (empty for an archive named directly). Entries left
+    /// out are recorded as skipped; the top-level directories met go to
+    /// `tops`.
+    fn archive_files(
+        &mut self,
+        path: &Path,
+        display: &str,
+        prefix: &str,
+        tops: &mut TopDirs,
+    ) -> Result<Vec<(String, InputFile)>, ArchiveError> {
+        let file = File::open(path).map_err(ArchiveError::Io)?;
+        let meta = file.metadata().map_err(ArchiveError::Io)?;
         let archive_key = Box::new(file_key(path, &meta));
-        let archive_error = |message: String| InputError::Archive {
-            path: path.to_path_buf(),
-            message,
-        };
-        let mut zip =
-            zip::ZipArchive::new(BufReader::new(file)).map_err(|e| archive_error(e.to_string()))?;
+        let mut zip = zip::ZipArchive::new(BufReader::new(file))
+            .map_err(|e| ArchiveError::Zip(e.to_string()))?;
         let limit = self.options.max_archive_entries;
         if zip.len() > limit {
-            return Err(archive_error(format!(
+            return Err(ArchiveError::Zip(format!(
                 "{} entries, more than the limit of {limit}",
                 zip.len()
             )));
         }
+        let below_root = |name: &str| {
+            if prefix.is_empty() {
+                name.to_owned()
+            } else {
+                format!("{prefix}/{name}")
+            }
+        };
         let max_file = self.options.max_file_size;
         let max_total = self.options.max_archive_size;
         let mut total: u64 = 0;
-        let mut tops = TopDirs::default();
-        let mut taken: Vec<(String, Vec<u8>)> = Vec::new();
+        // (name in the archive, path below the root, bytes)
+        let mut taken: Vec<(String, String, Vec<u8>)> = Vec::new();
         for i in 0..zip.len() {
             // The raw name, for messages about entries that cannot be opened.
             let raw_name = match zip.name_for_index(i) {
                 Some(Ok(name)) => name.into_owned(),
                 _ => format!("entry {i}"),
             };
+            let raw_shown = join(display, &below_root(&raw_name));
             let mut entry = match zip.by_index(i) {
                 Ok(entry) => entry,
                 Err(e) => {
                     let message = e.to_string();
-                    self.skip(join(display, &raw_name), SkipReason::Unreadable { message });
+                    self.skip(raw_shown, SkipReason::Unreadable { message });
                     continue;
                 }
             };
-            let Some(rel) = safe_entry_name(&raw_name) else {
-                self.skip(join(display, &raw_name), SkipReason::UnsafeArchivePath);
+            let Some(name) = safe_entry_name(&raw_name) else {
+                self.skip(raw_shown, SkipReason::UnsafeArchivePath);
                 continue;
             };
-            if rel
+            if name
                 .split('/')
                 .any(|c| c.starts_with('.') || c == "__MACOSX")
             {
                 continue;
             }
+            let rel = below_root(&name);
             tops.see(&rel, entry.is_dir());
-            if entry.is_dir() || !self.filter.accepts(&rel) {
+            if entry.is_dir() {
+                continue;
+            }
+            let shown = join(display, &rel);
+            if is_zip(Path::new(&name)) {
+                if !self.filter.excluded(&rel) {
+                    self.skip(shown, SkipReason::NestedArchive);
+                }
+                continue;
+            }
+            if !self.filter.globs_accept(&rel) {
+                continue;
+            }
+            if let Extension::Other(ext) = self.filter.extension(&rel) {
+                let extension = ext.to_owned();
+                self.skip(shown, SkipReason::OtherExtension { extension });
                 continue;
             }
             tops.fill(&rel);
-            let shown = join(display, &rel);
             if entry.is_symlink() {
                 self.skip(shown, SkipReason::Symlink);
                 continue;
@@ -431,23 +548,22 @@ impl Discovery<'_> {
                 self.skip(shown, SkipReason::ArchiveLimit { limit: max_total });
                 continue;
             }
-            taken.push((rel, bytes));
+            taken.push((name, rel, bytes));
         }
         // Archive order is the archiver's; sort like a directory walk.
         taken.sort_by(|a, b| a.0.cmp(&b.0));
         let mut out = Vec::with_capacity(taken.len());
-        for (rel, bytes) in taken {
+        for (name, rel, bytes) in taken {
             let shown = join(display, &rel);
-            if !self.claim(Key::Entry(archive_key.clone(), rel.clone()), &shown) {
+            if !self.claim(Key::Entry(archive_key.clone(), name.clone()), &shown) {
                 continue;
             }
-            let group = self.group(display, &rel, role);
             let source = Source::ArchiveEntry {
                 archive: path.to_path_buf(),
-                entry: rel,
+                entry: name,
             };
             out.push((
-                group,
+                rel,
                 InputFile {
                     display_path: shown,
                     bytes,
@@ -455,7 +571,6 @@ impl Discovery<'_> {
                 },
             ));
         }
-        self.report_empty(tops, display, role);
         Ok(out)
     }
 

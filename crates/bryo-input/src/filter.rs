@@ -67,22 +67,45 @@ impl Filter {
         })
     }
 
-    /// Whether the file at `path` (relative, `/`-separated) is taken.
-    pub(crate) fn accepts(&self, path: &str) -> bool {
-        if !self.extensions.is_empty() {
-            let name = path.rsplit('/').next().unwrap_or(path);
-            let ok = match name.rsplit_once('.') {
-                Some((stem, ext)) if !stem.is_empty() => {
-                    self.extensions.iter().any(|e| e.eq_ignore_ascii_case(ext))
-                }
-                _ => false,
-            };
-            if !ok {
-                return false;
-            }
-        }
+    /// Whether the include and exclude globs take the file at `path`
+    /// (relative, `/`-separated).
+    pub(crate) fn globs_accept(&self, path: &str) -> bool {
         (self.include.empty || self.include.matches(path)) && !self.exclude.matches(path)
     }
+
+    /// Whether an exclude glob matches `path`.
+    pub(crate) fn excluded(&self, path: &str) -> bool {
+        self.exclude.matches(path)
+    }
+
+    /// How the file name at the end of `path` fares against the extension
+    /// list. With an empty list every file is [`Extension::Listed`].
+    pub(crate) fn extension<'p>(&self, path: &'p str) -> Extension<'p> {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        match name.rsplit_once('.') {
+            Some((stem, ext)) if !stem.is_empty() => {
+                if self.extensions.is_empty()
+                    || self.extensions.iter().any(|e| e.eq_ignore_ascii_case(ext))
+                {
+                    Extension::Listed
+                } else {
+                    Extension::Other(ext)
+                }
+            }
+            _ => Extension::None,
+        }
+    }
+}
+
+/// A file name's extension compared with the extension list.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Extension<'p> {
+    /// One of the listed extensions (or the list is empty).
+    Listed,
+    /// No extension at all (`Makefile`, a script with a shebang, `.bashrc`).
+    None,
+    /// Another extension, as written in the name.
+    Other(&'p str),
 }
 
 #[cfg(test)]
@@ -97,29 +120,38 @@ mod tests {
     #[test]
     fn name_patterns_match_at_any_depth() {
         let f = filter(&["*.py"], &["test_*"], &[]);
-        assert!(f.accepts("alice/src/main.py"));
-        assert!(f.accepts("main.py"));
-        assert!(!f.accepts("alice/test_main.py"));
-        assert!(!f.accepts("alice/main.c"));
+        assert!(f.globs_accept("alice/src/main.py"));
+        assert!(f.globs_accept("main.py"));
+        assert!(!f.globs_accept("alice/test_main.py"));
+        assert!(!f.globs_accept("alice/main.c"));
+        assert!(f.excluded("alice/test_main.py"));
+        assert!(!f.excluded("alice/main.c"));
     }
 
     #[test]
     fn path_patterns_match_the_relative_path() {
         let f = filter(&[], &["build/**", "**/vendor/**"], &[]);
-        assert!(!f.accepts("build/x.c"));
-        assert!(f.accepts("alice/build/x.c"));
-        assert!(!f.accepts("alice/vendor/lib/x.c"));
-        assert!(f.accepts("alice/x.c"));
+        assert!(!f.globs_accept("build/x.c"));
+        assert!(f.globs_accept("alice/build/x.c"));
+        assert!(!f.globs_accept("alice/vendor/lib/x.c"));
+        assert!(f.globs_accept("alice/x.c"));
     }
 
     #[test]
     fn extensions_ignore_case_and_dots() {
         let f = filter(&[], &[], &[".java", "JAV"]);
-        assert!(f.accepts("a/Main.JAVA"));
-        assert!(f.accepts("a/x.jav"));
-        assert!(!f.accepts("a/java"));
-        assert!(!f.accepts("a/.java"));
-        assert!(!f.accepts("a/x.class"));
+        assert_eq!(f.extension("a/Main.JAVA"), Extension::Listed);
+        assert_eq!(f.extension("a/x.jav"), Extension::Listed);
+        assert_eq!(f.extension("a/java"), Extension::None);
+        assert_eq!(f.extension("a/.java"), Extension::None);
+        assert_eq!(f.extension("a.b/run"), Extension::None);
+        assert_eq!(f.extension("a/x.CLASS"), Extension::Other("CLASS"));
+        // The globs do not look at the extension list.
+        assert!(f.globs_accept("a/x.class"));
+        // With no list every extension is taken.
+        let f = filter(&[], &[], &[]);
+        assert_eq!(f.extension("a/x.class"), Extension::Listed);
+        assert_eq!(f.extension("a/Makefile"), Extension::None);
     }
 
     #[test]

@@ -4,17 +4,24 @@
 //! — into [`Submission`]s of [`InputFile`]s held in memory, plus base code
 //! and a list of [`Skipped`] files with the reason each was left out.
 //!
-//! - Without directory mode every file is a submission. With it (MOSS `-d`)
-//!   every entry directly under a root directory or archive is one: a
-//!   directory with every file below it, or a file on its own; a file named
-//!   directly joins the submission of its parent directory, so
+//! - Without directory mode every file is a submission, including each
+//!   entry of a zip archive. With it (MOSS `-d`) every entry directly under
+//!   a root is one: a directory with every file below it, a zip archive with
+//!   every file in it, or a file on its own. A zip archive named as a root
+//!   is a root, like a directory: each entry at its top is a submission. A
+//!   file named directly joins the submission of its parent directory, so
 //!   `-d subs/*/*.py` groups like MOSS does.
 //! - Directories are walked with the `ignore` crate: `.gitignore` and
 //!   `.ignore` rules hold, hidden files are left out, order is sorted.
-//! - Zip archives are read into memory with limits per file, per archive and
-//!   on the number of entries; entry names that leave the archive are
-//!   refused.
-//! - Include and exclude globs and an extension list filter the files.
+//! - Zip archives, named or found in a directory (one per student, as course
+//!   sites hand them out), are read into memory with limits per file, per
+//!   archive and on the number of entries; entry names that leave the
+//!   archive are refused, and a zip inside a zip is not read.
+//! - Include and exclude globs filter every file. The extension list (the
+//!   language's extensions) filters only files found in a directory or
+//!   archive: a file with another extension is listed as skipped, a file
+//!   without one (a script) is kept, and a file the user named is never
+//!   dropped for its extension.
 //! - Base paths give base code; old roots give submissions marked old.
 //!
 //! Only a named path that is missing or unreadable, an archive that cannot

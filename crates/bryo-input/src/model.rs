@@ -107,9 +107,28 @@ pub enum SkipReason {
         /// Display path under which it was first taken.
         first: String,
     },
-    /// A file named explicitly that the include, exclude or extension filters
-    /// reject.
+    /// A file named explicitly (a root or a `files_from` line) that the
+    /// include or exclude globs reject. The extension list never rejects a
+    /// file named explicitly.
     Filtered,
+    /// A file found in a directory or archive whose extension is not in
+    /// [`crate::InputOptions::extensions`] (e.g. a `.md` file next to the
+    /// `.py` files when comparing Python).
+    OtherExtension {
+        /// The extension as written in the file name, without the dot.
+        extension: String,
+    },
+    /// A `.zip` file inside a zip archive: archives are read one level deep.
+    NestedArchive,
+    /// A `.zip` file found in a directory that cannot be read as a zip
+    /// archive, or that has more than
+    /// [`crate::InputOptions::max_archive_entries`] entries. (The same
+    /// problem with an archive named directly is an
+    /// [`crate::InputError::Archive`].)
+    BadArchive {
+        /// What is wrong with it.
+        message: String,
+    },
     /// With directory mode, a directory under a root with no file left to
     /// compare after filtering.
     NoFiles,
@@ -138,6 +157,16 @@ impl fmt::Display for SkipReason {
             SkipReason::Duplicate { first } => write!(f, "same file as {first}"),
             SkipReason::Filtered => f.write_str("excluded by the file filters"),
             SkipReason::NoFiles => f.write_str("no files to compare in this submission"),
+            SkipReason::OtherExtension { extension } => {
+                write!(
+                    f,
+                    "extension .{extension} is not one of the language's (-l)"
+                )
+            }
+            SkipReason::NestedArchive => f.write_str("zip inside a zip archive is not read"),
+            SkipReason::BadArchive { message } => {
+                write!(f, "not a readable zip archive: {message}")
+            }
         }
     }
 }
@@ -175,6 +204,13 @@ mod tests {
             }
             .to_string(),
             "larger than the 4 MiB limit (5 MiB)"
+        );
+        let other = SkipReason::OtherExtension {
+            extension: "md".into(),
+        };
+        assert_eq!(
+            other.to_string(),
+            "extension .md is not one of the language's (-l)"
         );
     }
 }

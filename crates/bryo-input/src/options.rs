@@ -12,6 +12,8 @@ pub const DEFAULT_MAX_ARCHIVE_ENTRIES: usize = 100_000;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InputOptions {
     /// Files, directories and `.zip` archives holding the new submissions.
+    /// A `.zip` file found while walking a directory is read as an archive
+    /// too; a `.zip` inside an archive is not (it is listed as skipped).
     pub roots: Vec<PathBuf>,
     /// More paths, e.g. read from a `--files-from` list with
     /// [`parse_file_list`]; treated exactly like `roots`, after them.
@@ -30,11 +32,20 @@ pub struct InputOptions {
     /// File name extensions to keep (without the dot, compared ignoring ASCII
     /// case), e.g. the extensions of the language given with `-l`; empty
     /// keeps every extension.
+    ///
+    /// Only files found by walking a directory or reading a zip archive are
+    /// filtered: one without any extension (`Makefile`, a script with a
+    /// shebang) is kept, one with another extension is left out and listed
+    /// as [`crate::SkipReason::OtherExtension`]. Files named in `roots` or
+    /// `files_from` are never filtered by extension: the user chose them.
     pub extensions: Vec<String>,
-    /// MOSS `-d`: each entry directly under a root directory or archive is
-    /// one submission — a directory with every file below it, a file on its
-    /// own — and a file named directly belongs to the submission of its
-    /// parent directory. Without it every file is its own submission.
+    /// MOSS `-d`: each entry directly under a root is one submission — a
+    /// directory with every file below it, a `.zip` archive with every file
+    /// in it (named after the archive, e.g. `subs/alice.zip`), a file on its
+    /// own. A zip archive named as a root is a root like a directory: each
+    /// entry at its top is a submission. A file named directly belongs to
+    /// the submission of its parent directory. Without it every file,
+    /// including each archive entry, is its own submission.
     pub directory_mode: bool,
     /// Base code: files, directories or archives. Their files are never
     /// submissions, even when they also sit under a root.
@@ -44,10 +55,12 @@ pub struct InputOptions {
     pub old: Vec<PathBuf>,
     /// Files bigger than this many bytes are skipped.
     pub max_file_size: u64,
-    /// Entries of one zip archive are read until their total passes this
+    /// Entries of one zip archive (each archive has its own budget) are
+    /// read until their total passes this
     /// many bytes; the rest are skipped (a guard against zip bombs).
     pub max_archive_size: u64,
-    /// A zip archive with more entries than this is refused.
+    /// A zip archive with more entries than this is refused: an error for an
+    /// archive named directly, a skipped file for one found in a directory.
     pub max_archive_entries: usize,
 }
 

@@ -168,9 +168,9 @@ fn include_exclude_and_extensions() {
         ["R/a/Main.JAVA", "R/b/x.c"]
     );
     assert_eq!(run(&["*.py", "*.c"], &[], &["c"]), ["R/b/x.c"]);
-    // A file named directly but filtered out is reported, not dropped.
+    // A file named directly but left out by a glob is reported, not dropped.
     let inputs = discover(&InputOptions {
-        extensions: vec!["py".into()],
+        exclude: vec!["*.c".into()],
         ..opts(&[t.path().join("b/x.c")])
     })
     .unwrap();
@@ -179,6 +179,88 @@ fn include_exclude_and_extensions() {
         skipped(&inputs, t.path()),
         [("R/b/x.c".to_owned(), SkipReason::Filtered)]
     );
+}
+
+#[test]
+fn files_named_explicitly_bypass_the_extension_list() {
+    let t = tempfile::tempdir().unwrap();
+    write(t.path(), "a.py", "1");
+    write(t.path(), "b.py", "2");
+    write(t.path(), "notes.md", "3");
+    let listed = parse_file_list(&format!("{}\n", t.path().join("notes.md").display()));
+    // `-l text a.py b.py`: the user chose the files, they are compared.
+    let inputs = discover(&InputOptions {
+        extensions: vec!["txt".into()],
+        files_from: listed,
+        ..opts(&[t.path().join("a.py"), t.path().join("b.py")])
+    })
+    .unwrap();
+    assert_eq!(names(&inputs, t.path()), ["R/a.py", "R/b.py", "R/notes.md"]);
+    assert!(inputs.skipped.is_empty(), "{:?}", inputs.skipped);
+    // Globs still apply to them.
+    let inputs = discover(&InputOptions {
+        extensions: vec!["txt".into()],
+        include: vec!["a.*".into()],
+        ..opts(&[t.path().join("a.py"), t.path().join("b.py")])
+    })
+    .unwrap();
+    assert_eq!(names(&inputs, t.path()), ["R/a.py"]);
+    assert_eq!(
+        skipped(&inputs, t.path()),
+        [("R/b.py".to_owned(), SkipReason::Filtered)]
+    );
+}
+
+#[test]
+fn walked_files_with_other_extensions_are_listed_and_extensionless_kept() {
+    let t = tempfile::tempdir().unwrap();
+    write(t.path(), "alice/main.py", "1");
+    write(t.path(), "alice/run", "#!/usr/bin/env python3\n2");
+    write(t.path(), "alice/README.md", "3");
+    write(t.path(), "alice/.hidden.md", "4");
+    write(t.path(), "bob/notes.TXT", "5");
+    write(t.path(), ".gitignore", "*.log\n");
+    write(t.path(), "bob/debug.log", "6");
+    let inputs = discover(&InputOptions {
+        extensions: vec!["py".into()],
+        directory_mode: true,
+        ..opts(&[t.path().to_path_buf()])
+    })
+    .unwrap();
+    assert_eq!(names(&inputs, t.path()), ["R/alice"]);
+    assert_eq!(
+        files(&inputs, t.path()),
+        [vec!["R/alice/main.py", "R/alice/run"]]
+    );
+    // Hidden and ignored files stay silent; bob's directory is reported as
+    // empty as well as the file that was left out.
+    let skipped = skipped(&inputs, t.path());
+    assert_eq!(
+        skipped,
+        [
+            (
+                "R/alice/README.md".to_owned(),
+                SkipReason::OtherExtension {
+                    extension: "md".into()
+                }
+            ),
+            (
+                "R/bob/notes.TXT".to_owned(),
+                SkipReason::OtherExtension {
+                    extension: "TXT".into()
+                }
+            ),
+            ("R/bob".to_owned(), SkipReason::NoFiles),
+        ]
+    );
+    assert_eq!(
+        skipped[0].1.to_string(),
+        "extension .md is not one of the language's (-l)"
+    );
+    // Without an extension list nothing is left out.
+    let inputs = discover(&opts(&[t.path().to_path_buf()])).unwrap();
+    assert_eq!(inputs.submissions.len(), 4);
+    assert!(inputs.skipped.is_empty(), "{:?}", inputs.skipped);
 }
 
 #[test]
@@ -631,5 +713,270 @@ fn file_names_that_are_not_utf8_are_shown_lossily() {
     assert_eq!(
         inputs.submissions[0].files[0].source,
         Source::File(t.path().join(name))
+    );
+}
+
+/// One zip per student, as downloaded from a course site, next to a
+/// student who handed in a directory.
+fn zip_class(root: &Path) {
+    fs::create_dir_all(root).unwrap();
+    make_zip(
+        &root.join("alice.zip"),
+        &[
+            ("main.py", b"print('alice')\n"),
+            ("lib/", b""),
+            ("lib/util.py", b"x = 1\n"),
+            ("README.md", b"notes\n"),
+            ("old.zip", b"PK\x05\x06"),
+            ("__MACOSX/._main.py", b"junk"),
+        ],
+    );
+    // A zip holding the student's directory, as many archivers write it.
+    make_zip(&root.join("bob.zip"), &[("bob/main.py", b"print('bob')\n")]);
+    make_zip(&root.join("dave.zip"), &[("notes.txt", b"only prose\n")]);
+    write(root, "carol/main.py", "print('carol')\n");
+    write(root, "broken.zip", "not a zip archive");
+}
+
+#[test]
+fn zips_under_a_root_are_one_submission_each_in_directory_mode() {
+    let t = tempfile::tempdir().unwrap();
+    let subs = t.path().join("subs");
+    zip_class(&subs);
+    let inputs = discover(&InputOptions {
+        directory_mode: true,
+        extensions: vec!["py".into()],
+        ..opts(std::slice::from_ref(&subs))
+    })
+    .unwrap();
+    assert_eq!(
+        names(&inputs, t.path()),
+        ["R/subs/alice.zip", "R/subs/bob.zip", "R/subs/carol"]
+    );
+    assert_eq!(
+        files(&inputs, t.path()),
+        [
+            vec!["R/subs/alice.zip/lib/util.py", "R/subs/alice.zip/main.py"],
+            vec!["R/subs/bob.zip/bob/main.py"],
+            vec!["R/subs/carol/main.py"],
+        ]
+    );
+    let main = &inputs.submissions[0].files[1];
+    assert_eq!(main.bytes, b"print('alice')\n");
+    assert_eq!(
+        main.source,
+        Source::ArchiveEntry {
+            archive: subs.join("alice.zip"),
+            entry: "main.py".into()
+        }
+    );
+    let skipped = skipped(&inputs, t.path());
+    let reasons: Vec<(&str, String)> = skipped
+        .iter()
+        .map(|(p, r)| (p.as_str(), r.to_string()))
+        .collect();
+    assert_eq!(reasons.len(), 5, "{reasons:?}");
+    assert_eq!(
+        reasons[..2],
+        [
+            (
+                "R/subs/alice.zip/README.md",
+                "extension .md is not one of the language's (-l)".to_owned()
+            ),
+            (
+                "R/subs/alice.zip/old.zip",
+                "zip inside a zip archive is not read".to_owned()
+            ),
+        ]
+    );
+    assert_eq!(skipped[1].1, SkipReason::NestedArchive);
+    // broken.zip cannot be opened: listed, and not reported as empty too.
+    assert_eq!(reasons[2].0, "R/subs/broken.zip");
+    assert!(matches!(skipped[2].1, SkipReason::BadArchive { .. }));
+    assert!(
+        reasons[2].1.starts_with("not a readable zip archive: "),
+        "{}",
+        reasons[2].1
+    );
+    // dave's archive holds no Python: the file and the submission are listed.
+    assert_eq!(
+        reasons[3..],
+        [
+            (
+                "R/subs/dave.zip/notes.txt",
+                "extension .txt is not one of the language's (-l)".to_owned()
+            ),
+            (
+                "R/subs/dave.zip",
+                "no files to compare in this submission".to_owned()
+            ),
+        ]
+    );
+}
+
+#[test]
+fn zips_under_a_root_without_directory_mode_give_a_submission_per_entry() {
+    let t = tempfile::tempdir().unwrap();
+    let subs = t.path().join("subs");
+    zip_class(&subs);
+    let inputs = discover(&opts(std::slice::from_ref(&subs))).unwrap();
+    assert_eq!(
+        names(&inputs, t.path()),
+        [
+            "R/subs/alice.zip/README.md",
+            "R/subs/alice.zip/lib/util.py",
+            "R/subs/alice.zip/main.py",
+            "R/subs/bob.zip/bob/main.py",
+            "R/subs/carol/main.py",
+            "R/subs/dave.zip/notes.txt",
+        ]
+    );
+    assert!(inputs.submissions.iter().all(|s| s.files.len() == 1));
+    let skipped = skipped(&inputs, t.path());
+    assert_eq!(skipped.len(), 2, "{skipped:?}");
+    assert_eq!(
+        skipped[0],
+        (
+            "R/subs/alice.zip/old.zip".to_owned(),
+            SkipReason::NestedArchive
+        )
+    );
+    assert_eq!(skipped[1].0, "R/subs/broken.zip");
+}
+
+#[test]
+fn globs_see_zip_entries_below_the_root() {
+    let t = tempfile::tempdir().unwrap();
+    let subs = t.path().join("subs");
+    zip_class(&subs);
+    // Include globs pick entries, not archives; an exclude glob can leave an
+    // archive out, silently like any excluded file.
+    let inputs = discover(&InputOptions {
+        include: vec!["main.py".into()],
+        exclude: vec!["bob.zip".into(), "broken.zip".into(), "*/old.zip".into()],
+        ..opts(std::slice::from_ref(&subs))
+    })
+    .unwrap();
+    assert_eq!(
+        names(&inputs, t.path()),
+        ["R/subs/alice.zip/main.py", "R/subs/carol/main.py"]
+    );
+    assert!(inputs.skipped.is_empty(), "{:?}", inputs.skipped);
+}
+
+#[test]
+fn a_zip_named_directly_is_a_root_and_its_nested_zips_are_skipped() {
+    let t = tempfile::tempdir().unwrap();
+    let archive = t.path().join("alice.zip");
+    make_zip(
+        &archive,
+        &[
+            ("main.py", b"1"),
+            ("util.py", b"2"),
+            ("inner/more.zip", b"PK\x05\x06"),
+        ],
+    );
+    let inputs = discover(&InputOptions {
+        directory_mode: true,
+        ..opts(std::slice::from_ref(&archive))
+    })
+    .unwrap();
+    // Like a directory named as a root: each entry at its top is a submission.
+    assert_eq!(
+        names(&inputs, t.path()),
+        ["R/alice.zip/main.py", "R/alice.zip/util.py"]
+    );
+    assert_eq!(
+        skipped(&inputs, t.path()),
+        [
+            (
+                "R/alice.zip/inner/more.zip".to_owned(),
+                SkipReason::NestedArchive
+            ),
+            ("R/alice.zip/inner".to_owned(), SkipReason::NoFiles),
+        ]
+    );
+    // Named directly and met again under a root: read once.
+    let inputs = discover(&opts(&[archive, t.path().to_path_buf()])).unwrap();
+    assert_eq!(inputs.submissions.len(), 2);
+    let dups: Vec<_> = inputs
+        .skipped
+        .iter()
+        .filter(|s| matches!(s.reason, SkipReason::Duplicate { .. }))
+        .collect();
+    assert_eq!(dups.len(), 2, "{:?}", inputs.skipped);
+}
+
+#[test]
+fn zips_under_a_root_have_the_same_guards() {
+    let t = tempfile::tempdir().unwrap();
+    let subs = t.path().join("subs");
+    fs::create_dir_all(&subs).unwrap();
+    let zeros = vec![0u8; 3 << 20];
+    make_zip(
+        &subs.join("evil.zip"),
+        &[
+            ("../escape.py", b"x"),
+            ("a.py", b"ok"),
+            ("bomb.py", &zeros),
+            ("b.py", &[b'b'; 600]),
+            ("c.py", &[b'c'; 600]),
+        ],
+    );
+    make_zip(
+        &subs.join("many.zip"),
+        &[("a", b"1"), ("b", b"2"), ("c", b"3")],
+    );
+    let inputs = discover(&InputOptions {
+        directory_mode: true,
+        max_file_size: 1 << 20,
+        max_archive_size: 1000,
+        max_archive_entries: 5,
+        ..opts(std::slice::from_ref(&subs))
+    })
+    .unwrap();
+    assert_eq!(
+        names(&inputs, t.path()),
+        ["R/subs/evil.zip", "R/subs/many.zip"]
+    );
+    assert_eq!(
+        files(&inputs, t.path())[0],
+        ["R/subs/evil.zip/a.py", "R/subs/evil.zip/b.py"]
+    );
+    assert_eq!(
+        skipped(&inputs, t.path()),
+        [
+            (
+                "R/subs/evil.zip/../escape.py".to_owned(),
+                SkipReason::UnsafeArchivePath
+            ),
+            (
+                "R/subs/evil.zip/bomb.py".to_owned(),
+                SkipReason::TooLarge {
+                    size: 3 << 20,
+                    limit: 1 << 20
+                }
+            ),
+            (
+                "R/subs/evil.zip/c.py".to_owned(),
+                SkipReason::ArchiveLimit { limit: 1000 }
+            ),
+        ]
+    );
+    // The entry limit holds per archive: evil.zip has 5 entries.
+    let inputs = discover(&InputOptions {
+        max_archive_entries: 3,
+        ..opts(std::slice::from_ref(&subs))
+    })
+    .unwrap();
+    assert_eq!(names(&inputs, t.path()).len(), 3);
+    assert_eq!(
+        skipped(&inputs, t.path()),
+        [(
+            "R/subs/evil.zip".to_owned(),
+            SkipReason::BadArchive {
+                message: "5 entries, more than the limit of 3".into()
+            }
+        )]
     );
 }
