@@ -148,7 +148,7 @@ def doc_files():
         yield path, paras
 
 
-def clean_paragraphs(sources, seen, strict=0):
+def clean_paragraphs(sources, seen):
     """Paragraphs (as re-wrapped text) from sources that share little with earlier text.
 
     Paragraphs are re-wrapped and cut into chunks of at most 30 lines. Chunks that are not
@@ -159,12 +159,7 @@ def clean_paragraphs(sources, seen, strict=0):
     remembered. This removes licence blocks, templated pages (thousands of generated
     command references repeat the same sentences) and pages installed under several names,
     so that documents without a planted passage share no more than common phrases.
-
-    With `strict` = N > 0, a chunk is also dropped when any run of N words (case folded)
-    occurred in text kept before, so that unrelated documents share no passage of N words
-    at all and every long shared passage in the corpus is a planted one.
     """
-    seen_runs = set()
     for _, paras in sources:
         for para in paras:
             text = " ".join(para).strip()
@@ -183,11 +178,6 @@ def clean_paragraphs(sources, seen, strict=0):
                     continue  # repeats itself: lists, tables of names
                 if sum(1 for g in grams if g in seen) * 5 > len(grams):
                     continue
-                if strict:
-                    runs = {hash(tuple(words[j:j + strict])) for j in range(len(words) - strict + 1)}
-                    if not runs.isdisjoint(seen_runs):
-                        continue
-                    seen_runs.update(runs)
                 seen.update(grams)
                 yield chunk
 
@@ -212,9 +202,6 @@ def main():
     ap.add_argument("--docs", type=int, default=2000)
     ap.add_argument("--size", type=int, default=24000, help="bytes per document, about")
     ap.add_argument("--pairs", type=int, default=100)
-    ap.add_argument("--strict", type=int, default=0, metavar="N",
-                    help="also drop text sharing any run of N words with text kept before "
-                         "(0 = off, the default)")
     args = ap.parse_args()
     if args.pairs * 2 > args.docs:
         ap.error("--pairs must be at most half of --docs")
@@ -224,7 +211,7 @@ def main():
     pages = list(man_pages())
     rng.shuffle(pages)
     seen = set()
-    paras = clean_paragraphs(pages, seen, args.strict)
+    paras = clean_paragraphs(pages, seen)
     extra = None
 
     docs = []

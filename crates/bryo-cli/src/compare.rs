@@ -91,9 +91,11 @@ pub struct Args {
     #[arg(long = "min-similarity", value_name = "S", value_parser = parse_fraction, default_value = "0")]
     min_similarity: f64,
 
-    /// Matched fragments shorter than N symbols are dropped [default: 0 for
-    /// code; 80 characters or 16 words for prose, where shorter matches are
-    /// mostly common phrases].
+    /// Matched fragments shorter than N symbols are dropped; for prose the
+    /// rule applies to chains of fragments at most 16 characters (2 words)
+    /// apart, as a lightly edited copy leaves them. Never below k [default:
+    /// k for code; 80 characters or 16 words for prose, where shorter
+    /// matches are mostly common phrases].
     #[arg(long = "min-tokens", value_name = "N")]
     min_tokens: Option<usize>,
 

@@ -23,9 +23,9 @@ mod run;
 
 pub use analyze::{analyze, has_tree_sitter, AnalyzeOptions, Analyzed, Normalization, Parser};
 pub use run::{
-    compare, compare_with_progress, default_min_fragment, default_thresholds, CompareOptions,
-    NoProgress, Outcome, Progress, CODE_K, CODE_W, TEXT_CHARS_K, TEXT_CHARS_MIN_FRAGMENT,
-    TEXT_CHARS_W, TEXT_WORDS_K, TEXT_WORDS_MIN_FRAGMENT, TEXT_WORDS_W,
+    chain_gap, compare, compare_with_progress, default_min_fragment, default_thresholds,
+    CompareOptions, NoProgress, Outcome, Progress, CODE_K, CODE_W, TEXT_CHARS_K,
+    TEXT_CHARS_MIN_FRAGMENT, TEXT_CHARS_W, TEXT_WORDS_K, TEXT_WORDS_MIN_FRAGMENT, TEXT_WORDS_W,
 };
 
 /// Why a comparison could not run.

@@ -260,7 +260,10 @@ pub fn compare_with_progress(
         (0, _) | (_, true) => 0,
         (n, false) => n.saturating_mul(4).max(n.saturating_add(200)),
     };
-    match_options.min_fragment_symbols = min_fragment;
+    // With a chain gap, short fragments are kept by the matcher and judged
+    // by the length of the chain they belong to (see `chain_fragments`).
+    let gap = chain_gap(kind_of(options, &kept), options.analyze.text_mode);
+    match_options.min_fragment_symbols = if gap > 0 { config.k() } else { min_fragment };
     match_options.cluster_threshold = options.cluster_threshold;
 
     let mut corpus = Corpus::new();
@@ -281,7 +284,19 @@ pub fn compare_with_progress(
     }
     let comparison = bryo_match::compare(&corpus, &match_options);
     progress.done();
-    let comparison = comparison?;
+    let mut comparison = comparison?;
+    if gap > 0 {
+        for m in &mut comparison.pairs {
+            chain_fragments(m, gap, min_fragment);
+        }
+        comparison.pairs.sort_by(|x, y| {
+            (y.covered_a + y.covered_b)
+                .cmp(&(x.covered_a + x.covered_b))
+                .then(y.shared_fingerprints.cmp(&x.shared_fingerprints))
+                .then(x.a.cmp(&y.a))
+                .then(x.b.cmp(&y.b))
+        });
+    }
 
     let mut pairs = Vec::new();
     // The matcher's order: most matched symbols first.
@@ -391,13 +406,91 @@ pub fn compare_with_progress(
     })
 }
 
-/// `k`, `w` and the shortest fragment from the options, or the defaults of
-/// the front-end kind that produced most of the symbols.
-fn thresholds(
-    options: &CompareOptions,
-    kept: &[(Submission, Vec<Analyzed>)],
-) -> Result<(Config, usize), CompareError> {
-    let kind = match options.analyze.language {
+/// Largest gap, in symbols on each side, between two fragments that still
+/// belong to one copied passage. Prose that was copied and lightly edited
+/// (a word replaced here and there) matches in runs separated by the edited
+/// words; chaining them lets the passage count as one long match while
+/// unrelated documents' isolated common phrases stay below the shortest
+/// fragment counted. Code is not chained.
+pub fn chain_gap(kind: FrontendKind, text_mode: TextMode) -> usize {
+    match (kind, text_mode) {
+        (FrontendKind::Text | FrontendKind::Html, TextMode::Words) => 2,
+        (FrontendKind::Text | FrontendKind::Html, _) => 16,
+        _ => 0,
+    }
+}
+
+/// Keeps the fragments of `m` that belong to a chain of at least
+/// `min_chain` symbols — fragments in the same two documents, in the same
+/// order on both sides, each starting at most `gap` symbols after the
+/// previous one ends on both sides — and recomputes the pair's scores.
+fn chain_fragments(m: &mut bryo_match::PairMatch, gap: usize, min_chain: usize) {
+    let mut order: Vec<usize> = (0..m.fragments.len()).collect();
+    order.sort_by_key(|&i| {
+        let f = &m.fragments[i];
+        (f.a_doc, f.b_doc, f.a_start, f.b_start)
+    });
+    let mut keep = vec![false; m.fragments.len()];
+    let mut chain: Vec<usize> = Vec::new();
+    let mut chain_len = 0usize;
+    let mut flush = |chain: &mut Vec<usize>, chain_len: &mut usize| {
+        if *chain_len >= min_chain {
+            for &i in chain.iter() {
+                keep[i] = true;
+            }
+        }
+        chain.clear();
+        *chain_len = 0;
+    };
+    for &i in &order {
+        let f = m.fragments[i];
+        let joins = chain.last().is_some_and(|&j| {
+            let p = m.fragments[j];
+            let (a_end, b_end) = (p.a_start + p.len, p.b_start + p.len);
+            p.a_doc == f.a_doc
+                && p.b_doc == f.b_doc
+                && f.a_start >= a_end
+                && f.b_start >= b_end
+                && (f.a_start - a_end) as usize <= gap
+                && (f.b_start - b_end) as usize <= gap
+        });
+        if !joins {
+            flush(&mut chain, &mut chain_len);
+        }
+        chain.push(i);
+        chain_len += f.len as usize;
+    }
+    flush(&mut chain, &mut chain_len);
+    let mut kept_fragments = Vec::with_capacity(m.fragments.len());
+    for (i, f) in m.fragments.iter().enumerate() {
+        if keep[i] {
+            kept_fragments.push(*f);
+        }
+    }
+    m.fragments = kept_fragments;
+    // Fragments never overlap on either side and never hold base-code or
+    // common symbols, so coverage is the sum of their lengths.
+    m.covered_a = m.fragments.iter().map(|f| u64::from(f.len)).sum();
+    m.covered_b = m.covered_a;
+    let percent = |covered: u64, total: u64| match total {
+        0 => 0.0,
+        _ => 100.0 * covered as f64 / total as f64,
+    };
+    m.a_percent = percent(m.covered_a, m.symbols_a);
+    m.b_percent = percent(m.covered_b, m.symbols_b);
+    let both = m.symbols_a + m.symbols_b;
+    m.similarity = if both == 0 {
+        0.0
+    } else {
+        (m.covered_a + m.covered_b) as f64 / both as f64
+    };
+    m.longest_fragment = m.fragments.iter().map(|f| f.len).max().unwrap_or(0);
+}
+
+/// The front-end kind that sets the defaults: the language given, or the
+/// kind that produced most of the symbols.
+fn kind_of(options: &CompareOptions, kept: &[(Submission, Vec<Analyzed>)]) -> FrontendKind {
+    match options.analyze.language {
         Some(language) => language.frontend(),
         None => {
             let (mut code, mut text) = (0u64, 0u64);
@@ -414,7 +507,16 @@ fn thresholds(
                 FrontendKind::Code
             }
         }
-    };
+    }
+}
+
+/// `k`, `w` and the shortest fragment from the options, or the defaults of
+/// the front-end kind that produced most of the symbols.
+fn thresholds(
+    options: &CompareOptions,
+    kept: &[(Submission, Vec<Analyzed>)],
+) -> Result<(Config, usize), CompareError> {
+    let kind = kind_of(options, kept);
     let (default_k, default_w) = default_thresholds(kind, options.analyze.text_mode);
     let k = options.k.unwrap_or(default_k);
     let config = match (options.w, options.t) {
