@@ -631,3 +631,96 @@ fn languages_lists_every_moss_name() {
         assert!(all.iter().any(|n| n == moss), "{moss} missing");
     }
 }
+
+/// Random prose of `n` words from a fixed vocabulary.
+fn prose(seed: u64, n: usize) -> Vec<String> {
+    const WORDS: [&str; 24] = [
+        "river",
+        "lantern",
+        "quietly",
+        "harbour",
+        "seventeen",
+        "marble",
+        "distant",
+        "orchard",
+        "beneath",
+        "crimson",
+        "velvet",
+        "thunder",
+        "meadow",
+        "copper",
+        "whisper",
+        "glacier",
+        "furnace",
+        "saddle",
+        "violet",
+        "anchor",
+        "pepper",
+        "timber",
+        "canyon",
+        "falcon",
+    ];
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            WORDS[(x % 24) as usize].to_string()
+        })
+        .collect()
+}
+
+fn wrap(words: &[String]) -> String {
+    words
+        .chunks(11)
+        .map(|l| l.join(" "))
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}
+
+#[test]
+fn prose_copies_edited_every_twelve_words_are_found_and_common_phrases_are_not() {
+    let dir = TempDir::new().unwrap();
+    let a = prose(1, 3000);
+    // b: its own text with 300 words of a's, one word in twelve replaced.
+    let mut b = prose(2, 3000);
+    for (i, w) in a[1000..1300].iter().enumerate() {
+        b[1500 + i] = if i % 12 == 5 {
+            "EDITED".to_string()
+        } else {
+            w.to_uppercase()
+        };
+    }
+    // c: its own text sharing only a few short phrases with a.
+    let mut c = prose(3, 3000);
+    for at in [100, 900, 1700, 2500] {
+        for (j, w) in a[at..at + 4].iter().enumerate() {
+            c[at + 7 + j] = w.clone();
+        }
+    }
+    write(dir.path(), "a.txt", &wrap(&a));
+    write(dir.path(), "b.txt", &wrap(&b));
+    write(dir.path(), "c.txt", &wrap(&c));
+    let report = compare_json(dir.path(), &["-l", "text", "."]);
+    let ab = similarity(&report, "a.txt", "b.txt");
+    assert!(ab > 0.05, "edited copy: {ab}");
+    assert_eq!(similarity(&report, "a.txt", "c.txt"), 0.0);
+    assert!(pairs(&report)[0].0.ends_with("a.txt") && pairs(&report)[0].1.ends_with("b.txt"));
+    // Without chaining across the edits (a floor per fragment) most of the
+    // copy would fall under the floor: the chained copy covers most of the
+    // 300 words.
+    let pair = &report["pairs"][0];
+    let covered: u64 = pair["fragments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["symbols"].as_u64().unwrap())
+        .sum();
+    let copied_chars: usize = a[1000..1300].iter().map(|w| w.len()).sum();
+    assert!(
+        covered as usize * 10 >= copied_chars * 7,
+        "{covered} of {copied_chars}"
+    );
+}
