@@ -5,12 +5,11 @@ use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
-use bryo_compare::{
-    compare_with_progress, AnalyzeOptions, CompareOptions, Normalization, Parser, Progress,
-};
-use bryo_frontend::{Language, TextMode};
+use bryo_compare::{compare_with_progress, CompareOptions, Progress};
 use bryo_input::{discover, parse_file_list, InputOptions};
 use bryo_report::{write_csv, write_json, write_table, Report, TableOptions};
+
+use crate::frontend_args::FrontendArgs;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -19,11 +18,8 @@ pub struct Args {
     #[arg(value_name = "PATH")]
     paths: Vec<PathBuf>,
 
-    /// Language of every file (MOSS names accepted: c, cc, java, python,
-    /// ascii, …; see `bryo languages`). Default: detected per file from its
-    /// extension or shebang.
-    #[arg(short = 'l', long = "language", value_name = "LANG")]
-    language: Option<String>,
+    #[command(flatten)]
+    frontend: FrontendArgs,
 
     /// Each directory directly under a PATH is one submission of many files
     /// (MOSS -d); files of one submission are never compared with each other.
@@ -109,28 +105,6 @@ pub struct Args {
     #[arg(long = "fail-above", value_name = "S", value_parser = parse_fraction)]
     fail_above: Option<f64>,
 
-    /// Front-end for source code: the fast lexers, or tree-sitter grammars
-    /// (c, cc, java, python, javascript, typescript, csharp, go, rust) with
-    /// the lexer as a recorded fallback.
-    #[arg(long = "parser", value_enum, default_value_t = ParserArg::Lexer)]
-    parser: ParserArg,
-
-    /// What of identifiers and literals survives normalization: `full` (as
-    /// MOSS: every identifier one symbol, every literal its kind),
-    /// `keep-strings` (as full, but string literals keep their text), or
-    /// `verbatim` (nothing renamed goes unseen).
-    #[arg(long = "normalization", value_enum, default_value_t = NormalizationArg::KeepStrings)]
-    normalization: NormalizationArg,
-
-    /// Short for --normalization verbatim.
-    #[arg(long = "verbatim", conflicts_with = "normalization")]
-    verbatim: bool,
-
-    /// Symbols of prose and HTML: characters (as the winnowing paper) or
-    /// words.
-    #[arg(long = "text-mode", value_enum, default_value_t = TextModeArg::Chars)]
-    text_mode: TextModeArg,
-
     /// Files larger than this many bytes are skipped (and listed).
     #[arg(long = "max-file-size", value_name = "BYTES", default_value_t = bryo_input::DEFAULT_MAX_FILE_SIZE)]
     max_file_size: u64,
@@ -157,25 +131,6 @@ enum Format {
     Text,
     Json,
     Csv,
-}
-
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-enum ParserArg {
-    Lexer,
-    TreeSitter,
-}
-
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-enum NormalizationArg {
-    Full,
-    KeepStrings,
-    Verbatim,
-}
-
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-enum TextModeArg {
-    Chars,
-    Words,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -210,12 +165,8 @@ pub fn run(args: &Args) -> Result<bool> {
             .build_global()
             .context("cannot start the worker threads")?;
     }
-    let language = match &args.language {
-        Some(name) => Some(Language::by_name(name).with_context(|| {
-            format!("unknown language `{name}` (see `bryo languages` for the list)")
-        })?),
-        None => None,
-    };
+    let analyze = args.frontend.analyze_options()?;
+    let language = analyze.language;
     let mut files_from = Vec::new();
     if let Some(list) = &args.files_from {
         let mut text = String::new();
@@ -250,18 +201,7 @@ pub fn run(args: &Args) -> Result<bool> {
     let inputs = discover(&input_options)?;
 
     let options = CompareOptions {
-        analyze: AnalyzeOptions {
-            language,
-            parser: match args.parser {
-                ParserArg::Lexer => Parser::Lexer,
-                ParserArg::TreeSitter => Parser::TreeSitter,
-            },
-            normalization: normalization(args.verbatim, args.normalization),
-            text_mode: match args.text_mode {
-                TextModeArg::Chars => TextMode::Chars,
-                TextModeArg::Words => TextMode::Words,
-            },
-        },
+        analyze,
         k: args.k,
         w: args.w,
         t: args.t,
@@ -363,14 +303,6 @@ fn write_report(report: &Report, args: &Args) -> Result<()> {
     }
     out.flush().context("cannot write the report")?;
     Ok(())
-}
-
-fn normalization(verbatim: bool, arg: NormalizationArg) -> Normalization {
-    match (verbatim, arg) {
-        (true, _) | (_, NormalizationArg::Verbatim) => Normalization::Verbatim,
-        (_, NormalizationArg::Full) => Normalization::Full,
-        (_, NormalizationArg::KeepStrings) => Normalization::KeepStrings,
-    }
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 
 mod compare;
 mod density;
+mod frontend_args;
 mod tokens;
 
 use std::process::ExitCode;

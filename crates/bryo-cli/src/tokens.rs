@@ -4,9 +4,11 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use bryo_compare::{analyze, has_tree_sitter, AnalyzeOptions, Normalization, Parser};
-use bryo_frontend::{FrontendKind, Language, TextMode};
+use bryo_compare::{analyze, has_tree_sitter};
+use bryo_frontend::{FrontendKind, Language};
 use serde::Serialize;
+
+use crate::frontend_args::FrontendArgs;
 
 #[derive(clap::Args, Debug)]
 pub struct TokensArgs {
@@ -14,26 +16,8 @@ pub struct TokensArgs {
     #[arg(value_name = "FILE")]
     file: PathBuf,
 
-    /// Language (default: detected from the extension or shebang).
-    #[arg(short = 'l', long = "language", value_name = "LANG")]
-    language: Option<String>,
-
-    /// Front-end for source code.
-    #[arg(long = "parser", value_enum, default_value_t = ParserArg::Lexer)]
-    parser: ParserArg,
-
-    /// What of identifiers and literals survives normalization: full,
-    /// keep-strings or verbatim (see `bryo compare --help`).
-    #[arg(long = "normalization", value_enum, default_value_t = NormalizationArg::KeepStrings)]
-    normalization: NormalizationArg,
-
-    /// Short for --normalization verbatim.
-    #[arg(long = "verbatim", conflicts_with = "normalization")]
-    verbatim: bool,
-
-    /// Symbols of prose and HTML: characters or words.
-    #[arg(long = "text-mode", value_enum, default_value_t = TextModeArg::Chars)]
-    text_mode: TextModeArg,
+    #[command(flatten)]
+    frontend: FrontendArgs,
 
     /// Output format.
     #[arg(long = "format", value_enum, default_value_t = Format::Text)]
@@ -51,25 +35,6 @@ pub struct LanguagesArgs {
 enum Format {
     Text,
     Json,
-}
-
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-enum ParserArg {
-    Lexer,
-    TreeSitter,
-}
-
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-enum NormalizationArg {
-    Full,
-    KeepStrings,
-    Verbatim,
-}
-
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-enum TextModeArg {
-    Chars,
-    Words,
 }
 
 #[derive(Serialize)]
@@ -92,26 +57,9 @@ struct Token<'a> {
 
 /// `bryo tokens FILE`.
 pub fn tokens(args: &TokensArgs) -> Result<()> {
-    let language = match &args.language {
-        Some(name) => Some(Language::by_name(name).with_context(|| {
-            format!("unknown language `{name}` (see `bryo languages` for the list)")
-        })?),
-        None => None,
-    };
     let bytes = std::fs::read(&args.file)
         .with_context(|| format!("cannot read {}", args.file.display()))?;
-    let options = AnalyzeOptions {
-        language,
-        parser: match args.parser {
-            ParserArg::Lexer => Parser::Lexer,
-            ParserArg::TreeSitter => Parser::TreeSitter,
-        },
-        normalization: normalization(args.verbatim, args.normalization),
-        text_mode: match args.text_mode {
-            TextModeArg::Chars => TextMode::Chars,
-            TextModeArg::Words => TextMode::Words,
-        },
-    };
+    let options = args.frontend.analyze_options()?;
     let path = args.file.display().to_string();
     let file =
         analyze(&path, &bytes, &options).map_err(|reason| anyhow::anyhow!("{path}: {reason}"))?;
@@ -232,12 +180,4 @@ pub fn languages(args: &LanguagesArgs) -> Result<()> {
     }
     w.flush()?;
     Ok(())
-}
-
-fn normalization(verbatim: bool, arg: NormalizationArg) -> Normalization {
-    match (verbatim, arg) {
-        (true, _) | (_, NormalizationArg::Verbatim) => Normalization::Verbatim,
-        (_, NormalizationArg::Full) => Normalization::Full,
-        (_, NormalizationArg::KeepStrings) => Normalization::KeepStrings,
-    }
 }

@@ -1,0 +1,89 @@
+//! The front-end flags shared by `bryo compare` and `bryo tokens`.
+
+use anyhow::{Context, Result};
+use bryo_compare::{AnalyzeOptions, Normalization, Parser};
+use bryo_frontend::{Language, TextMode};
+
+#[derive(clap::Args, Debug)]
+pub struct FrontendArgs {
+    /// Language of every file (MOSS names accepted: c, cc, java, python,
+    /// ascii, …; see `bryo languages`). Default: detected per file from its
+    /// extension or shebang.
+    #[arg(short = 'l', long = "language", value_name = "LANG")]
+    pub language: Option<String>,
+
+    /// Front-end for source code: the fast lexers, or tree-sitter grammars
+    /// (c, cc, java, python, javascript, typescript, csharp, go, rust) with
+    /// the lexer as a recorded fallback.
+    #[arg(long = "parser", value_enum, default_value_t = ParserArg::Lexer)]
+    parser: ParserArg,
+
+    /// What of identifiers and literals survives normalization: `full` (as
+    /// MOSS: every identifier one symbol, every literal its kind),
+    /// `keep-strings` (as full, but string literals keep their text), or
+    /// `verbatim` (nothing renamed goes unseen).
+    #[arg(long = "normalization", value_enum, default_value_t = NormalizationArg::KeepStrings)]
+    normalization: NormalizationArg,
+
+    /// Short for --normalization verbatim.
+    #[arg(long = "verbatim", conflicts_with = "normalization")]
+    verbatim: bool,
+
+    /// Symbols of prose and HTML: characters (as the winnowing paper) or
+    /// words.
+    #[arg(long = "text-mode", value_enum, default_value_t = TextModeArg::Chars)]
+    text_mode: TextModeArg,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum ParserArg {
+    Lexer,
+    TreeSitter,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum NormalizationArg {
+    Full,
+    KeepStrings,
+    Verbatim,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum TextModeArg {
+    Chars,
+    Words,
+}
+
+impl FrontendArgs {
+    /// The language given with `-l`, if any; an unknown name is an error.
+    pub fn language(&self) -> Result<Option<&'static Language>> {
+        match &self.language {
+            Some(name) => Language::by_name(name)
+                .with_context(|| {
+                    format!("unknown language `{name}` (see `bryo languages` for the list)")
+                })
+                .map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The options of `bryo_compare::analyze`.
+    pub fn analyze_options(&self) -> Result<AnalyzeOptions> {
+        Ok(AnalyzeOptions {
+            language: self.language()?,
+            parser: match self.parser {
+                ParserArg::Lexer => Parser::Lexer,
+                ParserArg::TreeSitter => Parser::TreeSitter,
+            },
+            normalization: match (self.verbatim, self.normalization) {
+                (true, _) | (_, NormalizationArg::Verbatim) => Normalization::Verbatim,
+                (_, NormalizationArg::Full) => Normalization::Full,
+                (_, NormalizationArg::KeepStrings) => Normalization::KeepStrings,
+            },
+            text_mode: match self.text_mode {
+                TextModeArg::Chars => TextMode::Chars,
+                TextModeArg::Words => TextMode::Words,
+            },
+        })
+    }
+}
