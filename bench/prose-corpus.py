@@ -148,7 +148,10 @@ def doc_files():
         yield path, paras
 
 
-def clean_paragraphs(sources, seen):
+RUN_WORD = re.compile(r"\w+")
+
+
+def clean_paragraphs(sources, seen, runs_seen=None, run=0):
     """Paragraphs (as re-wrapped text) from sources that share little with earlier text.
 
     Paragraphs are re-wrapped and cut into chunks of at most 30 lines. Chunks that are not
@@ -159,6 +162,10 @@ def clean_paragraphs(sources, seen):
     remembered. This removes licence blocks, templated pages (thousands of generated
     command references repeat the same sentences) and pages installed under several names,
     so that documents without a planted passage share no more than common phrases.
+
+    With `run` = N > 0, a chunk is also dropped when any run of N words (case folded, all
+    word tokens) occurred in text kept before (`runs_seen`), so that no two documents
+    share a passage of N words unless one was planted.
     """
     for _, paras in sources:
         for para in paras:
@@ -178,6 +185,12 @@ def clean_paragraphs(sources, seen):
                     continue  # repeats itself: lists, tables of names
                 if sum(1 for g in grams if g in seen) * 5 > len(grams):
                     continue
+                if run:
+                    tokens_all = RUN_WORD.findall(chunk.lower())
+                    runs = {" ".join(tokens_all[j:j + run]) for j in range(len(tokens_all) - run + 1)}
+                    if not runs.isdisjoint(runs_seen):
+                        continue
+                    runs_seen.update(runs)
                 seen.update(grams)
                 yield chunk
 
@@ -202,6 +215,9 @@ def main():
     ap.add_argument("--docs", type=int, default=2000)
     ap.add_argument("--size", type=int, default=24000, help="bytes per document, about")
     ap.add_argument("--pairs", type=int, default=100)
+    ap.add_argument("--distinct-runs", type=int, default=0, metavar="N",
+                    help="also drop text that shares any run of N words with text kept before, "
+                         "so unrelated documents share no passage of N words (0 = off)")
     args = ap.parse_args()
     if args.pairs * 2 > args.docs:
         ap.error("--pairs must be at most half of --docs")
@@ -211,7 +227,8 @@ def main():
     pages = list(man_pages())
     rng.shuffle(pages)
     seen = set()
-    paras = clean_paragraphs(pages, seen)
+    runs_seen = set()
+    paras = clean_paragraphs(pages, seen, runs_seen, args.distinct_runs)
     extra = None
 
     docs = []
@@ -222,7 +239,7 @@ def main():
             if extra is None:
                 extras = list(doc_files())
                 rng.shuffle(extras)
-                extra = clean_paragraphs(extras, seen)
+                extra = clean_paragraphs(extras, seen, runs_seen, args.distinct_runs)
                 paras = extra
                 continue
             sys.exit(f"prose-corpus: ran out of text after {len(docs)} documents")
