@@ -1,11 +1,13 @@
 //! `bryo compare`: rank the pairs of submissions that share passages.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use bryo_compare::{compare_with_progress, CompareOptions, Progress};
+use bryo_html::write_html;
 use bryo_input::{discover, parse_file_list, InputOptions};
 use bryo_report::{write_csv, write_json, write_table, Report, TableOptions};
 
@@ -109,11 +111,13 @@ pub struct Args {
     #[arg(long = "max-file-size", value_name = "BYTES", default_value_t = bryo_input::DEFAULT_MAX_FILE_SIZE)]
     max_file_size: u64,
 
-    /// Output format.
+    /// Output format: a terminal table, JSON, CSV, or an HTML report (a
+    /// directory, given with -o).
     #[arg(long = "format", value_enum, default_value_t = Format::Text)]
     format: Format,
 
-    /// Write the report to FILE instead of standard output.
+    /// Write the report to FILE instead of standard output (with
+    /// --format html: the directory to write the report into).
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     output: Option<PathBuf>,
 
@@ -131,6 +135,7 @@ enum Format {
     Text,
     Json,
     Csv,
+    Html,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -198,7 +203,22 @@ pub fn run(args: &Args) -> Result<bool> {
         max_file_size: args.max_file_size,
         ..InputOptions::default()
     };
+    if args.format == Format::Html && args.output.is_none() {
+        bail!("--format html writes a directory: name it with -o DIR");
+    }
     let inputs = discover(&input_options)?;
+    // The HTML report shows the submitted text: keep the bytes as read
+    // (files inside zip archives have no path on disk).
+    let sources: HashMap<String, Vec<u8>> = if args.format == Format::Html {
+        inputs
+            .submissions
+            .iter()
+            .flat_map(|s| &s.files)
+            .map(|f| (f.display_path.clone(), f.bytes.clone()))
+            .collect()
+    } else {
+        HashMap::new()
+    };
 
     let options = CompareOptions {
         analyze,
@@ -220,7 +240,7 @@ pub fn run(args: &Args) -> Result<bool> {
     bar.done();
     let outcome = outcome?;
     warn_about_common_passages(&outcome.report);
-    write_report(&outcome.report, args)?;
+    write_report(&outcome.report, args, &sources)?;
     Ok(args
         .fail_above
         .is_some_and(|limit| outcome.report.pairs.iter().any(|p| p.similarity >= limit)))
@@ -277,7 +297,17 @@ fn warn_about_common_passages(report: &Report) {
     }
 }
 
-fn write_report(report: &Report, args: &Args) -> Result<()> {
+fn write_report(report: &Report, args: &Args, sources: &HashMap<String, Vec<u8>>) -> Result<()> {
+    if let (Format::Html, Some(dir)) = (args.format, &args.output) {
+        let loader = |path: &str| -> Result<Vec<u8>, String> {
+            sources
+                .get(path)
+                .cloned()
+                .ok_or_else(|| format!("{path} was not among the files read"))
+        };
+        write_html(report, &loader, dir)?;
+        return Ok(());
+    }
     let to_terminal = args.output.is_none() && io::stdout().is_terminal();
     let mut out: Box<dyn Write> = match &args.output {
         Some(path) => Box::new(BufWriter::new(
@@ -288,7 +318,7 @@ fn write_report(report: &Report, args: &Args) -> Result<()> {
     match args.format {
         Format::Json => write_json(report, &mut out)?,
         Format::Csv => write_csv(report, &mut out)?,
-        Format::Text => {
+        Format::Text | Format::Html => {
             let color = match args.color {
                 ColorArg::Always => true,
                 ColorArg::Never => false,

@@ -3,6 +3,7 @@
 mod compare;
 mod density;
 mod frontend_args;
+mod report;
 mod tokens;
 
 use std::process::ExitCode;
@@ -41,6 +42,11 @@ enum Command {
 
     /// List the languages, their aliases, extensions and front-ends.
     Languages(tokens::LanguagesArgs),
+
+    /// Render a saved result (`bryo compare --format json`) as the HTML
+    /// report: a directory with an overview and a side-by-side page per
+    /// pair, reading the submitted files from disk.
+    Report(report::Args),
 }
 
 fn main() -> ExitCode {
@@ -50,6 +56,7 @@ fn main() -> ExitCode {
         Command::Compare(args) => compare::run(&args),
         Command::Tokens(args) => tokens::tokens(&args).map(|()| false),
         Command::Languages(args) => tokens::languages(&args).map(|()| false),
+        Command::Report(args) => report::run(&args).map(|()| false),
     };
     match result {
         Ok(false) => ExitCode::SUCCESS,

@@ -5,8 +5,8 @@ use bryo_frontend::{FrontendKind, TextMode};
 use bryo_input::Inputs;
 use bryo_match::{Corpus, Document, MatchOptions, Role, SubmissionId};
 use bryo_report::{
-    Cluster, FileEntry, FileStatus, Fragment, Frontend, Location, Options, Pair, Report, Skipped,
-    Stats, Submission,
+    Cluster, FileEntry, FileStatus, Fragment, Frontend, Location, Options, Pair, Region, Report,
+    Skipped, Stats, Submission,
 };
 use rayon::prelude::*;
 
@@ -229,7 +229,7 @@ pub fn compare_with_progress(
         if files.is_empty() {
             continue;
         }
-        let entries = files.iter().map(file_entry).collect();
+        let entries = files.iter().map(|f| file_entry(f, &[])).collect();
         kept.push((
             Submission {
                 name: sub.name,
@@ -393,6 +393,13 @@ pub fn compare_with_progress(
         comment: options.comment.clone(),
     };
     let mut report = Report::new(env!("CARGO_PKG_VERSION"), report_options);
+    // Base-code passages of every file, for renderers that grey them out.
+    for (d, &(i, j)) in doc_owner.iter().enumerate() {
+        if let Some(ranges) = comparison.base_ranges.get(d).filter(|r| !r.is_empty()) {
+            let (sub, files) = &mut kept[i];
+            sub.files[j] = file_entry(&files[j], ranges);
+        }
+    }
     let (subs, files): (Vec<Submission>, Vec<Vec<Analyzed>>) = kept.into_iter().unzip();
     report.submissions = subs;
     report.pairs = pairs;
@@ -534,7 +541,8 @@ fn thresholds(
     Ok((config.map_err(CompareError::Thresholds)?, min_fragment))
 }
 
-fn file_entry(file: &Analyzed) -> FileEntry {
+/// The report entry of a file; `base` holds its base-covered symbol ranges.
+fn file_entry(file: &Analyzed, base: &[std::ops::Range<u32>]) -> FileEntry {
     FileEntry {
         path: file.path.clone(),
         language: file.language.name().to_string(),
@@ -549,6 +557,17 @@ fn file_entry(file: &Analyzed) -> FileEntry {
         },
         encoding: file.decoded.encoding().name().to_string(),
         notes: file.notes.clone(),
+        base_code: base
+            .iter()
+            .filter(|r| r.start < r.end)
+            .map(|r| {
+                let loc = location(file, r.start as usize, (r.end - r.start) as usize);
+                Region {
+                    lines: loc.lines,
+                    bytes: loc.bytes,
+                }
+            })
+            .collect(),
     }
 }
 

@@ -80,6 +80,12 @@ pub fn compare(corpus: &Corpus<'_>, options: &MatchOptions) -> Result<Comparison
     let hasher = Hasher::new(options.hash, &options.config);
     let base = BaseSet::new(&prep.base_docs, &hasher);
     prep.mark_base(&base, options.config, &hasher);
+    // Before common passages join them, the excluded ranges are exactly the
+    // base-covered ones.
+    let mut base_ranges: Vec<Vec<std::ops::Range<u32>>> = vec![Vec::new(); corpus.len()];
+    for doc in &prep.docs {
+        base_ranges[doc.id as usize] = doc.excluded.iter().map(|&(s, e)| s..e).collect();
+    }
     let fps = fingerprint_all(&prep.docs, options)?;
     let mut index = build_index(&fps, &prep, &base, options);
     prep.mark_common(&std::mem::take(&mut index.common), options.config.k());
@@ -194,6 +200,7 @@ pub fn compare(corpus: &Corpus<'_>, options: &MatchOptions) -> Result<Comparison
         pairs,
         clusters: clusters(&prep, &links),
         documents,
+        base_ranges,
         stats,
     })
 }

@@ -147,6 +147,11 @@ pub struct Comparison {
     pub clusters: Vec<Cluster>,
     /// Per-document facts, indexed by [`DocId`].
     pub documents: Vec<DocumentSummary>,
+    /// Base-covered symbols of every document, indexed by [`DocId`]: sorted,
+    /// disjoint, non-adjacent half-open symbol ranges (their lengths sum to
+    /// [`DocumentSummary::base_symbols`]); empty for base documents and when
+    /// there is no base code. Renderers grey these passages out.
+    pub base_ranges: Vec<Vec<Range<u32>>>,
     /// Counters.
     pub stats: Stats,
 }

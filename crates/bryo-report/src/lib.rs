@@ -49,6 +49,7 @@
 //!             status: FileStatus::Ok,
 //!             encoding: "utf-8".into(),
 //!             notes: Vec::new(),
+//!             base_code: Vec::new(),
 //!         }],
 //!     });
 //! }
@@ -96,7 +97,7 @@ pub use delimited::{write_csv, CSV_HEADER};
 pub use error::ReportError;
 pub use json::write_json;
 pub use model::{
-    Cluster, FileEntry, FileStatus, Fragment, Frontend, Location, Options, Pair, Report, Schema,
-    Skipped, Stats, Submission, SCHEMA_ID,
+    Cluster, FileEntry, FileStatus, Fragment, Frontend, Location, Options, Pair, Region, Report,
+    Schema, Skipped, Stats, Submission, SCHEMA_ID,
 };
 pub use table::{write_table, TableOptions};

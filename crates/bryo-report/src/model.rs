@@ -130,6 +130,19 @@ pub struct FileEntry {
     /// comment, invalid UTF-8 read as Windows-1252, …); absent when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Passages of the file that are base code (`-b`): neither matched nor
+    /// counted. In file order, disjoint; absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub base_code: Vec<Region>,
+}
+
+/// A passage of one file: its line range and byte range.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Region {
+    /// First and last line, 1-based, inclusive.
+    pub lines: [u64; 2],
+    /// Byte range in the file as stored on disk, half-open `[start, end)`.
+    pub bytes: [u64; 2],
 }
 
 /// Kind of front-end that normalized a file.

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use bryo_report::{
     write_csv, write_json, write_table, Cluster, FileEntry, FileStatus, Fragment, Frontend,
-    Location, Options, Pair, Report, ReportError, Skipped, Stats, Submission, TableOptions,
+    Location, Options, Pair, Region, Report, ReportError, Skipped, Stats, Submission, TableOptions,
     SCHEMA_ID,
 };
 use proptest::prelude::*;
@@ -23,6 +23,7 @@ fn file(path: &str, symbols: u64, lines: u64, status: FileStatus) -> FileEntry {
         status,
         encoding: "utf-8".into(),
         notes: Vec::new(),
+        base_code: Vec::new(),
     }
 }
 
@@ -84,6 +85,10 @@ fn sample() -> Report {
                 },
                 encoding: "windows-1252".into(),
                 notes: vec!["decoded as windows-1252: invalid UTF-8 at offset 3".into()],
+                base_code: vec![Region {
+                    lines: [1, 4],
+                    bytes: [0, 96],
+                }],
             }],
         },
         Submission {
@@ -454,12 +459,14 @@ prop_compose! {
         reason in proptest::option::of(text()),
         encoding in text(),
         notes in proptest::collection::vec(text(), 0..3),
+        base in proptest::collection::vec((any::<[u64; 2]>(), any::<[u64; 2]>()), 0..3),
     ) -> FileEntry {
+        let base_code = base.into_iter().map(|(lines, bytes)| Region { lines, bytes }).collect();
         let status = match reason {
             None => FileStatus::Ok,
             Some(reason) => FileStatus::Fallback { reason },
         };
-        FileEntry { path, language, frontend, symbols, lines, status, encoding, notes }
+        FileEntry { path, language, frontend, symbols, lines, status, encoding, notes, base_code }
     }
 }
 

@@ -1,0 +1,104 @@
+//! Escaping of text embedded in HTML.
+
+use std::fmt::Write as _;
+
+/// Appends `text` to `out` with the five HTML-significant characters
+/// (`&`, `<`, `>`, `"`, `'`) replaced by character references, so the result
+/// is safe both as element content and inside a quoted attribute value.
+pub fn escape_into(out: &mut String, text: &str) {
+    let mut last = 0;
+    for (i, b) in text.bytes().enumerate() {
+        let entity = match b {
+            b'&' => "&amp;",
+            b'<' => "&lt;",
+            b'>' => "&gt;",
+            b'"' => "&quot;",
+            b'\'' => "&#39;",
+            _ => continue,
+        };
+        out.push_str(&text[last..i]);
+        out.push_str(entity);
+        last = i + 1;
+    }
+    out.push_str(&text[last..]);
+}
+
+/// `text` escaped for HTML element content and quoted attribute values (see
+/// [`escape_into`]).
+pub fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    escape_into(&mut out, text);
+    out
+}
+
+/// A percentage with one decimal, e.g. `89.3%`, from a value in 0..100.
+pub(crate) fn percent(value: f64) -> String {
+    format!("{value:.1}%")
+}
+
+/// A fraction (0..1) as a percentage with one decimal.
+pub(crate) fn fraction(value: f64) -> String {
+    percent(value * 100.0)
+}
+
+/// Appends `format_args` output; writing to a `String` cannot fail.
+pub(crate) fn push_fmt(out: &mut String, args: std::fmt::Arguments<'_>) {
+    let _ = out.write_fmt(args);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn markup_is_neutralised() {
+        assert_eq!(
+            escape_html("</script><script>alert(1)</script>"),
+            "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;"
+        );
+        assert_eq!(
+            escape_html("<img src=x onerror=alert(1)>.py"),
+            "&lt;img src=x onerror=alert(1)&gt;.py"
+        );
+        assert_eq!(
+            escape_html(r#"a="b" & 'c'"#),
+            "a=&quot;b&quot; &amp; &#39;c&#39;"
+        );
+        assert_eq!(escape_html("plain ünïcode"), "plain ünïcode");
+        assert_eq!(escape_html(""), "");
+    }
+
+    /// The naive definition: one character at a time.
+    fn naive(text: &str) -> String {
+        text.chars()
+            .map(|c| match c {
+                '&' => "&amp;".to_string(),
+                '<' => "&lt;".to_string(),
+                '>' => "&gt;".to_string(),
+                '"' => "&quot;".to_string(),
+                '\'' => "&#39;".to_string(),
+                c => c.to_string(),
+            })
+            .collect()
+    }
+
+    /// Undoes the escaping, to check nothing else changed.
+    fn unescape(text: &str) -> String {
+        text.replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&quot;", "\"")
+            .replace("&#39;", "'")
+            .replace("&amp;", "&")
+    }
+
+    proptest! {
+        #[test]
+        fn matches_naive_and_leaves_no_markup(text in ".{0,80}") {
+            let escaped = escape_html(&text);
+            prop_assert_eq!(&escaped, &naive(&text));
+            prop_assert!(!escaped.contains(['<', '>', '"', '\'']));
+            prop_assert_eq!(unescape(&escaped), text);
+        }
+    }
+}

@@ -1,0 +1,154 @@
+//! # bryo-html: the HTML report of a comparison
+//!
+//! Renders a [`bryo_report::Report`] and the submitted files' text as a
+//! static directory that opens from disk in any browser — no server, no
+//! network, nothing fetched from elsewhere:
+//!
+//! - `index.html`: the run summary (submissions, files, languages, options,
+//!   skipped files and fallbacks), a histogram of similarity, the pairs
+//!   table (sortable by every column, filtered by name and similarity
+//!   range) and the clusters as a list and as graphs;
+//! - `pair-N.html` for the pair of rank `N`: both submissions side by side
+//!   with line numbers and light syntax highlighting (bryo's own lexers),
+//!   every fragment in its own colour on both sides, a MOSS-like fragment
+//!   table, base code greyed; clicking a fragment brings its partner into
+//!   view, keys `n`/`p` (or `j`/`k`) step through the fragments;
+//! - `bryo.css` and `bryo.js`, shared by all pages.
+//!
+//! All HTML is generated here, every piece of submitted text and every name
+//! escaped; the pages carry a Content-Security-Policy that allows scripts
+//! and styles only from the files beside them, so nothing a submission
+//! holds can run. A pair page holds only its two submissions' text. The
+//! output is deterministic: the same report and files give the same bytes.
+//!
+//! Source texts come from a [`SourceLoader`] (any
+//! `Fn(&str) -> Result<Vec<u8>, String>`, or [`DiskLoader`]); they are
+//! decoded as `bryo compare` decoded them, so the byte ranges of the report
+//! (offsets in the file as stored) land on the same characters. A file the
+//! loader cannot give is shown as a note in its page.
+//!
+//! ```
+//! use bryo_html::{render_html, escape_html};
+//! use bryo_report::{FileEntry, FileStatus, Fragment, Frontend, Location, Options, Pair, Report, Submission};
+//!
+//! let options = Options {
+//!     language: None, k: 3, w: 2, max_submissions: 10, max_pairs: 250, min_similarity: 0.0,
+//!     min_fragment_symbols: 3, cluster_threshold: 0.5, directory_mode: false,
+//!     base: vec![], old: vec![], comment: None,
+//! };
+//! let mut report = Report::new("0.1.0", options);
+//! for name in ["a.py", "b.py"] {
+//!     report.submissions.push(Submission {
+//!         name: name.into(),
+//!         old: false,
+//!         files: vec![FileEntry {
+//!             path: name.into(), language: "python".into(), frontend: Frontend::Lexer,
+//!             symbols: 4, lines: 1, status: FileStatus::Ok, encoding: "UTF-8".into(),
+//!             notes: vec![], base_code: vec![],
+//!         }],
+//!     });
+//! }
+//! let side = |file: &str| Location { file: file.into(), lines: [1, 1], bytes: [0, 9] };
+//! report.pairs.push(Pair {
+//!     a: 0, b: 1, similarity: 1.0, a_percent: 100.0, b_percent: 100.0,
+//!     a_lines_matched: 1, b_lines_matched: 1, lines_matched: 1, longest_fragment: 4,
+//!     shared_fingerprints: 2, identical: true,
+//!     fragments: vec![Fragment { a: side("a.py"), b: side("b.py"), symbols: 4 }],
+//! });
+//!
+//! let loader = |path: &str| -> Result<Vec<u8>, String> {
+//!     match path {
+//!         "a.py" | "b.py" => Ok(b"x = f(1)\n".to_vec()),
+//!         _ => Err("no such file".into()),
+//!     }
+//! };
+//! let files = render_html(&report, &loader);
+//! let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
+//! assert_eq!(names, ["index.html", "bryo.css", "bryo.js", "pair-1.html"]);
+//! let pair = std::str::from_utf8(&files[3].contents).unwrap();
+//! assert!(pair.contains("<mark class=\"f c0\" data-f=\"0\" id=\"a0\">x = f(<u>1</u>)</mark>"));
+//! assert_eq!(escape_html("<b>"), "&lt;b&gt;");
+//! // bryo_html::write_html(&report, &loader, std::path::Path::new("report"))?;
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod error;
+mod escape;
+mod overview;
+mod page;
+mod pair;
+mod source;
+
+use std::path::Path;
+
+use bryo_report::Report;
+use rayon::prelude::*;
+
+pub use error::HtmlError;
+pub use escape::escape_html;
+pub use source::{DiskLoader, SourceLoader};
+
+/// The style sheet shared by every page, written as `bryo.css`.
+pub const CSS: &str = include_str!("../assets/bryo.css");
+/// The script shared by every page, written as `bryo.js`.
+pub const JS: &str = include_str!("../assets/bryo.js");
+
+/// One file of the report directory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HtmlFile {
+    /// Its name inside the directory, e.g. `index.html`, `pair-12.html`.
+    pub name: String,
+    /// Its bytes.
+    pub contents: Vec<u8>,
+}
+
+/// The file name of the page of the pair at `rank` (1-based):
+/// `pair-{rank}.html`.
+pub fn pair_page_name(rank: usize) -> String {
+    format!("pair-{rank}.html")
+}
+
+/// Renders the whole report in memory: `index.html`, `bryo.css`, `bryo.js`,
+/// then one page per pair in rank order. Pair pages are rendered in
+/// parallel; the result does not depend on the number of threads.
+pub fn render_html(report: &Report, loader: &dyn SourceLoader) -> Vec<HtmlFile> {
+    let mut files = vec![
+        HtmlFile {
+            name: "index.html".into(),
+            contents: overview::render_overview(report).into_bytes(),
+        },
+        HtmlFile {
+            name: "bryo.css".into(),
+            contents: CSS.as_bytes().to_vec(),
+        },
+        HtmlFile {
+            name: "bryo.js".into(),
+            contents: JS.as_bytes().to_vec(),
+        },
+    ];
+    let pages: Vec<HtmlFile> = (1..=report.pairs.len())
+        .into_par_iter()
+        .map(|rank| HtmlFile {
+            name: pair_page_name(rank),
+            contents: pair::render_pair(report, rank, loader).into_bytes(),
+        })
+        .collect();
+    files.extend(pages);
+    files
+}
+
+/// Renders the report into directory `dir` (created if needed; files of an
+/// earlier report there are overwritten, others left alone).
+pub fn write_html(report: &Report, loader: &dyn SourceLoader, dir: &Path) -> Result<(), HtmlError> {
+    std::fs::create_dir_all(dir).map_err(|source| HtmlError::CreateDir {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    for file in render_html(report, loader) {
+        let path = dir.join(&file.name);
+        std::fs::write(&path, &file.contents)
+            .map_err(|source| HtmlError::Write { path, source })?;
+    }
+    Ok(())
+}

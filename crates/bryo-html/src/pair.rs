@@ -1,0 +1,278 @@
+//! A pair page: the two submissions side by side with their fragments.
+
+use bryo_report::{FileEntry, Location, Pair, Report};
+
+use crate::escape::{escape_into, fraction, percent, push_fmt};
+use crate::page::{head, tail};
+use crate::source::{highlight, render_code, render_gutter, Mark, Source};
+use crate::{pair_page_name, SourceLoader};
+
+/// Renders the page of the pair at `rank` (1-based) of the report.
+pub(crate) fn render_pair(report: &Report, rank: usize, loader: &dyn SourceLoader) -> String {
+    let Some(pair) = report.pairs.get(rank.wrapping_sub(1)) else {
+        return String::new();
+    };
+    let a_name = report.submission_name(pair.a);
+    let b_name = report.submission_name(pair.b);
+    let mut out = String::with_capacity(64 * 1024);
+    head(
+        &mut out,
+        &format!("#{rank} {a_name} – {b_name} · bryo report"),
+        "pair",
+    );
+    out.push_str("<header class=\"top\">\n<nav><a href=\"index.html\">Overview</a>");
+    if rank > 1 {
+        push_fmt(
+            &mut out,
+            format_args!(
+                " · <a href=\"{}\" rel=\"prev\">previous pair</a>",
+                pair_page_name(rank - 1)
+            ),
+        );
+    }
+    if rank < report.pairs.len() {
+        push_fmt(
+            &mut out,
+            format_args!(
+                " · <a href=\"{}\" rel=\"next\">next pair</a>",
+                pair_page_name(rank + 1)
+            ),
+        );
+    }
+    push_fmt(
+        &mut out,
+        format_args!("</nav>\n<h1>#{rank}: <span class=\"side-a\">"),
+    );
+    escape_into(&mut out, &a_name);
+    push_fmt(
+        &mut out,
+        format_args!(
+            " ({})</span> and <span class=\"side-b\">",
+            percent(pair.a_percent)
+        ),
+    );
+    escape_into(&mut out, &b_name);
+    push_fmt(
+        &mut out,
+        format_args!(
+            " ({})</span></h1>\n<p class=\"facts\">Similarity {}, lines matched {} (A {}, B {}), \
+             longest fragment {} symbols, {} shared fingerprints, {} fragment{}{}</p>\n</header>\n",
+            percent(pair.b_percent),
+            fraction(pair.similarity),
+            pair.lines_matched,
+            pair.a_lines_matched,
+            pair.b_lines_matched,
+            pair.longest_fragment,
+            pair.shared_fingerprints,
+            pair.fragments.len(),
+            if pair.fragments.len() == 1 { "" } else { "s" },
+            if pair.identical {
+                ". <span class=\"identical\">Identical after normalization</span>"
+            } else {
+                ""
+            }
+        ),
+    );
+    fragment_table(&mut out, pair, &a_name, &b_name);
+    out.push_str("<div class=\"sides\">\n");
+    side(&mut out, report, pair, Side::A, &a_name, loader);
+    side(&mut out, report, pair, Side::B, &b_name, loader);
+    out.push_str("</div>\n");
+    tail(&mut out);
+    out
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    A,
+    B,
+}
+
+impl Side {
+    fn letter(self) -> char {
+        match self {
+            Side::A => 'a',
+            Side::B => 'b',
+        }
+    }
+
+    fn of(self, f: &bryo_report::Fragment) -> &Location {
+        match self {
+            Side::A => &f.a,
+            Side::B => &f.b,
+        }
+    }
+}
+
+/// MOSS's match table: one row per fragment, linking to both sides.
+fn fragment_table(out: &mut String, pair: &Pair, a_name: &str, b_name: &str) {
+    out.push_str("<section class=\"fragments\">\n<table id=\"fragment-table\" class=\"frags\">\n<thead><tr><th>#</th><th>");
+    escape_into(out, a_name);
+    out.push_str("</th><th>");
+    escape_into(out, b_name);
+    out.push_str("</th><th>Symbols</th></tr></thead>\n<tbody>\n");
+    let multi_file = pair
+        .fragments
+        .iter()
+        .any(|f| f.a.file != pair.fragments[0].a.file || f.b.file != pair.fragments[0].b.file);
+    for (i, f) in pair.fragments.iter().enumerate() {
+        push_fmt(
+            out,
+            format_args!(
+                "<tr data-f=\"{i}\"><td><span class=\"swatch f c{}\" data-f=\"{i}\"></span>{}</td>",
+                i % 24,
+                i + 1
+            ),
+        );
+        for (side, loc) in [('a', &f.a), ('b', &f.b)] {
+            push_fmt(
+                out,
+                format_args!("<td><a href=\"#{side}{i}\" data-f=\"{i}\">"),
+            );
+            if multi_file {
+                escape_into(out, loc.file.rsplit('/').next().unwrap_or(&loc.file));
+                out.push_str(": ");
+            }
+            push_fmt(
+                out,
+                format_args!("lines {}–{}</a></td>", loc.lines[0], loc.lines[1]),
+            );
+        }
+        push_fmt(out, format_args!("<td>{}</td></tr>\n", f.symbols));
+    }
+    out.push_str("</tbody>\n</table>\n");
+    if pair.fragments.is_empty() {
+        out.push_str("<p>No fragment: the two share fingerprints but no passage long enough to report.</p>\n");
+    }
+    out.push_str("<p class=\"keys\">Click a fragment to bring its partner into view; keys <kbd>n</kbd>/<kbd>j</kbd> next fragment, <kbd>p</kbd>/<kbd>k</kbd> previous.</p>\n</section>\n");
+}
+
+/// One side: every file of the submission that holds a fragment of this
+/// pair (all files when none does), each with its code.
+fn side(
+    out: &mut String,
+    report: &Report,
+    pair: &Pair,
+    side: Side,
+    name: &str,
+    loader: &dyn SourceLoader,
+) {
+    let index = match side {
+        Side::A => pair.a,
+        Side::B => pair.b,
+    };
+    push_fmt(
+        out,
+        format_args!(
+            "<section class=\"side\" id=\"side-{}\">\n<h2>",
+            side.letter()
+        ),
+    );
+    escape_into(out, name);
+    out.push_str("</h2>\n");
+    let files: &[FileEntry] = report
+        .submissions
+        .get(index)
+        .map_or(&[], |s| s.files.as_slice());
+    let matched: Vec<&FileEntry> = files
+        .iter()
+        .filter(|f| pair.fragments.iter().any(|x| side.of(x).file == f.path))
+        .collect();
+    let shown: Vec<&FileEntry> = if matched.is_empty() {
+        files.iter().collect()
+    } else {
+        matched
+    };
+    for file in &shown {
+        render_file(out, file, pair, side, loader);
+    }
+    let others: Vec<&FileEntry> = files
+        .iter()
+        .filter(|f| !shown.iter().any(|s| s.path == f.path))
+        .collect();
+    if !others.is_empty() {
+        push_fmt(
+            out,
+            format_args!(
+                "<p class=\"others\">{} other file{} without matches in this pair: ",
+                others.len(),
+                if others.len() == 1 { "" } else { "s" }
+            ),
+        );
+        for (i, f) in others.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            out.push_str("<code>");
+            escape_into(out, &f.path);
+            out.push_str("</code>");
+        }
+        out.push_str("</p>\n");
+    }
+    out.push_str("</section>\n");
+}
+
+fn render_file(
+    out: &mut String,
+    file: &FileEntry,
+    pair: &Pair,
+    side: Side,
+    loader: &dyn SourceLoader,
+) {
+    out.push_str("<article class=\"file\">\n<h3>");
+    escape_into(out, &file.path);
+    push_fmt(
+        out,
+        format_args!(
+            " <small>{}, {} lines, {} symbols</small></h3>\n",
+            file.language.replace(['<', '>', '&', '"', '\''], ""),
+            file.lines,
+            file.symbols
+        ),
+    );
+    let source = loader
+        .load(&file.path)
+        .and_then(|bytes| Source::decode(&bytes));
+    let source = match source {
+        Ok(s) => s,
+        Err(reason) => {
+            out.push_str("<p class=\"missing\">Source not available: ");
+            escape_into(out, &reason);
+            out.push_str("</p>\n</article>\n");
+            return;
+        }
+    };
+    let mut changed = false;
+    let mut marks = Vec::new();
+    for (i, f) in pair.fragments.iter().enumerate() {
+        let loc = side.of(f);
+        if loc.file != file.path {
+            continue;
+        }
+        changed |= !source.holds(loc.bytes[1]);
+        marks.push(Mark {
+            start: source.text_offset(loc.bytes[0]),
+            end: source.text_offset(loc.bytes[1]),
+            fragment: Some(i),
+        });
+    }
+    for r in &file.base_code {
+        changed |= !source.holds(r.bytes[1]);
+        marks.push(Mark {
+            start: source.text_offset(r.bytes[0]),
+            end: source.text_offset(r.bytes[1]),
+            fragment: None,
+        });
+    }
+    marks.sort_by_key(|m| (m.start, m.end));
+    let text = source.text();
+    let lines = bryo_frontend::LineIndex::new(text.as_bytes()).line_count();
+    if changed || u64::from(lines) != file.lines {
+        out.push_str("<p class=\"missing\">This file differs from the one compared (it changed since the report was made): the marked passages may be misplaced.</p>\n");
+    }
+    let tokens = highlight(&file.language, text);
+    out.push_str("<div class=\"src\">");
+    render_gutter(out, lines);
+    render_code(out, text, &marks, &tokens, side.letter());
+    out.push_str("</div>\n</article>\n");
+}
