@@ -5,6 +5,17 @@
 'use strict';
 
 (function () {
+  // Line numbers: each code block's gutter is filled here from its line
+  // count, which keeps the pages small.
+  Array.prototype.forEach.call(document.querySelectorAll('pre.ln[data-lines]'), function (pre) {
+    var n = Number(pre.getAttribute('data-lines'));
+    var parts = new Array(n);
+    for (var i = 0; i < n; i++) {
+      parts[i] = String(i + 1);
+    }
+    pre.textContent = parts.join('\n');
+  });
+
   var table = document.getElementById('pairs-table');
   if (table) {
     initPairsTable(table);
@@ -100,7 +111,97 @@
 
   // ---- Pair page: fragment highlighting, partner scrolling, keys ----
 
+  // Parses "start,end,fragment start,end,fragment …" (offsets in the
+  // shown text, UTF-16 code units) into [[start, end, fragment], …].
+  function parseRanges(text) {
+    if (!text) return [];
+    return text.split(' ').map(function (triple) {
+      return triple.split(',').map(Number);
+    });
+  }
+
+  // Wraps the text of `pre` between the offsets of each range (sorted,
+  // disjoint) in elements made by `make`: a range that crosses highlighted
+  // tokens becomes several pieces, one per text node, all alike.
+  function wrapRanges(pre, ranges, make) {
+    if (ranges.length === 0) return;
+    var walker = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
+    var nodes = [];
+    var node;
+    while ((node = walker.nextNode())) nodes.push(node);
+    var pos = 0;
+    var r = 0;
+    nodes.forEach(function (textNode) {
+      var nodeStart = pos;
+      var nodeEnd = pos + textNode.data.length;
+      pos = nodeEnd;
+      var current = textNode;
+      var currentStart = nodeStart;
+      while (r < ranges.length && ranges[r][0] < nodeEnd) {
+        var start = Math.max(ranges[r][0], currentStart);
+        var end = Math.min(ranges[r][1], nodeEnd);
+        if (start < end) {
+          var piece = start > currentStart ? current.splitText(start - currentStart) : current;
+          var rest = end < nodeEnd ? piece.splitText(end - start) : null;
+          var wrapper = make(ranges[r]);
+          piece.parentNode.insertBefore(wrapper, piece);
+          wrapper.appendChild(piece);
+          if (rest === null) {
+            if (ranges[r][1] <= nodeEnd) r += 1;
+            break;
+          }
+          current = rest;
+          currentStart = end;
+        }
+        if (ranges[r][1] <= nodeEnd) {
+          r += 1;
+        } else {
+          break;
+        }
+      }
+    });
+  }
+
+  // Fills each code block with its file's highlighted text (registered by
+  // the file's script under files/) and lays the fragments and base code
+  // over it.
+  function renderCode() {
+    var sources = window.bryoSources || {};
+    Array.prototype.forEach.call(document.querySelectorAll('pre.code[data-src]'), function (pre) {
+      var html = sources[pre.getAttribute('data-src')];
+      if (typeof html !== 'string') {
+        pre.textContent = 'The text of this file is missing from the report (files/' +
+          pre.getAttribute('data-src') + '.js).';
+        pre.classList.add('missing');
+        return;
+      }
+      // The HTML was generated and escaped by bryo, never taken from a
+      // submission as is.
+      pre.innerHTML = html;
+      var side = pre.closest('#side-a') ? 'a' : 'b';
+      var seen = {};
+      wrapRanges(pre, parseRanges(pre.getAttribute('data-marks')), function (range) {
+        var f = range[2];
+        var mark = document.createElement('mark');
+        mark.className = 'f c' + (f % 24);
+        mark.setAttribute('data-f', String(f));
+        if (!seen[f]) {
+          mark.id = side + f;
+          seen[f] = true;
+        }
+        return mark;
+      });
+      wrapRanges(pre, parseRanges(pre.getAttribute('data-base')), function () {
+        var mark = document.createElement('mark');
+        mark.className = 'base';
+        mark.title = 'base code';
+        return mark;
+      });
+    });
+  }
+
   function initPairPage() {
+    renderCode();
     var marks = Array.prototype.slice.call(document.querySelectorAll('mark.f'));
     var swatches = Array.prototype.slice.call(document.querySelectorAll('.swatch[data-f]'));
     var count = document.querySelectorAll('#fragment-table tbody tr').length;

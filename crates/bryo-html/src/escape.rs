@@ -23,6 +23,25 @@ pub fn escape_into(out: &mut String, text: &str) {
     out.push_str(&text[last..]);
 }
 
+/// Appends `text` to `out` escaped for element content only: `&`, `<` and
+/// `>` replaced (quotes need no escaping outside attributes, and source code
+/// is full of them). Never use it inside an attribute value.
+pub(crate) fn escape_text_into(out: &mut String, text: &str) {
+    let mut last = 0;
+    for (i, b) in text.bytes().enumerate() {
+        let entity = match b {
+            b'&' => "&amp;",
+            b'<' => "&lt;",
+            b'>' => "&gt;",
+            _ => continue,
+        };
+        out.push_str(&text[last..i]);
+        out.push_str(entity);
+        last = i + 1;
+    }
+    out.push_str(&text[last..]);
+}
+
 /// `text` escaped for HTML element content and quoted attribute values (see
 /// [`escape_into`]).
 pub fn escape_html(text: &str) -> String {
@@ -93,6 +112,14 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn content_escaping_leaves_no_markup(text in ".{0,80}") {
+            let mut escaped = String::new();
+            escape_text_into(&mut escaped, &text);
+            prop_assert!(!escaped.contains(['<', '>']));
+            prop_assert_eq!(unescape(&escaped), text);
+        }
+
         #[test]
         fn matches_naive_and_leaves_no_markup(text in ".{0,80}") {
             let escaped = escape_html(&text);

@@ -11,6 +11,8 @@ use crate::pair_page_name;
 
 /// Bins of the similarity histogram (5% each).
 const BINS: usize = 20;
+/// Skipped files listed per reason (all are counted).
+const MAX_SKIPPED_LISTED: usize = 200;
 /// Clusters drawn as graphs (all are listed).
 const MAX_GRAPHS: usize = 40;
 /// Members of a cluster drawn in its graph.
@@ -157,17 +159,37 @@ fn summary(out: &mut String, report: &Report) {
     if report.skipped.is_empty() {
         out.push_str("<p>None: every file found was compared.</p>\n");
     } else {
-        out.push_str(
-            "<table class=\"list\"><thead><tr><th>File</th><th>Reason</th></tr></thead><tbody>\n",
-        );
+        // Grouped by reason; a long list is cut (a directory of generated
+        // files can skip tens of thousands).
+        let mut by_reason: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
         for s in &report.skipped {
-            out.push_str("<tr><td>");
-            escape_into(out, &s.path);
-            out.push_str("</td><td>");
-            escape_into(out, &s.reason);
-            out.push_str("</td></tr>\n");
+            by_reason.entry(&s.reason).or_default().push(&s.path);
         }
-        out.push_str("</tbody></table>\n");
+        out.push_str("<ul class=\"skipped\">\n");
+        for (reason, paths) in &by_reason {
+            out.push_str("<li>");
+            escape_into(out, reason);
+            push_fmt(
+                out,
+                format_args!(": {} file{}<ul>", paths.len(), plural(paths.len())),
+            );
+            for p in paths.iter().take(MAX_SKIPPED_LISTED) {
+                out.push_str("<li><code>");
+                escape_into(out, p);
+                out.push_str("</code></li>");
+            }
+            if paths.len() > MAX_SKIPPED_LISTED {
+                push_fmt(
+                    out,
+                    format_args!(
+                        "<li>… and {} more (the JSON result lists them all)</li>",
+                        paths.len() - MAX_SKIPPED_LISTED
+                    ),
+                );
+            }
+            out.push_str("</ul></li>\n");
+        }
+        out.push_str("</ul>\n");
     }
     out.push_str("</details>\n");
     let noted: Vec<_> = report
@@ -227,7 +249,7 @@ fn histogram(out: &mut String, report: &Report) {
     }
     let max = bins.iter().copied().max().unwrap_or(0).max(1);
     let (bar_w, plot_h, left, top) = (28usize, 120usize, 40usize, 16usize);
-    let width = left + BINS * bar_w + 10;
+    let width = left + BINS * bar_w + 24;
     let height = top + plot_h + 34;
     out.push_str("<section id=\"histogram\">\n<h2>Similarity of the reported pairs</h2>\n");
     push_fmt(

@@ -4,11 +4,11 @@ use bryo_report::{FileEntry, Location, Pair, Report};
 
 use crate::escape::{escape_into, fraction, percent, push_fmt};
 use crate::page::{head, tail};
-use crate::source::{highlight, render_code, render_gutter, Mark, Source};
-use crate::{pair_page_name, SourceLoader};
+use crate::source::{render_gutter, Source};
+use crate::{pair_page_name, LoadedFile, Sources};
 
 /// Renders the page of the pair at `rank` (1-based) of the report.
-pub(crate) fn render_pair(report: &Report, rank: usize, loader: &dyn SourceLoader) -> String {
+pub(crate) fn render_pair(report: &Report, rank: usize, sources: &Sources) -> String {
     let Some(pair) = report.pairs.get(rank.wrapping_sub(1)) else {
         return String::new();
     };
@@ -75,20 +75,52 @@ pub(crate) fn render_pair(report: &Report, rank: usize, loader: &dyn SourceLoade
     );
     fragment_table(&mut out, pair, &a_name, &b_name);
     out.push_str("<div class=\"sides\">\n");
-    side(&mut out, report, pair, Side::A, &a_name, loader);
-    side(&mut out, report, pair, Side::B, &b_name, loader);
-    out.push_str("</div>\n");
+    let mut scripts = Vec::new();
+    side(
+        &mut out,
+        report,
+        pair,
+        Side::A,
+        &a_name,
+        sources,
+        &mut scripts,
+    );
+    side(
+        &mut out,
+        report,
+        pair,
+        Side::B,
+        &b_name,
+        sources,
+        &mut scripts,
+    );
+    out.push_str("</div>\n<noscript><p class=\"missing\">The code is shown by bryo.js: allow JavaScript for this page.</p></noscript>\n");
+    // The two submissions' text, each in a file of its own shared by every
+    // page that shows it.
+    for script in scripts {
+        push_fmt(
+            &mut out,
+            format_args!("<script src=\"{script}\"></script>\n"),
+        );
+    }
     tail(&mut out);
     out
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Side {
+pub(crate) enum Side {
     A,
     B,
 }
 
 impl Side {
+    fn index(self, pair: &Pair) -> usize {
+        match self {
+            Side::A => pair.a,
+            Side::B => pair.b,
+        }
+    }
+
     fn letter(self) -> char {
         match self {
             Side::A => 'a',
@@ -147,20 +179,39 @@ fn fragment_table(out: &mut String, pair: &Pair, a_name: &str, b_name: &str) {
     out.push_str("<p class=\"keys\">Click a fragment to bring its partner into view; keys <kbd>n</kbd>/<kbd>j</kbd> next fragment, <kbd>p</kbd>/<kbd>k</kbd> previous.</p>\n</section>\n");
 }
 
-/// One side: every file of the submission that holds a fragment of this
-/// pair (all files when none does), each with its code.
+/// The files a side shows, as indices into the submission's files: every
+/// file that holds a fragment of this pair, or all files when none does.
+pub(crate) fn shown_files(report: &Report, pair: &Pair, side: Side) -> Vec<usize> {
+    let files: &[FileEntry] = report
+        .submissions
+        .get(side.index(pair))
+        .map_or(&[], |s| s.files.as_slice());
+    let matched: Vec<usize> = (0..files.len())
+        .filter(|&j| {
+            pair.fragments
+                .iter()
+                .any(|x| side.of(x).file == files[j].path)
+        })
+        .collect();
+    if matched.is_empty() {
+        (0..files.len()).collect()
+    } else {
+        matched
+    }
+}
+
+/// One side: the files [`shown_files`] picks, each with its code, and the
+/// names of the others.
 fn side(
     out: &mut String,
     report: &Report,
     pair: &Pair,
     side: Side,
     name: &str,
-    loader: &dyn SourceLoader,
+    sources: &Sources,
+    scripts: &mut Vec<String>,
 ) {
-    let index = match side {
-        Side::A => pair.a,
-        Side::B => pair.b,
-    };
+    let index = side.index(pair);
     push_fmt(
         out,
         format_args!(
@@ -174,21 +225,20 @@ fn side(
         .submissions
         .get(index)
         .map_or(&[], |s| s.files.as_slice());
-    let matched: Vec<&FileEntry> = files
-        .iter()
-        .filter(|f| pair.fragments.iter().any(|x| side.of(x).file == f.path))
-        .collect();
-    let shown: Vec<&FileEntry> = if matched.is_empty() {
-        files.iter().collect()
-    } else {
-        matched
-    };
-    for file in &shown {
-        render_file(out, file, pair, side, loader);
+    let shown = shown_files(report, pair, side);
+    for &j in &shown {
+        render_file(
+            out,
+            &files[j],
+            pair,
+            side,
+            sources.get(&(index, j)),
+            scripts,
+        );
     }
-    let others: Vec<&FileEntry> = files
-        .iter()
-        .filter(|f| !shown.iter().any(|s| s.path == f.path))
+    let others: Vec<&FileEntry> = (0..files.len())
+        .filter(|j| !shown.contains(j))
+        .map(|j| &files[j])
         .collect();
     if !others.is_empty() {
         push_fmt(
@@ -212,33 +262,46 @@ fn side(
     out.push_str("</section>\n");
 }
 
+/// Ranges as `start,end,fragment` triples separated by spaces, in shown
+/// (UTF-16) offsets, for `bryo.js`.
+fn push_ranges(out: &mut String, ranges: &[(usize, usize, usize)]) {
+    for (i, (s, e, f)) in ranges.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        push_fmt(out, format_args!("{s},{e},{f}"));
+    }
+}
+
 fn render_file(
     out: &mut String,
     file: &FileEntry,
     pair: &Pair,
     side: Side,
-    loader: &dyn SourceLoader,
+    loaded: Option<&LoadedFile>,
+    scripts: &mut Vec<String>,
 ) {
     out.push_str("<article class=\"file\">\n<h3>");
     escape_into(out, &file.path);
+    out.push_str(" <small>");
+    escape_into(out, &file.language);
     push_fmt(
         out,
         format_args!(
-            " <small>{}, {} lines, {} symbols</small></h3>\n",
-            file.language.replace(['<', '>', '&', '"', '\''], ""),
-            file.lines,
-            file.symbols
+            ", {} lines, {} symbols</small></h3>\n",
+            file.lines, file.symbols
         ),
     );
-    let source = loader
-        .load(&file.path)
-        .and_then(|bytes| Source::decode(&bytes));
-    let source = match source {
-        Ok(s) => s,
-        Err(reason) => {
+    let (source, script): (&Source, &str) = match loaded.map(|l| (&l.source, &l.script)) {
+        Some((Ok(source), script)) => (source, script),
+        Some((Err(reason), _)) => {
             out.push_str("<p class=\"missing\">Source not available: ");
-            escape_into(out, &reason);
+            escape_into(out, reason);
             out.push_str("</p>\n</article>\n");
+            return;
+        }
+        None => {
+            out.push_str("<p class=\"missing\">Source not available.</p>\n</article>\n");
             return;
         }
     };
@@ -250,29 +313,44 @@ fn render_file(
             continue;
         }
         changed |= !source.holds(loc.bytes[1]);
-        marks.push(Mark {
-            start: source.text_offset(loc.bytes[0]),
-            end: source.text_offset(loc.bytes[1]),
-            fragment: Some(i),
-        });
+        marks.push((
+            source.shown_offset(loc.bytes[0]),
+            source.shown_offset(loc.bytes[1]),
+            i,
+        ));
     }
+    marks.sort_unstable();
+    let mut base: Vec<(usize, usize, usize)> = Vec::new();
     for r in &file.base_code {
         changed |= !source.holds(r.bytes[1]);
-        marks.push(Mark {
-            start: source.text_offset(r.bytes[0]),
-            end: source.text_offset(r.bytes[1]),
-            fragment: None,
-        });
+        base.push((
+            source.shown_offset(r.bytes[0]),
+            source.shown_offset(r.bytes[1]),
+            0,
+        ));
     }
-    marks.sort_by_key(|m| (m.start, m.end));
-    let text = source.text();
-    let lines = bryo_frontend::LineIndex::new(text.as_bytes()).line_count();
+    base.sort_unstable();
+    let lines = source.line_count();
     if changed || u64::from(lines) != file.lines {
         out.push_str("<p class=\"missing\">This file differs from the one compared (it changed since the report was made): the marked passages may be misplaced.</p>\n");
     }
-    let tokens = highlight(&file.language, text);
     out.push_str("<div class=\"src\">");
     render_gutter(out, lines);
-    render_code(out, text, &marks, &tokens, side.letter());
-    out.push_str("</div>\n</article>\n");
+    push_fmt(
+        out,
+        format_args!(
+            "<pre class=\"code\" data-src=\"{}\" data-marks=\"",
+            script_id(script)
+        ),
+    );
+    push_ranges(out, &marks);
+    out.push_str("\" data-base=\"");
+    push_ranges(out, &base);
+    out.push_str("\"></pre></div>\n</article>\n");
+    scripts.push(script.to_string());
+}
+
+/// `files/s3-0.js` → `s3-0`: the key the script registers its text under.
+pub(crate) fn script_id(script: &str) -> &str {
+    script.trim_start_matches("files/").trim_end_matches(".js")
 }

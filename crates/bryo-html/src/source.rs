@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use bryo_frontend::{decode, symbol, Decoded, FrontendKind, Language, LexMode, SymbolClass};
 
-use crate::escape::{escape_into, push_fmt};
+use crate::escape::{escape_text_into, push_fmt};
 
 /// Gives the renderer the bytes of a submitted file, by its display path
 /// (`FileEntry::path` in the report).
@@ -78,20 +78,56 @@ pub(crate) struct Source {
     decoded: Decoded<'static>,
     /// Length of the file in bytes.
     file_len: u64,
+    /// Where the text's UTF-8 offsets and the shown text's UTF-16 offsets
+    /// part: `(text offset after a character, shrinkage so far)` for every
+    /// character longer in UTF-8 than in UTF-16 and every `\r` of a `\r\n`
+    /// (line ends are shown as one `\n`). Empty for ASCII with `\n` lines.
+    shrink: Vec<(u32, u32)>,
 }
 
 impl Source {
     /// Decodes the bytes as `bryo compare` did, so byte ranges line up.
     pub fn decode(bytes: &[u8]) -> Result<Source, String> {
         let decoded = decode(bytes).map_err(|e| e.to_string())?.into_owned();
+        let mut shrink = Vec::new();
+        let mut total = 0u32;
+        let text = decoded.text();
+        for (i, c) in text.char_indices() {
+            let delta = if c == '\r' && text.as_bytes().get(i + 1) == Some(&b'\n') {
+                1
+            } else {
+                (c.len_utf8() - c.len_utf16()) as u32
+            };
+            if delta > 0 {
+                total += delta;
+                shrink.push(((i + c.len_utf8()) as u32, total));
+            }
+        }
         Ok(Source {
             decoded,
             file_len: bytes.len() as u64,
+            shrink,
         })
+    }
+
+    /// The offset in the text as shown in the browser (UTF-16 code units,
+    /// line ends as one `\n`) of file offset `original`.
+    pub fn shown_offset(&self, original: u64) -> usize {
+        let t = self.text_offset(original);
+        let i = self
+            .shrink
+            .partition_point(|&(after, _)| after as usize <= t);
+        let shrunk = i.checked_sub(1).map_or(0, |i| self.shrink[i].1);
+        t - shrunk as usize
     }
 
     pub fn text(&self) -> &str {
         self.decoded.text()
+    }
+
+    /// Lines of the text, counted as `bryo compare` counts them.
+    pub fn line_count(&self) -> u32 {
+        bryo_frontend::LineIndex::new(self.text().as_bytes()).line_count()
     }
 
     /// Whether the byte offset lies inside the file (a range past the end
@@ -225,58 +261,18 @@ fn push_gap(out: &mut Vec<Token>, text: &str, start: usize, end: usize) {
     }
 }
 
-/// A marked stretch of a file: a fragment or a base-code passage.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Mark {
-    pub start: usize,
-    pub end: usize,
-    /// `Some(i)`: fragment `i` of the pair; `None`: base code.
-    pub fragment: Option<usize>,
-}
-
-/// Appends the code of `text` as HTML: `marks` (sorted by start; overlaps
-/// are clipped) become `<mark>` elements, `tokens` (sorted, disjoint) the
-/// highlighting elements inside them. Every piece of text is escaped.
-/// `side` (`a` or `b`) prefixes the id of each fragment's first element.
-pub(crate) fn render_code(
-    out: &mut String,
-    text: &str,
-    marks: &[Mark],
-    tokens: &[Token],
-    side: char,
-) {
-    // A newline right after <pre> is dropped by HTML parsers; this one is
-    // the one dropped, so a file starting with a blank line keeps it.
-    out.push_str("<pre class=\"code\">\n");
-    let mut pos = 0usize;
+/// The code of `text` as HTML, highlighted with `tokens` (sorted,
+/// disjoint), every piece of text escaped, line ends shown as `\n` (as an
+/// HTML parser would make them): the content of a pair page's code block,
+/// where `bryo.js` lays the fragments over it.
+pub(crate) fn render_code(text: &str, tokens: &[Token]) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 4);
     let mut t = 0usize;
-    let mut seen = std::collections::HashSet::new();
-    for m in marks {
-        let start = floor_boundary(text, m.start.max(pos));
-        let end = floor_boundary(text, m.end);
-        if start >= end {
-            continue;
-        }
-        render_plain(out, text, pos, start, tokens, &mut t);
-        match m.fragment {
-            Some(i) => {
-                push_fmt(
-                    out,
-                    format_args!("<mark class=\"f c{}\" data-f=\"{i}\"", i % 24),
-                );
-                if seen.insert(i) {
-                    push_fmt(out, format_args!(" id=\"{side}{i}\""));
-                }
-                out.push('>');
-            }
-            None => out.push_str("<mark class=\"base\" title=\"base code\">"),
-        }
-        render_plain(out, text, start, end, tokens, &mut t);
-        out.push_str("</mark>");
-        pos = end;
+    render_plain(&mut out, text, 0, text.len(), tokens, &mut t);
+    if out.contains('\r') {
+        out = out.replace("\r\n", "\n").replace('\r', "\n");
     }
-    render_plain(out, text, pos, text.len(), tokens, &mut t);
-    out.push_str("</pre>");
+    out
 }
 
 /// Appends `text[start..end]` with its tokens; `t` is the first token that
@@ -300,10 +296,10 @@ fn render_plain(
         let e = tok.end.clamp(s, end);
         if s < e {
             if let (Some(before), Some(inner)) = (text.get(pos..s), text.get(s..e)) {
-                escape_into(out, before);
+                escape_text_into(out, before);
                 let tag = tok.class.tag();
                 push_fmt(out, format_args!("<{tag}>"));
-                escape_into(out, inner);
+                escape_text_into(out, inner);
                 push_fmt(out, format_args!("</{tag}>"));
                 pos = e;
             }
@@ -316,17 +312,21 @@ fn render_plain(
     }
     *t = i;
     if let Some(rest) = text.get(pos..end) {
-        escape_into(out, rest);
+        escape_text_into(out, rest);
     }
 }
 
-/// Appends the line-number gutter of a text with `lines` lines.
+/// Appends the line-number gutter of a text with `lines` lines: an empty
+/// element that `bryo.js` fills (numbers written out would add about 5
+/// bytes per line to every page).
 pub(crate) fn render_gutter(out: &mut String, lines: u32) {
-    out.push_str("<pre class=\"ln\" aria-hidden=\"true\">\n");
-    for n in 1..=lines.max(1) {
-        push_fmt(out, format_args!("{n}\n"));
-    }
-    out.push_str("</pre>");
+    push_fmt(
+        out,
+        format_args!(
+            "<pre class=\"ln\" aria-hidden=\"true\" data-lines=\"{}\"></pre>",
+            lines.max(1)
+        ),
+    );
 }
 
 #[cfg(test)]
@@ -380,26 +380,24 @@ mod tests {
     }
 
     #[test]
-    fn marks_and_tokens_nest_and_everything_is_escaped() {
-        let text = "if a < b:\n    x = '<b>'\n";
+    fn code_is_highlighted_and_escaped() {
+        let text = "if a < b:\r\n    x = '</script>' # <b>\n";
         let tokens = highlight("python", text);
-        let marks = [
-            Mark {
-                start: 3,
-                end: 14,
-                fragment: Some(2),
-            },
-            Mark {
-                start: 20,
-                end: 23,
-                fragment: None,
-            },
-        ];
-        let mut out = String::new();
-        render_code(&mut out, text, &marks, &tokens, 'a');
         assert_eq!(
-            out,
-            "<pre class=\"code\">\n<b>if</b> <mark class=\"f c2\" data-f=\"2\" id=\"a2\">a &lt; b:\n    </mark>x = <q>&#39;&lt;</q><mark class=\"base\" title=\"base code\"><q>b&gt;&#39;</q></mark>\n</pre>"
+            render_code(text, &tokens),
+            "<b>if</b> a &lt; b:\n    x = <q>'&lt;/script&gt;'</q> <i># &lt;b&gt;</i>\n"
         );
+    }
+
+    #[test]
+    fn shown_offsets_count_utf16_and_one_character_line_ends() {
+        let src = Source::decode("a\r\né😀b\rc".as_bytes()).unwrap();
+        // a \n é 😀(2 units) b \n c
+        let shown: Vec<usize> = [0u64, 1, 3, 5, 9, 10, 11, 12]
+            .iter()
+            .map(|&o| src.shown_offset(o))
+            .collect();
+        assert_eq!(shown, [0, 1, 2, 3, 5, 6, 7, 8]);
+        assert_eq!("a\né😀b\nc".encode_utf16().count(), 8);
     }
 }
