@@ -243,6 +243,34 @@ fn base_code_is_not_counted() {
         "base code still counted: {}",
         similarity(&with, "x.py", "y.py")
     );
+    // Each file lists the starter as base code: a region from the first
+    // byte over (nearly) all of the starter's lines, then perhaps short
+    // passages that happen to equal a k-gram of the starter, in file order.
+    let starter_lines = starter.lines().count() as u64;
+    for sub in with["submissions"].as_array().unwrap() {
+        let file = &sub["files"][0];
+        let base = file["base_code"].as_array().expect("base_code listed");
+        assert_eq!(base[0]["bytes"][0], 0, "{file}");
+        assert_eq!(base[0]["lines"][0], 1, "{file}");
+        let first_end = base[0]["lines"][1].as_u64().unwrap();
+        assert!(
+            first_end + 2 >= starter_lines,
+            "base code ends on line {first_end}, the starter has {starter_lines}"
+        );
+        let bytes: Vec<(u64, u64)> = base
+            .iter()
+            .map(|r| {
+                (
+                    r["bytes"][0].as_u64().unwrap(),
+                    r["bytes"][1].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        assert!(bytes.windows(2).all(|w| w[0].1 <= w[1].0), "{bytes:?}");
+    }
+    assert!(without["submissions"][0]["files"][0]
+        .get("base_code")
+        .is_none());
 }
 
 #[test]

@@ -66,6 +66,18 @@ fn check_structure(docs: &[TestDoc], options: &MatchOptions, result: &Comparison
             result.documents[i].common_symbols, expected,
             "common symbols of doc {i}"
         );
+        // The base ranges are exactly the base-covered symbols, sorted,
+        // disjoint and not touching.
+        let ranges = &result.base_ranges[i];
+        let mut mask = vec![false; b.len()];
+        for r in ranges {
+            assert!(r.start < r.end, "empty base range in doc {i}");
+            for m in &mut mask[r.start as usize..r.end as usize] {
+                *m = true;
+            }
+        }
+        assert_eq!(&mask, b, "base ranges of doc {i}");
+        assert!(ranges.windows(2).all(|w| w[0].end < w[1].start));
     }
     let sub_of = |id: DocId| docs[id.0 as usize].sub;
     let min_len = options.min_fragment_symbols.max(1) as u32;
