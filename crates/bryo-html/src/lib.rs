@@ -13,13 +13,17 @@
 //!   every fragment in its own colour on both sides, a MOSS-like fragment
 //!   table, base code greyed; clicking a fragment brings its partner into
 //!   view, keys `n`/`p` (or `j`/`k`) step through the fragments;
+//! - `files/sI-J.js`: the highlighted text of file `J` of submission `I`,
+//!   written once however many pairs show it (a pair page names the
+//!   fragments' ranges in it, and `bryo.js` lays them over the text);
 //! - `bryo.css` and `bryo.js`, shared by all pages.
 //!
 //! All HTML is generated here, every piece of submitted text and every name
 //! escaped; the pages carry a Content-Security-Policy that allows scripts
 //! and styles only from the files beside them, so nothing a submission
-//! holds can run. A pair page holds only its two submissions' text. The
-//! output is deterministic: the same report and files give the same bytes.
+//! holds can run, and no page has an inline script or event handler. A
+//! pair page loads only its two submissions' text. The output is
+//! deterministic: the same report and files give the same bytes.
 //!
 //! Source texts come from a [`SourceLoader`] (any
 //! `Fn(&str) -> Result<Vec<u8>, String>`, or [`DiskLoader`]); they are
@@ -64,9 +68,16 @@
 //! };
 //! let files = render_html(&report, &loader);
 //! let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
-//! assert_eq!(names, ["index.html", "bryo.css", "bryo.js", "pair-1.html"]);
+//! assert_eq!(
+//!     names,
+//!     ["index.html", "bryo.css", "bryo.js", "pair-1.html", "files/s0-0.js", "files/s1-0.js"]
+//! );
+//! // The pair page names the fragment's range in each file's text…
 //! let pair = std::str::from_utf8(&files[3].contents).unwrap();
-//! assert!(pair.contains("<mark class=\"f c0\" data-f=\"0\" id=\"a0\">x = f(<u>1</u>)</mark>"));
+//! assert!(pair.contains("<pre class=\"code\" data-src=\"s0-0\" data-marks=\"0,9,0\""));
+//! // …and loads the files' highlighted text, written once per file.
+//! let text = std::str::from_utf8(&files[4].contents).unwrap();
+//! assert!(text.contains("\"x = f(<u>1</u>)\\n\""));
 //! assert_eq!(escape_html("<b>"), "&lt;b&gt;");
 //! // bryo_html::write_html(&report, &loader, std::path::Path::new("report"))?;
 //! ```

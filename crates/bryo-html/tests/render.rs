@@ -1,0 +1,198 @@
+//! The renderer on hand-made reports: what reaches the pages, missing and
+//! changed sources, malformed reports, determinism.
+
+use bryo_html::{pair_page_name, render_html, write_html, HtmlFile};
+use bryo_report::{
+    FileEntry, FileStatus, Fragment, Frontend, Location, Options, Pair, Region, Report, Skipped,
+    Submission,
+};
+
+const CODE: &str = "import os\n\ndef walk(top):\n    for name in os.listdir(top):\n        print(name)  # each one\n    return 'done'\n";
+
+fn options() -> Options {
+    Options {
+        language: None,
+        k: 3,
+        w: 2,
+        max_submissions: 10,
+        max_pairs: 250,
+        min_similarity: 0.0,
+        min_fragment_symbols: 3,
+        cluster_threshold: 0.5,
+        directory_mode: false,
+        base: vec!["starter.py".into()],
+        old: vec![],
+        comment: Some("<b>term</b> & co".into()),
+    }
+}
+
+fn entry(path: &str) -> FileEntry {
+    FileEntry {
+        path: path.into(),
+        language: "python".into(),
+        frontend: Frontend::Lexer,
+        symbols: 20,
+        lines: 6,
+        status: FileStatus::Ok,
+        encoding: "UTF-8".into(),
+        notes: vec![],
+        base_code: vec![Region {
+            lines: [1, 1],
+            bytes: [0, 9],
+        }],
+    }
+}
+
+fn loc(file: &str, lines: [u64; 2], bytes: [u64; 2]) -> Location {
+    Location {
+        file: file.into(),
+        lines,
+        bytes,
+    }
+}
+
+fn report() -> Report {
+    let mut r = Report::new("0.1.0", options());
+    for name in ["a.py", "b.py", "gone.py"] {
+        r.submissions.push(Submission {
+            name: name.into(),
+            old: false,
+            files: vec![entry(name)],
+        });
+    }
+    let pair = |a: usize, b: usize, fragments: Vec<Fragment>| Pair {
+        a,
+        b,
+        similarity: 0.5,
+        a_percent: 50.0,
+        b_percent: 50.0,
+        a_lines_matched: 3,
+        b_lines_matched: 3,
+        lines_matched: 3,
+        longest_fragment: 10,
+        shared_fingerprints: 4,
+        identical: false,
+        fragments,
+    };
+    let f = |x: &str, y: &str| Fragment {
+        a: loc(x, [3, 4], [11, 68]),
+        b: loc(y, [3, 4], [11, 68]),
+        symbols: 10,
+    };
+    r.pairs.push(pair(0, 1, vec![f("a.py", "b.py")]));
+    r.pairs.push(pair(0, 2, vec![f("a.py", "gone.py")]));
+    // A malformed pair: no submission 9.
+    r.pairs.push(pair(1, 9, vec![]));
+    r.skipped.push(Skipped {
+        path: "x.bin".into(),
+        reason: "binary file".into(),
+    });
+    r
+}
+
+fn loader(path: &str) -> Result<Vec<u8>, String> {
+    match path {
+        "a.py" => Ok(CODE.as_bytes().to_vec()),
+        "b.py" => Ok(CODE.replace("walk", "stroll").into_bytes()),
+        _ => Err(format!("{path}: no such file")),
+    }
+}
+
+fn page<'a>(files: &'a [HtmlFile], name: &str) -> &'a str {
+    let file = files.iter().find(|f| f.name == name).unwrap();
+    std::str::from_utf8(&file.contents).unwrap()
+}
+
+#[test]
+fn pages_and_scripts_are_listed_in_order() {
+    let files = render_html(&report(), &loader);
+    let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "index.html",
+            "bryo.css",
+            "bryo.js",
+            "pair-1.html",
+            "pair-2.html",
+            "pair-3.html",
+            "files/s0-0.js",
+            "files/s1-0.js"
+        ]
+    );
+    assert_eq!(pair_page_name(12), "pair-12.html");
+}
+
+#[test]
+fn overview_escapes_and_summarises() {
+    let files = render_html(&report(), &loader);
+    let index = page(&files, "index.html");
+    assert!(index.contains("&lt;b&gt;term&lt;/b&gt; &amp; co"));
+    assert!(index.contains("binary file: 1 file"));
+    assert!(index.contains("<code>starter.py</code>"));
+    assert!(index.contains("<a href=\"pair-3.html\">#9</a>"));
+    assert!(index.contains("3 of 3 pairs"));
+}
+
+#[test]
+fn a_missing_source_is_a_note_not_an_error() {
+    let files = render_html(&report(), &loader);
+    let pair = page(&files, "pair-2.html");
+    assert!(pair.contains("Source not available: gone.py: no such file"));
+    // The side that exists still shows its code.
+    assert!(pair.contains("data-src=\"s0-0\" data-marks=\"11,68,0\" data-base=\"0,9,0\""));
+    assert!(pair.contains("<script src=\"files/s0-0.js\"></script>"));
+    assert!(!pair.contains("files/s2-0.js"));
+    // A pair naming a submission that does not exist renders, empty.
+    let broken = page(&files, "pair-3.html");
+    assert!(broken.contains("<h2>#9</h2>"));
+    assert!(broken.contains("No fragment"));
+}
+
+#[test]
+fn a_changed_source_is_flagged() {
+    let shorter = |path: &str| -> Result<Vec<u8>, String> {
+        loader(path).map(|mut b| {
+            b.truncate(30);
+            b
+        })
+    };
+    let files = render_html(&report(), &shorter);
+    assert!(page(&files, "pair-1.html").contains("This file differs from the one compared"));
+    let files = render_html(&report(), &loader);
+    assert!(!page(&files, "pair-1.html").contains("This file differs"));
+}
+
+#[test]
+fn output_is_deterministic_whatever_the_threads() {
+    let first = render_html(&report(), &loader);
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap()
+        .install(|| render_html(&report(), &loader));
+    assert_eq!(first, one);
+    assert_eq!(first, render_html(&report(), &loader));
+}
+
+#[test]
+fn writes_a_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("nested/report");
+    write_html(&report(), &loader, &out).unwrap();
+    assert!(out.join("index.html").is_file());
+    assert!(out.join("files/s1-0.js").is_file());
+    let script = std::fs::read_to_string(out.join("files/s0-0.js")).unwrap();
+    assert!(script.contains("[\"s0-0\"] ="));
+    assert!(script.contains("<b>def</b> walk(top):"));
+    assert!(script.contains("<i># each one</i>"));
+    // A file where the directory should be: an error, no panic.
+    let blocked = dir.path().join("file");
+    std::fs::write(&blocked, "x").unwrap();
+    let err = write_html(&report(), &loader, &blocked.join("sub")).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("cannot create the report directory"),
+        "{err}"
+    );
+}
