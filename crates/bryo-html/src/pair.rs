@@ -162,7 +162,14 @@ fn fragment_table(out: &mut String, pair: &Pair, a_name: &str, b_name: &str) {
                 format_args!("<td><a href=\"#{side}{i}\" data-f=\"{i}\">"),
             );
             if multi_file {
-                escape_into(out, loc.file.rsplit('/').next().unwrap_or(&loc.file));
+                // The path inside the submission (`-d`): `src/util.py`.
+                let name = if side == 'a' { a_name } else { b_name };
+                let inner = loc
+                    .file
+                    .strip_prefix(name)
+                    .and_then(|p| p.strip_prefix('/'))
+                    .unwrap_or(&loc.file);
+                escape_into(out, inner);
                 out.push_str(": ");
             }
             push_fmt(

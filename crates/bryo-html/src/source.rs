@@ -333,6 +333,94 @@ pub(crate) fn render_gutter(out: &mut String, lines: u32) {
 mod tests {
     use super::*;
 
+    use proptest::prelude::*;
+
+    /// Naive inverse of the decoder's map: the first character boundary at
+    /// or after `original`, by a linear scan.
+    fn naive_text_offset(src: &Source, original: u64) -> usize {
+        let text = src.text();
+        (0..=text.len())
+            .filter(|&t| text.is_char_boundary(t))
+            .find(|&t| src.decoded.original_offset(t as u32) as u64 >= original)
+            .unwrap_or(text.len())
+    }
+
+    /// Naive shown offset: UTF-16 units before `t`, a `\r\n` counted once.
+    fn naive_shown(text: &str, t: usize) -> usize {
+        let prefix = &text[..t];
+        let crlf = text.as_bytes()[..t]
+            .iter()
+            .enumerate()
+            .filter(|&(i, &b)| b == b'\r' && text.as_bytes().get(i + 1) == Some(&b'\n'))
+            .count();
+        prefix.encode_utf16().count() - crlf
+    }
+
+    fn file_bytes() -> impl Strategy<Value = Vec<u8>> {
+        let piece = prop_oneof![
+            Just("a".to_string()),
+            Just("\r\n".to_string()),
+            Just("\r".to_string()),
+            Just("\n".to_string()),
+            Just("é".to_string()),
+            Just("€".to_string()),
+            Just("😀".to_string()),
+        ];
+        (proptest::collection::vec(piece, 0..40), 0..4u8).prop_map(|(pieces, encoding)| {
+            let text: String = pieces.concat();
+            match encoding {
+                0 => text.into_bytes(),
+                1 => [b"\xEF\xBB\xBF".as_slice(), text.as_bytes()].concat(),
+                2 => {
+                    let mut out = vec![0xFF, 0xFE];
+                    for unit in text.encode_utf16() {
+                        out.extend(unit.to_le_bytes());
+                    }
+                    out
+                }
+                // Invalid UTF-8 late in the file: Windows-1252.
+                _ => [text.as_bytes(), b"\xE9x".as_slice()].concat(),
+            }
+        })
+    }
+
+    proptest! {
+        /// The rendered code shows exactly the text (line ends as `\n`),
+        /// and its only markup is the highlighting elements.
+        #[test]
+        fn rendered_code_shows_the_text_and_nothing_else(
+            pieces in proptest::collection::vec(
+                prop_oneof![
+                    Just("def "), Just("if"), Just("x"), Just(" = "), Just("'s<b>'"),
+                    Just("\"</script>\""), Just("# <img onerror=x> &amp;\n"), Just("12"),
+                    Just("\r\n"), Just("\r"), Just("\n"), Just("<"), Just(">"), Just("&"),
+                    Just("'''"), Just("é😀"), Just("\t"),
+                ],
+                0..60,
+            ),
+        ) {
+            let text: String = pieces.concat();
+            let html = render_code(&text, &highlight("python", &text));
+            let mut bare = html.clone();
+            for tag in ["<b>", "</b>", "<q>", "</q>", "<u>", "</u>", "<i>", "</i>"] {
+                bare = bare.replace(tag, "");
+            }
+            prop_assert!(!bare.contains('<') && !bare.contains('>'), "{}", html);
+            let shown = bare.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&");
+            prop_assert_eq!(shown, text.replace("\r\n", "\n").replace('\r', "\n"));
+        }
+
+        #[test]
+        fn offsets_match_naive_definitions(bytes in file_bytes()) {
+            let src = Source::decode(&bytes).unwrap();
+            for original in 0..=bytes.len() as u64 + 1 {
+                let t = src.text_offset(original);
+                prop_assert_eq!(t, naive_text_offset(&src, original), "offset {}", original);
+                prop_assert_eq!(src.shown_offset(original), naive_shown(src.text(), t));
+            }
+        }
+    }
+
     #[test]
     fn text_offsets_invert_the_decoder() {
         // UTF-8 with a byte-order mark: the text starts 3 bytes later.
