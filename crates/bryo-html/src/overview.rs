@@ -232,6 +232,11 @@ fn summary(out: &mut String, report: &Report) {
     out.push_str("</details>\n</section>\n");
 }
 
+/// The last component of a submission name, for graph labels.
+fn short_name(name: &str) -> &str {
+    name.rsplit('/').find(|s| !s.is_empty()).unwrap_or(name)
+}
+
 fn plural(n: usize) -> &'static str {
     if n == 1 {
         ""
@@ -422,7 +427,9 @@ fn clusters(out: &mut String, report: &Report) {
     push_fmt(
         out,
         format_args!(
-            "<section id=\"clusters\">\n<h2>Clusters</h2>\n<p>Submissions connected by pairs with similarity of at least {}.</p>\n",
+            "<section id=\"clusters\">\n<h2>Clusters</h2>\n<p>Submissions connected by pairs with similarity of at least {}. \
+             In the graphs, the reported pairs among them are the edges (a pair outside the top of the ranking links its submissions without an edge); \
+             click an edge for the pair.</p>\n",
             fraction(report.options.cluster_threshold)
         ),
     );
@@ -454,17 +461,28 @@ fn clusters(out: &mut String, report: &Report) {
         let members: Vec<usize> = c.members.iter().copied().take(MAX_GRAPH_NODES).collect();
         let n = members.len();
         let radius = (n as f64 * 14.0).max(50.0);
-        let size = (2.0 * radius + 160.0).round() as usize;
-        let center = size as f64 / 2.0;
+        // Room for the longest label on either side (about 6.5 px a
+        // character at 11 px).
+        let longest = members
+            .iter()
+            .map(|&m| short_name(&report.submission_name(m)).chars().count())
+            .max()
+            .unwrap_or(0);
+        let margin = 24.0 + 6.5 * longest as f64;
+        let (width, height) = (
+            (2.0 * (radius + margin)).round() as usize,
+            (2.0 * radius + 60.0).round() as usize,
+        );
+        let (cx, cy) = (width as f64 / 2.0, height as f64 / 2.0);
         let pos = |k: usize| {
             let angle =
                 std::f64::consts::TAU * k as f64 / n.max(1) as f64 - std::f64::consts::FRAC_PI_2;
-            (center + radius * angle.cos(), center + radius * angle.sin())
+            (cx + radius * angle.cos(), cy + radius * angle.sin())
         };
         push_fmt(
             out,
             format_args!(
-                "<figure class=\"graph\"><svg viewBox=\"0 0 {size} {size}\" width=\"{size}\" height=\"{size}\" role=\"img\" aria-label=\"Cluster {}\">\n",
+                "<figure class=\"graph\"><svg viewBox=\"0 0 {width} {height}\" width=\"{width}\" height=\"{height}\" role=\"img\" aria-label=\"Cluster {}\">\n",
                 ci + 1
             ),
         );
@@ -479,11 +497,11 @@ fn clusters(out: &mut String, report: &Report) {
                 continue;
             }
             let ((x1, y1), (x2, y2)) = (pos(i), pos(j));
-            let width = 1.0 + 5.0 * p.similarity.clamp(0.0, 1.0);
+            let stroke = 1.0 + 5.0 * p.similarity.clamp(0.0, 1.0);
             push_fmt(
                 out,
                 format_args!(
-                    "<a href=\"{}\"><line class=\"edge\" x1=\"{x1:.1}\" y1=\"{y1:.1}\" x2=\"{x2:.1}\" y2=\"{y2:.1}\" stroke-width=\"{width:.1}\"><title>{}</title></line></a>\n",
+                    "<a href=\"{}\"><line class=\"edge\" x1=\"{x1:.1}\" y1=\"{y1:.1}\" x2=\"{x2:.1}\" y2=\"{y2:.1}\" stroke-width=\"{stroke:.1}\"><title>{}</title></line></a>\n",
                     pair_page_name(rank0 + 1),
                     fraction(p.similarity)
                 ),
@@ -492,17 +510,17 @@ fn clusters(out: &mut String, report: &Report) {
         for (k, &m) in members.iter().enumerate() {
             let (x, y) = pos(k);
             let name = report.submission_name(m);
-            let short = name.rsplit('/').find(|s| !s.is_empty()).unwrap_or(&name);
-            let anchor = if x < center - 1.0 {
+            let short = short_name(&name);
+            let anchor = if x < cx - 1.0 {
                 "end"
-            } else if x > center + 1.0 {
+            } else if x > cx + 1.0 {
                 "start"
             } else {
                 "middle"
             };
             let (lx, ly) = (
-                x + (x - center) / radius * 10.0,
-                y + (y - center) / radius * 10.0 + 4.0,
+                x + (x - cx) / radius * 10.0,
+                y + (y - cy) / radius * 10.0 + 4.0,
             );
             push_fmt(out, format_args!("<g class=\"node\"><title>"));
             escape_into(out, &name);
