@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 /// Appends `text` to `out` with the five HTML-significant characters
 /// (`&`, `<`, `>`, `"`, `'`) replaced by character references, so the result
 /// is safe both as element content and inside a quoted attribute value.
-pub fn escape_into(out: &mut String, text: &str) {
+pub(crate) fn escape_into(out: &mut String, text: &str) {
     let mut last = 0;
     for (i, b) in text.bytes().enumerate() {
         let entity = match b {
@@ -42,8 +42,9 @@ pub(crate) fn escape_text_into(out: &mut String, text: &str) {
     out.push_str(&text[last..]);
 }
 
-/// `text` escaped for HTML element content and quoted attribute values (see
-/// [`escape_into`]).
+/// `text` escaped for HTML element content and quoted attribute values: the
+/// five HTML-significant characters (`&`, `<`, `>`, `"`, `'`) replaced by
+/// character references.
 pub fn escape_html(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 8);
     escape_into(&mut out, text);
