@@ -232,6 +232,15 @@ fn summary(out: &mut String, report: &Report) {
     out.push_str("</details>\n</section>\n");
 }
 
+/// A badge after the name of a submission from an earlier term (`--old`).
+pub(crate) fn old_marker(report: &Report, index: usize) -> &'static str {
+    if report.submissions.get(index).is_some_and(|s| s.old) {
+        " <span class=\"old\" title=\"from an earlier term (--old)\">earlier term</span>"
+    } else {
+        ""
+    }
+}
+
 /// The last component of a submission name, for graph labels.
 fn short_name(name: &str) -> &str {
     name.rsplit('/').find(|s| !s.is_empty()).unwrap_or(name)
@@ -393,7 +402,8 @@ fn pairs_table(out: &mut String, report: &Report) {
         push_fmt(
             out,
             format_args!(
-                "</a></td><td data-v=\"{}\">{}</td><td><a href=\"{page}\">",
+                "</a>{}</td><td data-v=\"{}\">{}</td><td><a href=\"{page}\">",
+                old_marker(report, p.a),
                 p.a_percent,
                 percent(p.a_percent)
             ),
@@ -402,7 +412,8 @@ fn pairs_table(out: &mut String, report: &Report) {
         push_fmt(
             out,
             format_args!(
-                "</a></td><td data-v=\"{}\">{}</td><td data-v=\"{}\">{}</td><td data-v=\"{lm}\">{lm}</td><td data-v=\"{lf}\">{lf}</td><td data-v=\"{id}\">{}</td></tr>\n",
+                "</a>{}</td><td data-v=\"{}\">{}</td><td data-v=\"{}\">{}</td><td data-v=\"{lm}\">{lm}</td><td data-v=\"{lf}\">{lf}</td><td data-v=\"{id}\">{}</td></tr>\n",
+                old_marker(report, p.b),
                 p.b_percent,
                 percent(p.b_percent),
                 p.similarity,

@@ -3,6 +3,7 @@
 use bryo_report::{FileEntry, Location, Pair, Report};
 
 use crate::escape::{escape_into, fraction, percent, push_fmt};
+use crate::overview::old_marker;
 use crate::page::{head, tail};
 use crate::source::{render_gutter, Source};
 use crate::{pair_page_name, LoadedFile, Sources};
@@ -47,17 +48,19 @@ pub(crate) fn render_pair(report: &Report, rank: usize, sources: &Sources) -> St
     push_fmt(
         &mut out,
         format_args!(
-            " ({})</span> and <span class=\"side-b\">",
-            percent(pair.a_percent)
+            " ({})</span>{} and <span class=\"side-b\">",
+            percent(pair.a_percent),
+            old_marker(report, pair.a)
         ),
     );
     escape_into(&mut out, &b_name);
     push_fmt(
         &mut out,
         format_args!(
-            " ({})</span></h1>\n<p class=\"facts\">Similarity {}, lines matched {} (A {}, B {}), \
+            " ({})</span>{}</h1>\n<p class=\"facts\">Similarity {}, lines matched {} (A {}, B {}), \
              longest fragment {} symbols, {} shared fingerprints, {} fragment{}{}</p>\n</header>\n",
             percent(pair.b_percent),
+            old_marker(report, pair.b),
             fraction(pair.similarity),
             pair.lines_matched,
             pair.a_lines_matched,

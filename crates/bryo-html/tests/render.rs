@@ -132,6 +132,18 @@ fn overview_escapes_and_summarises() {
     assert!(index.contains("<code>starter.py</code>"));
     assert!(index.contains("<a href=\"pair-3.html\">#9</a>"));
     assert!(index.contains("3 of 3 pairs"));
+    assert!(!index.contains("earlier term"));
+    // Submissions from earlier terms are marked in the table and the pair page.
+    let mut old = report();
+    old.submissions[1].old = true;
+    let files = render_html(&old, &loader);
+    let row = page(&files, "index.html")
+        .lines()
+        .find(|l| l.contains("href=\"pair-1.html\""))
+        .unwrap()
+        .to_string();
+    assert!(row.contains("b.py</a> <span class=\"old\""), "{row}");
+    assert!(page(&files, "pair-1.html").contains("<span class=\"old\""));
 }
 
 #[test]
