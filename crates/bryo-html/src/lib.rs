@@ -79,7 +79,6 @@
 //! let text = std::str::from_utf8(&files[4].contents).unwrap();
 //! assert!(text.contains("\"x = f(<u>1</u>)\\n\""));
 //! assert_eq!(escape_html("<b>"), "&lt;b&gt;");
-//! // bryo_html::write_html(&report, &loader, std::path::Path::new("report"))?;
 //! ```
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
