@@ -1,6 +1,7 @@
 //! `bryo`: copy detection with winnowing fingerprints.
 
 mod compare;
+mod corpus;
 mod density;
 mod frontend_args;
 mod tokens;
