@@ -270,8 +270,9 @@ pub fn run(args: &Args) -> Result<()> {
     if args.p == Some(0) {
         bail!("-p must be at least 1");
     }
-    // The paper's p = 50 for w = 100: 1/p is about winnowing's 2/(w+1).
-    let p = args.p.unwrap_or((config.w() as u64 + 1) / 2).max(1);
+    // The paper's p = 50 for w = 100: (w + 1) / 2 rounded down, so that
+    // 1/p is about winnowing's 2/(w + 1).
+    let p = args.p.unwrap_or((config.w() as u64).div_ceil(2)).max(1);
     let selections = [
         Selection::Winnow,
         Selection::RobustWinnow,
@@ -342,7 +343,11 @@ pub fn run(args: &Args) -> Result<()> {
         let mut totals = result?;
         totals.skipped.sort_by_key(|(i, _)| *i);
         let mut skipped = listing.skipped;
-        skipped.extend(std::mem::take(&mut totals.skipped).into_iter().map(|(_, s)| s));
+        skipped.extend(
+            std::mem::take(&mut totals.skipped)
+                .into_iter()
+                .map(|(_, s)| s),
+        );
         let input = Input::Files {
             skipped,
             other_extension: listing.other_extension,
@@ -375,7 +380,13 @@ pub fn run(args: &Args) -> Result<()> {
             },
         }
     };
-    let per_second = |n: u64| if seconds > 0.0 { n as f64 / seconds } else { 0.0 };
+    let per_second = |n: u64| {
+        if seconds > 0.0 {
+            n as f64 / seconds
+        } else {
+            0.0
+        }
+    };
     let report = Report {
         schema: "bryo.density/1",
         input,

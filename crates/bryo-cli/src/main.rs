@@ -4,6 +4,8 @@ mod compare;
 mod corpus;
 mod density;
 mod frontend_args;
+mod plot;
+mod rank;
 mod tokens;
 
 use std::process::ExitCode;
@@ -28,6 +30,15 @@ enum Command {
     /// longest run of symbols with no fingerprint.
     Density(density::Args),
 
+    /// Frequency of k-grams by rank over a corpus (the paper's Figure 4).
+    ///
+    /// Counts every k-gram hash and every winnowed fingerprint in bounded
+    /// memory (spilling sorted runs to disk past --memory), reports the
+    /// shares seen once, twice and three times, the most frequent k-grams
+    /// with their text and the power-law slope fitted on plateau endpoints,
+    /// and draws the log-log plot as SVG and PNG into -o DIR.
+    Rank(Box<rank::Args>),
+
     /// Rank the pairs of submissions that share passages (MOSS's job).
     ///
     /// Every file goes through its front-end (lexer, tree-sitter, prose or
@@ -48,6 +59,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Density(args) => density::run(&args).map(|()| false),
+        Command::Rank(args) => rank::run(&args).map(|()| false),
         Command::Compare(args) => compare::run(&args),
         Command::Tokens(args) => tokens::tokens(&args).map(|()| false),
         Command::Languages(args) => tokens::languages(&args).map(|()| false),
