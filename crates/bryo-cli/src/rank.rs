@@ -41,9 +41,10 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 20)]
     top: usize,
 
-    /// Memory for counting, in MiB: distinct hashes beyond it are sorted
-    /// and spilled to temporary files, then merged.
-    #[arg(long, value_name = "MIB", default_value_t = 1024)]
+    /// Memory for counting (bytes, or with a K, M or G suffix): distinct
+    /// hashes beyond it are sorted and spilled to temporary files, then
+    /// merged.
+    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_size)]
     memory: u64,
 
     /// Folder for the spill files [default: the system's temporary folder].
@@ -83,6 +84,9 @@ struct Report {
     symbols: u64,
     skipped: Vec<Skipped>,
     other_extension: u64,
+    /// Sorted runs written to disk while counting (0 when everything fitted
+    /// in --memory).
+    spilled_runs: usize,
     /// All k-gram hashes.
     hashes: Distribution,
     /// The hashes winnowing selected as fingerprints.
@@ -179,7 +183,7 @@ pub fn run(args: &Args) -> Result<()> {
     let listing = list(&args.paths, args.corpus.language);
     let threads = args.corpus.pool()?.current_num_threads();
     let spill_dir = args.spill_dir.clone().unwrap_or_else(std::env::temp_dir);
-    let budget_bytes = usize::try_from(args.memory.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
+    let budget_bytes = usize::try_from(args.memory).unwrap_or(usize::MAX);
     // Fingerprints are about 2/(w+1) of the hashes: an eighth of the budget.
     let per_thread = budget_bytes / threads;
     let all_budget = (per_thread - per_thread / 8) / BYTES_PER_ENTRY;
@@ -303,6 +307,7 @@ pub fn run(args: &Args) -> Result<()> {
             .chain(skipped_files.into_iter().map(|(_, s)| s))
             .collect(),
         other_extension: listing.other_extension,
+        spilled_runs,
         hashes: Distribution::new(&all.table),
         fingerprints: Distribution::new(&fps.table),
         top,
@@ -319,11 +324,34 @@ pub fn run(args: &Args) -> Result<()> {
     if args.format == Format::Text {
         writeln!(
             out,
-            "time: {seconds:.1} s on {threads} thread(s) ({:.1} MB/s over two passes; {spilled_runs} runs spilled)",
-            bytes as f64 / 1e6 / seconds.max(1e-9)
+            "time: {seconds:.1} s on {threads} thread(s) ({:.1} MB/s over two passes; {} runs spilled)",
+            bytes as f64 / 1e6 / seconds.max(1e-9),
+            report.spilled_runs
         )?;
     }
     Ok(())
+}
+
+/// "1500", "64K", "512M", "2G" → bytes.
+fn parse_size(s: &str) -> std::result::Result<u64, String> {
+    let t = s.trim();
+    let (digits, unit) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (&t[..i], c.to_ascii_uppercase()),
+        _ => (t, 'B'),
+    };
+    let shift = match unit {
+        'B' => 0,
+        'K' => 10,
+        'M' => 20,
+        'G' => 30,
+        _ => return Err(format!("unknown unit in {s:?} (use K, M or G)")),
+    };
+    let n: u64 = digits
+        .trim()
+        .parse()
+        .map_err(|_| format!("not a size: {s:?}"))?;
+    n.checked_mul(1 << shift)
+        .ok_or_else(|| format!("too large: {s:?}"))
 }
 
 fn skipped(file: &FileEntry, reason: String) -> Skipped {
