@@ -67,7 +67,7 @@ fn naive_winnow(h: &[u64], w: usize, robust: bool) -> Vec<usize> {
 }
 
 fn naive_mod_p(h: &[u64], p: u64) -> Vec<usize> {
-    (0..h.len()).filter(|&i| h[i] % p == 0).collect()
+    (0..h.len()).filter(|&i| h[i].is_multiple_of(p)).collect()
 }
 
 /// Safe 0 mod p as the engine defines it: a hash 0 mod p is taken; after
@@ -76,7 +76,7 @@ fn naive_safe_mod_p(h: &[u64], p: u64, w: usize) -> Vec<usize> {
     let mut run = 0;
     let mut out = Vec::new();
     for (i, &x) in h.iter().enumerate() {
-        if x % p == 0 {
+        if x.is_multiple_of(p) {
             run = 0;
             out.push(i);
         } else {
@@ -196,7 +196,7 @@ fn density_of_a_planted_low_entropy_run_matches_the_naive_reference() {
     assert!(one["winnow"]["longest_gap"].as_u64().unwrap() <= (w + k - 2) as u64);
     // The run of one k-gram has no hash 0 mod p (unless "00000" is one).
     let zeros = hasher.hash_kgram_bytes(b"00000").unwrap();
-    if zeros % p != 0 {
+    if !zeros.is_multiple_of(p) {
         assert!(one["mod_p"]["longest_gap"].as_u64().unwrap() >= 3000);
         assert!(one["mod_p"]["longest_gap_path"]
             .as_str()
