@@ -44,7 +44,7 @@ run() {
     local name=$1
     shift
     /usr/bin/time -v -o "$OUT/time-$name.txt" "$@"
-    grep -E 'Elapsed|Maximum resident' "$OUT/time-$name.txt" | sed "s/^/  $name: /"
+    grep -E 'Elapsed|Maximum resident' "$OUT/time-$name.txt" | sed "s/^/  $name: /" >&2
 }
 
 echo "bryo density -l html -k $K -w $W:"
@@ -63,8 +63,11 @@ print(f"documents {d['documents']:,}, total bytes {d['total_bytes']:,}, text sym
 for key in ("winnow", "robust_winnow", "mod_p", "safe_mod_p"):
     s = d[key]
     print(f"{key:14} fingerprints {s['fingerprints']:>12,} density {s['density']:.6f} expected {s['expected_density']:.6f} longest gap {s['longest_gap']:,}")
-w = d["winnow"]
-print(f"winnowing density off 2/(w+1) by {100 * (w['density'] / w['expected_density'] - 1):+.2f}%")
+for key in ("winnow", "robust_winnow"):
+    s = d[key]
+    print(f"{key}: density off 2/(w+1) by {100 * (s['density'] / s['expected_density'] - 1):+.2f}%, "
+          f"off the expectation for these document lengths ({s['expected_density_for_lengths']:.6f}) by "
+          f"{100 * (s['density'] / s['expected_density_for_lengths'] - 1):+.2f}%")
 t = d["timing"]
 print(f"density throughput {t['bytes_per_second'] / 1e6:.1f} MB/s of HTML on {t['threads']} threads ({t['seconds']:.1f} s)")
 for key in ("hashes", "fingerprints"):

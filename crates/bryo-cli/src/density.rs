@@ -113,6 +113,11 @@ struct Strategy {
     fingerprints: u64,
     density: f64,
     expected_density: f64,
+    /// Winnowing: the expected density of random text split into documents
+    /// of the same lengths (each document's first window always gives one
+    /// fingerprint, then each further hash 2/(w+1)).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expected_density_for_lengths: Option<f64>,
     longest_gap: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     longest_gap_path: Option<String>,
@@ -143,6 +148,10 @@ struct Totals {
     bytes: u64,
     symbols: u64,
     hashes: u64,
+    /// Documents with at least one hash.
+    with_hashes: u64,
+    /// Hashes after each document's first window: the sum of max(n − w, 0).
+    past_first_window: u64,
     strategies: [StrategyTotals; 4],
     skipped: Vec<(usize, Skipped)>,
 }
@@ -153,6 +162,8 @@ impl Totals {
         self.bytes += other.bytes;
         self.symbols += other.symbols;
         self.hashes += other.hashes;
+        self.with_hashes += other.with_hashes;
+        self.past_first_window += other.past_first_window;
         for (a, b) in self.strategies.iter_mut().zip(other.strategies) {
             a.fingerprints += b.fingerprints;
             if (b.longest_gap, std::cmp::Reverse(b.gap_doc))
@@ -221,6 +232,7 @@ impl Tally {
 #[derive(Clone)]
 struct Measurer {
     tallies: [Tally; 4],
+    w: u64,
 }
 
 impl Measurer {
@@ -239,6 +251,8 @@ impl Measurer {
             bytes,
             symbols,
             hashes,
+            with_hashes: u64::from(hashes > 0),
+            past_first_window: hashes.saturating_sub(self.w),
             strategies,
             skipped: Vec::new(),
         }
@@ -285,7 +299,10 @@ pub fn run(args: &Args) -> Result<()> {
         Tally::new(selections[2], &config)?,
         Tally::new(selections[3], &config)?,
     ];
-    let mut measurer = Measurer { tallies };
+    let mut measurer = Measurer {
+        tallies,
+        w: config.w() as u64,
+    };
     let started = Instant::now();
     let mut threads = 1;
     let (totals, input, paths) = if let Some(bytes) = args.random {
@@ -372,6 +389,14 @@ pub fn run(args: &Args) -> Result<()> {
             fingerprints: s.fingerprints,
             density: ratio(s.fingerprints, totals.hashes),
             expected_density: selections[i].expected_density(w).unwrap_or(0.0),
+            expected_density_for_lengths: match selections[i] {
+                Selection::Winnow | Selection::RobustWinnow if totals.hashes > 0 => Some(
+                    (totals.with_hashes as f64
+                        + 2.0 / (w as f64 + 1.0) * totals.past_first_window as f64)
+                        / totals.hashes as f64,
+                ),
+                _ => None,
+            },
             longest_gap: s.longest_gap,
             longest_gap_path: if s.longest_gap > 0 {
                 paths.get(s.gap_doc).cloned()
@@ -520,6 +545,13 @@ fn print_text(out: &mut impl Write, r: &Report, seconds: f64, threads: usize) ->
         )?;
     }
     writeln!(out)?;
+    if let (Input::Files { .. }, Some(e)) = (&r.input, r.winnow.expected_density_for_lengths) {
+        writeln!(
+            out,
+            "winnowing density expected for these document lengths: {e:.6} (measured {:+.2}%)",
+            (r.winnow.density / e - 1.0) * 100.0
+        )?;
+    }
     if let Some(path) = &r.mod_p.longest_gap_path {
         writeln!(out, "longest gap of 0 mod {p} in {path}")?;
     }

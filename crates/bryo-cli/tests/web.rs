@@ -109,12 +109,14 @@ fn naive_longest_gap(picked: &[usize], n: usize, k: usize) -> usize {
 }
 
 struct Expected {
+    doc_hashes: Vec<usize>,
     fingerprints: [usize; 4],
     gaps: [usize; 4],
 }
 
 fn expected(docs: &[Vec<u64>], symbols: &[usize], k: usize, w: usize, p: u64) -> Expected {
     let mut e = Expected {
+        doc_hashes: docs.iter().map(Vec::len).collect(),
         fingerprints: [0; 4],
         gaps: [0; 4],
     };
@@ -149,6 +151,17 @@ fn check_density(v: &Value, e: &Expected, hashes: usize, w: usize, p: u64) {
         assert_eq!(s["longest_gap"], e.gaps[i] as u64, "{key}");
     }
     let exp = |key: &str| v[key]["expected_density"].as_f64().unwrap();
+    // Random text cut at these lengths: one fingerprint for each document's
+    // first window, then 2/(w+1) per further hash.
+    let docs_with_hashes = e.doc_hashes.iter().filter(|&&n| n > 0).count() as f64;
+    let past: usize = e.doc_hashes.iter().map(|&n| n.saturating_sub(w)).sum();
+    let for_lengths = (docs_with_hashes + 2.0 / (w as f64 + 1.0) * past as f64) / hashes as f64;
+    for key in ["winnow", "robust_winnow"] {
+        assert_eq!(
+            v[key]["expected_density_for_lengths"].as_f64().unwrap(),
+            for_lengths
+        );
+    }
     assert_eq!(exp("winnow"), 2.0 / (w as f64 + 1.0));
     assert_eq!(exp("mod_p"), 1.0 / p as f64);
     assert_eq!(v["mod_p"]["p"], p);
