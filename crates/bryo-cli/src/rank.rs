@@ -91,7 +91,12 @@ struct Report {
     hashes: Distribution,
     /// The hashes winnowing selected as fingerprints.
     fingerprints: Distribution,
+    /// The most frequent k-grams (overlapping shifts of one common passage
+    /// often fill this list).
     top: Vec<TopKgram>,
+    /// The most frequent winnowed fingerprints: about one per window of a
+    /// passage, so the list shows more distinct passages.
+    top_fingerprints: Vec<TopKgram>,
     #[serde(skip_serializing_if = "Option::is_none")]
     plot: Option<PlotFiles>,
 }
@@ -268,18 +273,35 @@ pub fn run(args: &Args) -> Result<()> {
     }
     skipped_files.sort_by_key(|(i, _)| *i);
     let all = summarize(all, args.top).context("merging the counts of all hashes")?;
-    let fps = summarize(fps, 0).context("merging the counts of fingerprints")?;
+    let fps = summarize(fps, args.top).context("merging the counts of fingerprints")?;
 
     // Pass 2: one sample (the first in listing order) of each top k-gram.
-    let top = if all.top.is_empty() {
+    let mut wanted: Vec<HashCount> = all.top.iter().chain(&fps.top).copied().collect();
+    wanted.sort_unstable_by_key(|c| c.hash);
+    wanted.dedup_by_key(|c| c.hash);
+    let found = if wanted.is_empty() {
         Vec::new()
     } else {
         let bar = progress_bar(total, "samples");
         let pool = args.corpus.pool()?;
-        let top = pool.install(|| samples(&listing.files, &reader, &all, &bar))?;
+        let found = pool.install(|| samples(&listing.files, &reader, &wanted, &bar))?;
         bar.finish_and_clear();
-        top
+        found
     };
+    let by_hash: HashMap<u64, &TopKgram> = wanted.iter().map(|c| c.hash).zip(&found).collect();
+    let listed = |top: &[HashCount]| -> Vec<TopKgram> {
+        top.iter()
+            .enumerate()
+            .filter_map(|(i, c)| {
+                by_hash.get(&c.hash).map(|t| TopKgram {
+                    rank: i + 1,
+                    count: c.count,
+                    ..(*t).clone()
+                })
+            })
+            .collect()
+    };
+    let (top, top_fingerprints) = (listed(&all.top), listed(&fps.top));
     let seconds = started.elapsed().as_secs_f64();
 
     let plot = match &args.output {
@@ -311,6 +333,7 @@ pub fn run(args: &Args) -> Result<()> {
         hashes: Distribution::new(&all.table),
         fingerprints: Distribution::new(&fps.table),
         top,
+        top_fingerprints,
         plot,
     };
     let mut out = std::io::stdout().lock();
@@ -368,19 +391,15 @@ struct Sample {
     first: Option<(usize, u64, String)>,
 }
 
+/// The sample of each of `top` (rank and count are filled in by the caller).
 fn samples(
     files: &[FileEntry],
     reader: &Reader,
-    all: &Summary,
+    top: &[HashCount],
     bar: &indicatif::ProgressBar,
 ) -> Result<Vec<TopKgram>> {
-    let index: HashMap<u64, usize> = all
-        .top
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (c.hash, i))
-        .collect();
-    let n = all.top.len();
+    let index: HashMap<u64, usize> = top.iter().enumerate().map(|(i, c)| (c.hash, i)).collect();
+    let n = top.len();
     let merged: Mutex<Vec<Sample>> = Mutex::new(vec![Sample::default(); n]);
     files.par_iter().enumerate().try_for_each_init(
         || (reader.clone(), vec![None::<u64>; n]),
@@ -432,8 +451,7 @@ fn samples(
     let merged = merged
         .into_inner()
         .map_err(|_| anyhow!("a worker failed"))?;
-    Ok(all
-        .top
+    Ok(top
         .iter()
         .zip(merged)
         .enumerate()
@@ -542,10 +560,16 @@ fn print_text(out: &mut impl Write, r: &Report) -> Result<()> {
             .map_or("-".to_string(), |p| format!("{:.3}", p.slope))
     };
     row(out, "power-law slope", slope(a), slope(b))?;
-    if !r.top.is_empty() {
+    for (title, list) in [
+        ("most frequent k-grams", &r.top),
+        ("most frequent fingerprints", &r.top_fingerprints),
+    ] {
+        if list.is_empty() {
+            continue;
+        }
         writeln!(out)?;
-        writeln!(out, "most frequent k-grams:")?;
-        for t in &r.top {
+        writeln!(out, "{title}:")?;
+        for t in list {
             writeln!(
                 out,
                 "{:>4} {:>10} × in {:>7} docs  {}",

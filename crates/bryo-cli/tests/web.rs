@@ -1,7 +1,7 @@
 //! `bryo density` and `bryo rank` on generated corpora with known answers:
 //! every reported figure is checked against a naive reference.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use assert_cmd::Command;
@@ -401,6 +401,8 @@ fn rank_of_a_pool_of_kgrams_with_known_frequencies() {
             .unwrap();
         assert_eq!(top[i]["path"], first.to_str().unwrap());
     }
+    // One k-gram per document, always a fingerprint: the same list.
+    assert_eq!(v["top"], v["top_fingerprints"]);
     for file in ["rank.svg", "rank.png"] {
         let meta = std::fs::metadata(plots.join(file)).unwrap();
         assert!(meta.len() > 1000, "{file}");
@@ -423,6 +425,7 @@ fn rank_counts_equal_a_naive_count_with_and_without_spilling() {
     let hasher = Hasher::new(HashFunction::KarpRabin, &Config::new(k, w).unwrap());
     let mut all: BTreeMap<u64, u64> = BTreeMap::new();
     let mut fps: BTreeMap<u64, u64> = BTreeMap::new();
+    let mut docs_with: BTreeMap<u64, BTreeSet<usize>> = BTreeMap::new();
     let mut x = 12345u64;
     for d in 0..25 {
         let mut doc = Vec::new();
@@ -440,6 +443,7 @@ fn rank_counts_equal_a_naive_count_with_and_without_spilling() {
         hasher.hash_bytes(&doc, &mut h);
         for &v in &h {
             *all.entry(v).or_insert(0) += 1;
+            docs_with.entry(v).or_default().insert(d);
         }
         for p in naive_winnow(&h, w, false) {
             *fps.entry(h[p]).or_insert(0) += 1;
@@ -454,7 +458,14 @@ fn rank_counts_equal_a_naive_count_with_and_without_spilling() {
         "{}",
         tiny["spilled_runs"]
     );
-    for key in ["hashes", "fingerprints", "top", "documents", "symbols"] {
+    for key in [
+        "hashes",
+        "fingerprints",
+        "top",
+        "top_fingerprints",
+        "documents",
+        "symbols",
+    ] {
         assert_eq!(roomy[key], tiny[key], "{key}");
     }
     for (key, counts) in [("hashes", &all), ("fingerprints", &fps)] {
@@ -472,13 +483,28 @@ fn rank_counts_equal_a_naive_count_with_and_without_spilling() {
         );
         assert_eq!(d["max_frequency"], *counts.values().max().unwrap(), "{key}");
     }
-    let mut ranked: Vec<(u64, u64)> = all.iter().map(|(&h, &c)| (c, h)).collect();
-    ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    let top = roomy["top"].as_array().unwrap();
-    assert_eq!(top.len(), 20);
-    for (t, (count, hash)) in top.iter().zip(&ranked) {
-        assert_eq!(t["count"], *count);
-        assert_eq!(t["hash"], format!("{hash:#018x}"));
+    for (key, counts) in [("top", &all), ("top_fingerprints", &fps)] {
+        let mut ranked: Vec<(u64, u64)> = counts.iter().map(|(&h, &c)| (c, h)).collect();
+        ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        let top = roomy[key].as_array().unwrap();
+        assert_eq!(top.len(), 20, "{key}");
+        for (t, (count, hash)) in top.iter().zip(&ranked) {
+            assert_eq!(t["count"], *count, "{key}");
+            assert_eq!(t["hash"], format!("{hash:#018x}"), "{key}");
+            assert_eq!(t["documents"], docs_with[hash].len() as u64, "{key}");
+            let first = *docs_with[hash].first().unwrap();
+            assert!(t["path"]
+                .as_str()
+                .unwrap()
+                .ends_with(&format!("d{first:02}")));
+            // The sample's text hashes to the listed hash.
+            let text = t["text"].as_str().unwrap();
+            assert_eq!(
+                hasher.hash_kgram_bytes(text.as_bytes()),
+                Some(*hash),
+                "{key}"
+            );
+        }
     }
 }
 
