@@ -400,9 +400,28 @@ impl Reader {
     }
 }
 
-/// `text` with every `<…>` replaced by a space: a readable sample of HTML
-/// (a k-gram starts and ends on text, never inside a tag).
+/// `text` with every `<…>` replaced by a space and the most common
+/// character references decoded: a readable sample of HTML (a k-gram starts
+/// and ends on text, never inside a tag).
 fn strip_tags(text: &str) -> String {
+    let mut out = strip_markup(text);
+    for (reference, c) in [
+        ("&nbsp;", " "),
+        ("&lt;", "<"),
+        ("&gt;", ">"),
+        ("&quot;", "\""),
+        ("&#39;", "'"),
+        ("&#x27;", "'"),
+        ("&amp;", "&"),
+    ] {
+        if out.contains(reference) {
+            out = out.replace(reference, c);
+        }
+    }
+    out
+}
+
+fn strip_markup(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut in_tag = false;
     for c in text.chars() {
@@ -499,7 +518,11 @@ mod tests {
     fn html_is_read_through_the_front_end() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("p.html");
-        std::fs::write(&path, "<p>Hello, <b>World</b>!</p><script>x()</script>").unwrap();
+        std::fs::write(
+            &path,
+            "<p>Hello,&nbsp;<b>World</b>!</p><script>x()</script>",
+        )
+        .unwrap();
         let config = Config::new(3, 2).unwrap();
         let args = Cli::parse_from(["x", "-l", "html"]).corpus;
         let mut r = Reader::new(&args, &config, HashFunction::KarpRabin).with_chunk(2);
