@@ -22,12 +22,14 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Measure fingerprint density, the winnowing paper's experiment (§5.1).
+    /// Measure fingerprint density, the winnowing paper's experiments (§5.1, Figure 3).
     ///
-    /// Fingerprints random text (--random) or the given files, each byte one
-    /// symbol, and prints for winnowing, robust winnowing, 0 mod p and Safe
-    /// 0 mod p: fingerprints selected, measured and expected density, and the
-    /// longest run of symbols with no fingerprint.
+    /// Fingerprints random text (--random) or the files under the given
+    /// paths (raw bytes, or through the text or HTML front-end with -l),
+    /// file by file in parallel, and prints for winnowing, robust winnowing,
+    /// 0 mod p and Safe 0 mod p: fingerprints selected, measured and
+    /// expected density, and the longest run of symbols with no fingerprint
+    /// within a document.
     Density(density::Args),
 
     /// Frequency of k-grams by rank over a corpus (the paper's Figure 4).

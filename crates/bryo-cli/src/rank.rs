@@ -569,10 +569,11 @@ fn print_text(out: &mut impl Write, r: &Report) -> Result<()> {
         }
         writeln!(out)?;
         writeln!(out, "{title}:")?;
+        writeln!(out, "rank      count  documents  text (first occurrence)")?;
         for t in list {
             writeln!(
                 out,
-                "{:>4} {:>10} × in {:>7} docs  {}",
+                "{:>4} {:>10} {:>10}  {}",
                 t.rank,
                 group(t.count),
                 group(t.documents),
