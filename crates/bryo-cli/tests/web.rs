@@ -526,3 +526,60 @@ fn rank_rejects_bad_options() {
         assert!(err.contains(message), "{args:?}: {err}");
     }
 }
+
+/// The prose front-end, in characters and in words.
+#[test]
+fn density_of_text_in_characters_and_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = (0..300u64)
+        .map(|i| {
+            let w = String::from_utf8(letters(500 + i % 37, 2 + (i % 5) as usize)).unwrap();
+            if i % 7 == 0 {
+                format!("{}, ", w.to_uppercase())
+            } else {
+                format!("{w} ")
+            }
+        })
+        .collect();
+    std::fs::write(dir.path().join("t.txt"), &text).unwrap();
+    let d = dir.path().to_str().unwrap();
+    for (mode, tm) in [
+        ("chars", bryo_frontend::TextMode::Chars),
+        ("words", bryo_frontend::TextMode::Words),
+    ] {
+        let (k, w, p) = (3usize, 4usize, 2u64);
+        let n = bryo_frontend::normalize_text(&text, tm);
+        let hasher = Hasher::new(HashFunction::KarpRabin, &Config::new(k, w).unwrap());
+        let mut h = Vec::new();
+        hasher.hash_symbols(&n.symbols, &mut h);
+        let e = expected(std::slice::from_ref(&h), &[n.symbols.len()], k, w, p);
+        let v = run_json(&[
+            "density",
+            "-l",
+            "text",
+            "--text-mode",
+            mode,
+            "-k",
+            "3",
+            "-w",
+            "4",
+            d,
+        ]);
+        check_density(&v, &e, h.len(), w, p);
+        assert_eq!(v["symbols"], n.symbols.len() as u64, "{mode}");
+        assert_eq!(v["text_mode"], mode);
+        assert_eq!(v["front_end"], "text");
+    }
+    // A binary file is listed as skipped, with the reason, and counts nowhere.
+    std::fs::write(dir.path().join("z.bin"), b"\x00\x01\x02binary").unwrap();
+    let v = run_json(&["density", "-l", "text", "-k", "3", "-w", "4", d]);
+    assert_eq!(v["documents"], 1);
+    let skipped = v["input"]["skipped"].as_array().unwrap();
+    assert_eq!(skipped.len(), 1);
+    assert!(skipped[0]["path"].as_str().unwrap().ends_with("z.bin"));
+    assert!(
+        skipped[0]["reason"].as_str().unwrap().contains("binary"),
+        "{}",
+        skipped[0]
+    );
+}
