@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use bryo_corpus::{FrequencyTable, PowerLaw};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -46,35 +46,38 @@ impl Curve {
     }
 }
 
-/// Registers the font once per process; whether text can be drawn.
-fn font_ready(font: Option<&Path>) -> bool {
-    static READY: OnceLock<bool> = OnceLock::new();
-    *READY.get_or_init(|| {
-        let candidates: Vec<PathBuf> = match font {
-            Some(p) => vec![p.to_path_buf()],
-            None => FONT_CANDIDATES.iter().map(PathBuf::from).collect(),
-        };
-        for path in candidates {
-            if let Ok(bytes) = std::fs::read(&path) {
-                // plotters keeps fonts for the life of the process.
-                let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
-                if plotters::style::register_font("sans-serif", FontStyle::Normal, bytes).is_ok() {
-                    return true;
-                }
-            }
-        }
-        false
-    })
+/// Registers `bytes` as plotters' sans-serif font (kept for the life of
+/// the process, as plotters requires).
+fn register(bytes: Vec<u8>) -> bool {
+    let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+    plotters::style::register_font("sans-serif", FontStyle::Normal, bytes).is_ok()
 }
 
-/// Draws `curves` into `svg` and `png`; returns whether text was drawn.
-pub fn draw_rank_plot(
-    svg: &Path,
-    png: &Path,
-    font: Option<&Path>,
-    curves: &[Curve],
-) -> Result<bool> {
-    let labels = font_ready(font);
+/// Registers the font: the one given (an error if it cannot be used), or
+/// the first usable one of the usual places. Whether text can be drawn.
+pub fn font_ready(font: Option<&Path>) -> Result<bool> {
+    static FOUND: OnceLock<bool> = OnceLock::new();
+    match font {
+        Some(path) => {
+            let bytes = std::fs::read(path)
+                .with_context(|| format!("cannot read the font {}", path.display()))?;
+            if !register(bytes) {
+                bail!("{} is not a TrueType or OpenType font", path.display());
+            }
+            Ok(true)
+        }
+        None => Ok(*FOUND.get_or_init(|| {
+            FONT_CANDIDATES
+                .iter()
+                .filter_map(|p| std::fs::read(PathBuf::from(p)).ok())
+                .any(register)
+        })),
+    }
+}
+
+/// Draws `curves` into `svg` and `png`, with text when `labels` (a font
+/// was registered by [`font_ready`]).
+pub fn draw_rank_plot(svg: &Path, png: &Path, labels: bool, curves: &[Curve]) -> Result<()> {
     let size = (960, 720);
     draw(
         SVGBackend::new(svg, size).into_drawing_area(),
@@ -88,7 +91,7 @@ pub fn draw_rank_plot(
         labels,
     )
     .map_err(|e| anyhow!("cannot draw {}: {e}", png.display()))?;
-    Ok(labels)
+    Ok(())
 }
 
 const COLORS: [RGBColor; 2] = [RGBColor(31, 119, 180), RGBColor(214, 39, 40)];

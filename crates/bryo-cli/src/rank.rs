@@ -18,7 +18,7 @@ use serde::Serialize;
 use crate::corpus::{
     group, list, progress_bar, CorpusArgs, EngineArgs, FileEntry, InputFormat, Reader, Skipped,
 };
-use crate::plot::{draw_rank_plot, Curve};
+use crate::plot::{draw_rank_plot, font_ready, Curve};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -185,6 +185,11 @@ struct Counted {
 
 pub fn run(args: &Args) -> Result<()> {
     let (config, function) = args.engine.engine()?;
+    // Checked before the long part: a bad --font is reported at once.
+    let labels = match &args.output {
+        Some(_) => font_ready(args.font.as_deref())?,
+        None => false,
+    };
     let listing = list(&args.paths, args.corpus.language);
     let threads = args.corpus.pool()?.current_num_threads();
     let spill_dir = args.spill_dir.clone().unwrap_or_else(std::env::temp_dir);
@@ -305,7 +310,7 @@ pub fn run(args: &Args) -> Result<()> {
     let seconds = started.elapsed().as_secs_f64();
 
     let plot = match &args.output {
-        Some(dir) => Some(plot(dir, args.font.as_deref(), &all, &fps)?),
+        Some(dir) => Some(plot(dir, labels, &all, &fps)?),
         None => None,
     };
     let report = Report {
@@ -473,7 +478,7 @@ fn samples(
         .collect())
 }
 
-fn plot(dir: &Path, font: Option<&Path>, all: &Summary, fps: &Summary) -> Result<PlotFiles> {
+fn plot(dir: &Path, labels: bool, all: &Summary, fps: &Summary) -> Result<PlotFiles> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let svg = dir.join("rank.svg");
     let png = dir.join("rank.png");
@@ -481,7 +486,7 @@ fn plot(dir: &Path, font: Option<&Path>, all: &Summary, fps: &Summary) -> Result
         Curve::new("all k-gram hashes", &all.table),
         Curve::new("winnowed fingerprints", &fps.table),
     ];
-    let labels = draw_rank_plot(&svg, &png, font, &curves)?;
+    draw_rank_plot(&svg, &png, labels, &curves)?;
     Ok(PlotFiles {
         svg: svg.display().to_string(),
         png: png.display().to_string(),

@@ -519,6 +519,10 @@ fn rank_rejects_bad_options() {
         (vec!["rank", "-k", "0", d], "noise threshold k"),
         (vec!["rank", "-j", "0", d], "-j must be at least 1"),
         (vec!["rank"], "required"),
+        (
+            vec!["rank", "-o", d, "--font", "/nonexistent/font.ttf", d],
+            "cannot read the font",
+        ),
     ] {
         let out = bryo().args(&args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
