@@ -63,6 +63,7 @@ pub enum InputFormat {
     /// Every byte of the file is one symbol (no front-end).
     Raw,
     /// The prose front-end: case folded, whitespace and punctuation dropped.
+    #[value(alias = "prose", alias = "ascii")]
     Text,
     /// The HTML front-end: markup dropped, entities decoded, then as text.
     Html,
