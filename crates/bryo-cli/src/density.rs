@@ -1,27 +1,29 @@
-//! `bryo density`: the paper's density experiment on random text or files.
+//! `bryo density`: the paper's density experiment (§5.1, Figure 3) on random
+//! text or on a corpus of files, streamed file by file in parallel.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
+use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use bryo_engine::{
-    Config, GapMeter, HashFunction, Hasher, Polynomial, Selection, Selector, SplitMix64,
+    Config, Fingerprint, GapMeter, HashFunction, Hasher, Selection, Selector, SplitMix64,
     HASH_SCHEME_VERSION,
 };
+use rayon::prelude::*;
 use serde::Serialize;
+
+use crate::corpus::{
+    group, list, progress_bar, CorpusArgs, EngineArgs, InputFormat, Reader, Skipped, CHUNK,
+};
 
 /// Letters of the random text: text after case folding and dropping
 /// whitespace and punctuation, as the paper's front-end would leave it.
 const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz";
 
-/// Hashes computed per step: bounded memory for inputs of any size.
-const CHUNK: usize = 64 * 1024;
-
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Files or directories (searched recursively) to fingerprint, each byte
-    /// one symbol.
+    /// Files or directories (searched recursively) to fingerprint.
     #[arg(
         value_name = "PATH",
         required_unless_present = "random",
@@ -37,34 +39,25 @@ pub struct Args {
     #[arg(long, default_value_t = 1, requires = "random")]
     seed: u64,
 
-    /// Noise threshold: the k-gram length.
-    #[arg(short = 'k', default_value_t = 50)]
-    k: usize,
+    #[command(flatten)]
+    engine: EngineArgs,
 
-    /// Winnowing window, in hashes (the paper: 100).
-    #[arg(short = 'w', conflicts_with = "t")]
-    w: Option<usize>,
+    #[command(flatten)]
+    corpus: CorpusArgs,
 
-    /// Guarantee threshold t >= k, instead of -w (w = t - k + 1).
-    #[arg(short = 't')]
-    t: Option<usize>,
-
-    /// Rolling hash: karp-rabin or rabin (GF(2), default polynomial).
-    #[arg(long = "hash", default_value = "karp-rabin", value_name = "NAME")]
-    hash: HashFunction,
-
-    /// With --hash rabin: use a random irreducible polynomial drawn from this
-    /// seed instead of the default one.
-    #[arg(long, value_name = "SEED")]
-    poly_seed: Option<u64>,
-
-    /// Modulus of 0 mod p [default: (w + 1) / 2, the density of winnowing].
+    /// Modulus of 0 mod p [default: (w + 1) / 2 rounded, the density of
+    /// winnowing].
     #[arg(short = 'p')]
     p: Option<u64>,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+
+    /// Add the wall-clock time and throughput to the JSON output (which is
+    /// otherwise the same on every run).
+    #[arg(long)]
+    timing: bool,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,26 +78,32 @@ struct Report {
     #[serde(skip_serializing_if = "Option::is_none")]
     polynomial: Option<String>,
     hash_scheme_version: u32,
+    front_end: InputFormat,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text_mode: Option<&'static str>,
     documents: u64,
+    total_bytes: u64,
     symbols: u64,
     hashes: u64,
     winnow: Strategy,
     robust_winnow: Strategy,
     mod_p: Strategy,
     safe_mod_p: Strategy,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timing: Option<Timing>,
 }
 
 #[derive(Serialize, Debug)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 enum Input {
-    Random { bytes: u64, seed: u64 },
-    Files { skipped: Vec<Skipped> },
-}
-
-#[derive(Serialize, Debug)]
-struct Skipped {
-    path: String,
-    reason: String,
+    Random {
+        bytes: u64,
+        seed: u64,
+    },
+    Files {
+        skipped: Vec<Skipped>,
+        other_extension: u64,
+    },
 }
 
 #[derive(Serialize, Debug)]
@@ -114,27 +113,86 @@ struct Strategy {
     fingerprints: u64,
     density: f64,
     expected_density: f64,
+    /// Winnowing: the expected density of random text split into documents
+    /// of the same lengths (each document's first window always gives one
+    /// fingerprint, then each further hash 2/(w+1)).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expected_density_for_lengths: Option<f64>,
     longest_gap: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    longest_gap_path: Option<String>,
 }
 
-/// One selection strategy's running totals over all documents.
+#[derive(Serialize, Debug)]
+struct Timing {
+    seconds: f64,
+    threads: usize,
+    bytes_per_second: f64,
+    symbols_per_second: f64,
+}
+
+/// Totals of one strategy: fingerprints, and the longest gap with the
+/// index of the first document (in listing order) where it occurs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct StrategyTotals {
+    fingerprints: u64,
+    longest_gap: u64,
+    gap_doc: usize,
+}
+
+/// Totals over documents. Combining is associative and commutative, so the
+/// result does not depend on how the documents were split between threads.
+#[derive(Clone, Debug, Default)]
+struct Totals {
+    documents: u64,
+    bytes: u64,
+    symbols: u64,
+    hashes: u64,
+    /// Documents with at least one hash.
+    with_hashes: u64,
+    /// Hashes after each document's first window: the sum of max(n − w, 0).
+    past_first_window: u64,
+    strategies: [StrategyTotals; 4],
+    skipped: Vec<(usize, Skipped)>,
+}
+
+impl Totals {
+    fn combine(mut self, other: Totals) -> Totals {
+        self.documents += other.documents;
+        self.bytes += other.bytes;
+        self.symbols += other.symbols;
+        self.hashes += other.hashes;
+        self.with_hashes += other.with_hashes;
+        self.past_first_window += other.past_first_window;
+        for (a, b) in self.strategies.iter_mut().zip(other.strategies) {
+            a.fingerprints += b.fingerprints;
+            if (b.longest_gap, std::cmp::Reverse(b.gap_doc))
+                > (a.longest_gap, std::cmp::Reverse(a.gap_doc))
+            {
+                a.longest_gap = b.longest_gap;
+                a.gap_doc = b.gap_doc;
+            }
+        }
+        self.skipped.extend(other.skipped);
+        self
+    }
+}
+
+/// One selection strategy applied to the current document.
+#[derive(Clone)]
 struct Tally {
-    selection: Selection,
     selector: Selector,
     gaps: GapMeter,
     fingerprints: u64,
-    longest_gap: u64,
-    buf: Vec<bryo_engine::Fingerprint>,
+    buf: Vec<Fingerprint>,
 }
 
 impl Tally {
     fn new(selection: Selection, config: &Config) -> Result<Tally> {
         Ok(Tally {
-            selection,
             selector: Selector::new(selection, config.w())?,
             gaps: GapMeter::new(config.k()),
             fingerprints: 0,
-            longest_gap: 0,
             buf: Vec::new(),
         })
     }
@@ -146,11 +204,20 @@ impl Tally {
         Ok(())
     }
 
-    fn finish(&mut self, symbols: u64) {
+    /// Ends a document of `symbols` symbols: its fingerprints and longest
+    /// gap; the tally is ready for the next document.
+    fn finish(&mut self, symbols: u64) -> (u64, u64) {
         self.buf.clear();
         self.selector.finish(&mut self.buf);
         self.count();
-        self.longest_gap = self.longest_gap.max(self.gaps.finish(symbols));
+        let fps = std::mem::take(&mut self.fingerprints);
+        (fps, self.gaps.finish(symbols))
+    }
+
+    fn reset(&mut self) {
+        self.selector.reset();
+        self.gaps.finish(0);
+        self.fingerprints = 0;
     }
 
     fn count(&mut self) {
@@ -159,137 +226,192 @@ impl Tally {
             self.gaps.observe(u64::from(f.pos));
         }
     }
+}
 
-    fn strategy(&self, hashes: u64, w: usize) -> Strategy {
-        Strategy {
-            p: match self.selection {
-                Selection::ModP { p } | Selection::SafeModP { p } => Some(p),
-                _ => None,
-            },
-            fingerprints: self.fingerprints,
-            density: if hashes == 0 {
-                0.0
-            } else {
-                self.fingerprints as f64 / hashes as f64
-            },
-            expected_density: self.selection.expected_density(w).unwrap_or(0.0),
-            longest_gap: self.longest_gap,
+/// Everything one worker needs to measure documents.
+#[derive(Clone)]
+struct Measurer {
+    tallies: [Tally; 4],
+    w: u64,
+}
+
+impl Measurer {
+    fn document(&mut self, doc: usize, symbols: u64, bytes: u64, hashes: u64) -> Totals {
+        let mut strategies = [StrategyTotals::default(); 4];
+        for (s, t) in strategies.iter_mut().zip(&mut self.tallies) {
+            let (fingerprints, longest_gap) = t.finish(symbols);
+            *s = StrategyTotals {
+                fingerprints,
+                longest_gap,
+                gap_doc: doc,
+            };
+        }
+        Totals {
+            documents: 1,
+            bytes,
+            symbols,
+            hashes,
+            with_hashes: u64::from(hashes > 0),
+            past_first_window: hashes.saturating_sub(self.w),
+            strategies,
+            skipped: Vec::new(),
         }
     }
-}
 
-struct Experiment {
-    hasher: Hasher,
-    tallies: Vec<Tally>,
-    hashes_buf: Vec<u64>,
-    documents: u64,
-    symbols: u64,
-    hashes: u64,
-}
+    fn push(&mut self, hashes: &[u64]) -> Result<()> {
+        self.tallies.iter_mut().try_for_each(|t| t.push(hashes))
+    }
 
-impl Experiment {
-    fn document(&mut self, bytes: &[u8]) -> Result<()> {
-        let total = self.hasher.kgram_count(bytes.len());
+    /// Measures one in-memory document of bytes.
+    fn bytes(&mut self, hasher: &Hasher, bytes: &[u8]) -> Result<Totals> {
+        let total = hasher.kgram_count(bytes.len());
+        let mut buf = Vec::new();
         let mut first = 0;
         while first < total {
             let n = CHUNK.min(total - first);
-            self.hashes_buf.resize(n, 0);
-            self.hasher
-                .hash_bytes_range(bytes, first, &mut self.hashes_buf)?;
-            for t in &mut self.tallies {
-                t.push(&self.hashes_buf)?;
-            }
+            buf.resize(n, 0);
+            hasher.hash_bytes_range(bytes, first, &mut buf)?;
+            self.push(&buf)?;
             first += n;
         }
-        for t in &mut self.tallies {
-            t.finish(bytes.len() as u64);
-        }
-        self.documents += 1;
-        self.symbols += bytes.len() as u64;
-        self.hashes += total as u64;
-        Ok(())
+        let len = bytes.len() as u64;
+        Ok(self.document(0, len, len, total as u64))
     }
 }
 
 pub fn run(args: &Args) -> Result<()> {
-    let config = match (args.w, args.t) {
-        (_, Some(t)) => Config::from_thresholds(args.k, t),
-        (w, None) => Config::new(args.k, w.unwrap_or(100)),
-    }
-    .context("invalid thresholds")?;
-    let function = match (args.hash, args.poly_seed) {
-        (HashFunction::Rabin(_), Some(seed)) => HashFunction::Rabin(Polynomial::random(seed)),
-        (HashFunction::KarpRabin, Some(_)) => bail!("--poly-seed needs --hash rabin"),
-        (f, None) => f,
-    };
-    let p = args.p.unwrap_or((config.w() as u64).div_ceil(2)).max(1);
+    let (config, function) = args.engine.engine()?;
     if args.p == Some(0) {
         bail!("-p must be at least 1");
     }
+    // The paper's p = 50 for w = 100: (w + 1) / 2 rounded down, so that
+    // 1/p is about winnowing's 2/(w + 1).
+    let p = args.p.unwrap_or((config.w() as u64).div_ceil(2)).max(1);
     let selections = [
         Selection::Winnow,
         Selection::RobustWinnow,
         Selection::ModP { p },
         Selection::SafeModP { p },
     ];
-    let mut exp = Experiment {
-        hasher: Hasher::new(function, &config),
-        tallies: selections
-            .iter()
-            .map(|&s| Tally::new(s, &config))
-            .collect::<Result<_>>()?,
-        hashes_buf: Vec::new(),
-        documents: 0,
-        symbols: 0,
-        hashes: 0,
+    let tallies = [
+        Tally::new(selections[0], &config)?,
+        Tally::new(selections[1], &config)?,
+        Tally::new(selections[2], &config)?,
+        Tally::new(selections[3], &config)?,
+    ];
+    let mut measurer = Measurer {
+        tallies,
+        w: config.w() as u64,
     };
-
-    let mut elapsed = Duration::ZERO;
-    let input = if let Some(bytes) = args.random {
-        let len = usize::try_from(bytes).context("--random is larger than memory")?;
+    let started = Instant::now();
+    let mut threads = 1;
+    let (totals, input, paths) = if let Some(bytes) = args.random {
+        let len = usize::try_from(bytes)?;
         let mut text = Vec::new();
-        text.try_reserve_exact(len)
-            .with_context(|| format!("cannot allocate {bytes} bytes of random text"))?;
+        if text.try_reserve_exact(len).is_err() {
+            bail!("cannot allocate {bytes} bytes of random text");
+        }
         text.resize(len, 0);
         SplitMix64::new(args.seed).fill_from(ALPHABET, &mut text);
-        let started = Instant::now();
-        exp.document(&text)?;
-        elapsed += started.elapsed();
-        Input::Random {
+        let hasher = Hasher::new(function, &config);
+        let totals = measurer.bytes(&hasher, &text)?;
+        let input = Input::Random {
             bytes,
             seed: args.seed,
-        }
+        };
+        (totals, input, Vec::new())
     } else {
-        let mut files = Vec::new();
-        let mut skipped = Vec::new();
-        for path in &args.paths {
-            collect(path, &mut files, &mut skipped);
-        }
-        for path in files {
-            match std::fs::read(&path) {
-                Ok(bytes) => {
-                    let started = Instant::now();
-                    exp.document(&bytes)?;
-                    elapsed += started.elapsed();
-                }
-                Err(e) => skipped.push(Skipped {
-                    path: path.display().to_string(),
-                    reason: e.to_string(),
-                }),
-            }
-        }
-        Input::Files { skipped }
+        let listing = list(&args.paths, args.corpus.language);
+        let pool = args.corpus.pool()?;
+        threads = pool.current_num_threads();
+        let bar = progress_bar(listing.files.iter().map(|f| f.len).sum(), "density");
+        let reader = Reader::new(&args.corpus, &config, function);
+        let result = pool.install(|| {
+            listing
+                .files
+                .par_iter()
+                .enumerate()
+                .map_init(
+                    || (measurer.clone(), reader.clone()),
+                    |(m, r), (i, file)| -> Result<Totals> {
+                        let outcome = r.hash_file(&file.path, &mut |h| m.push(h))?;
+                        bar.inc(file.len);
+                        Ok(match outcome {
+                            Ok(info) => m.document(i, info.symbols, info.bytes, info.hashes),
+                            Err(reason) => {
+                                m.tallies.iter_mut().for_each(Tally::reset);
+                                Totals {
+                                    skipped: vec![(
+                                        i,
+                                        Skipped {
+                                            path: file.path.display().to_string(),
+                                            reason,
+                                        },
+                                    )],
+                                    ..Totals::default()
+                                }
+                            }
+                        })
+                    },
+                )
+                .try_reduce(Totals::default, |a, b| Ok(a.combine(b)))
+        });
+        bar.finish_and_clear();
+        let mut totals = result?;
+        totals.skipped.sort_by_key(|(i, _)| *i);
+        let mut skipped = listing.skipped;
+        skipped.extend(
+            std::mem::take(&mut totals.skipped)
+                .into_iter()
+                .map(|(_, s)| s),
+        );
+        let input = Input::Files {
+            skipped,
+            other_extension: listing.other_extension,
+        };
+        let paths: Vec<String> = listing
+            .files
+            .iter()
+            .map(|f| f.path.display().to_string())
+            .collect();
+        (totals, input, paths)
     };
+    let seconds = started.elapsed().as_secs_f64();
 
     let w = config.w();
-    let strategies: Vec<Strategy> = exp
-        .tallies
-        .iter()
-        .map(|t| t.strategy(exp.hashes, w))
-        .collect();
-    let [winnow, robust_winnow, mod_p, safe_mod_p]: [Strategy; 4] = strategies
-        .try_into()
-        .map_err(|_| anyhow::anyhow!("four strategies"))?;
+    let strategy = |i: usize| {
+        let s = totals.strategies[i];
+        Strategy {
+            p: match selections[i] {
+                Selection::ModP { p } | Selection::SafeModP { p } => Some(p),
+                _ => None,
+            },
+            fingerprints: s.fingerprints,
+            density: ratio(s.fingerprints, totals.hashes),
+            expected_density: selections[i].expected_density(w).unwrap_or(0.0),
+            expected_density_for_lengths: match selections[i] {
+                Selection::Winnow | Selection::RobustWinnow if totals.hashes > 0 => Some(
+                    (totals.with_hashes as f64
+                        + 2.0 / (w as f64 + 1.0) * totals.past_first_window as f64)
+                        / totals.hashes as f64,
+                ),
+                _ => None,
+            },
+            longest_gap: s.longest_gap,
+            longest_gap_path: if s.longest_gap > 0 {
+                paths.get(s.gap_doc).cloned()
+            } else {
+                None
+            },
+        }
+    };
+    let per_second = |n: u64| {
+        if seconds > 0.0 {
+            n as f64 / seconds
+        } else {
+            0.0
+        }
+    };
     let report = Report {
         schema: "bryo.density/1",
         input,
@@ -302,13 +424,29 @@ pub fn run(args: &Args) -> Result<()> {
             HashFunction::KarpRabin => None,
         },
         hash_scheme_version: HASH_SCHEME_VERSION,
-        documents: exp.documents,
-        symbols: exp.symbols,
-        hashes: exp.hashes,
-        winnow,
-        robust_winnow,
-        mod_p,
-        safe_mod_p,
+        front_end: if args.random.is_some() {
+            InputFormat::Raw
+        } else {
+            args.corpus.language
+        },
+        text_mode: match (args.random, args.corpus.language) {
+            (None, InputFormat::Text | InputFormat::Html) => Some(args.corpus.text_mode().name()),
+            _ => None,
+        },
+        documents: totals.documents,
+        total_bytes: totals.bytes,
+        symbols: totals.symbols,
+        hashes: totals.hashes,
+        winnow: strategy(0),
+        robust_winnow: strategy(1),
+        mod_p: strategy(2),
+        safe_mod_p: strategy(3),
+        timing: args.timing.then(|| Timing {
+            seconds,
+            threads,
+            bytes_per_second: per_second(totals.bytes),
+            symbols_per_second: per_second(totals.symbols),
+        }),
     };
     let mut stdout = std::io::stdout().lock();
     match args.format {
@@ -316,59 +454,59 @@ pub fn run(args: &Args) -> Result<()> {
             serde_json::to_writer_pretty(&mut stdout, &report)?;
             writeln!(stdout)?;
         }
-        Format::Text => print_text(&mut stdout, &report, elapsed.as_secs_f64())?,
+        Format::Text => print_text(&mut stdout, &report, seconds, threads)?,
     }
     Ok(())
 }
 
-/// Adds `path` (a file, or every file below a directory, in sorted order)
-/// to `files`; what cannot be read is recorded in `skipped`.
-fn collect(path: &Path, files: &mut Vec<PathBuf>, skipped: &mut Vec<Skipped>) {
-    let skip = |skipped: &mut Vec<Skipped>, reason: String| {
-        skipped.push(Skipped {
-            path: path.display().to_string(),
-            reason,
-        })
-    };
-    match std::fs::metadata(path) {
-        Ok(m) if m.is_dir() => match std::fs::read_dir(path) {
-            Ok(entries) => {
-                let mut children: Vec<PathBuf> = Vec::new();
-                for entry in entries {
-                    match entry {
-                        Ok(e) => children.push(e.path()),
-                        Err(e) => skip(skipped, e.to_string()),
-                    }
-                }
-                children.sort();
-                for child in children {
-                    collect(&child, files, skipped);
-                }
-            }
-            Err(e) => skip(skipped, e.to_string()),
-        },
-        Ok(m) if m.is_file() => files.push(path.to_path_buf()),
-        Ok(_) => skip(skipped, "not a regular file".to_string()),
-        Err(e) => skip(skipped, e.to_string()),
+fn ratio(a: u64, b: u64) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        a as f64 / b as f64
     }
 }
 
-fn print_text(out: &mut impl Write, r: &Report, seconds: f64) -> Result<()> {
+fn print_text(out: &mut impl Write, r: &Report, seconds: f64, threads: usize) -> Result<()> {
     match &r.input {
         Input::Random { bytes, seed } => writeln!(
             out,
             "random text: {} bytes (a-z, seed {seed})",
             group(*bytes)
         )?,
-        Input::Files { skipped } => {
+        Input::Files {
+            skipped,
+            other_extension,
+        } => {
+            let front = match r.text_mode {
+                Some(mode) => format!("{:?} front-end ({mode})", r.front_end).to_lowercase(),
+                None => "raw bytes".to_string(),
+            };
             writeln!(
                 out,
-                "files: {} documents, {} bytes",
+                "files: {} documents, {} bytes, {front}",
                 group(r.documents),
-                group(r.symbols)
+                group(r.total_bytes),
             )?;
-            for s in skipped {
+            if *other_extension > 0 {
+                writeln!(
+                    out,
+                    "not read: {} files of other types",
+                    group(*other_extension)
+                )?;
+            }
+            for s in skipped.iter().take(20) {
                 writeln!(out, "skipped {}: {}", s.path, s.reason)?;
+            }
+            if skipped.len() > 20 {
+                writeln!(
+                    out,
+                    "… and {} more skipped (see --format json)",
+                    skipped.len() - 20
+                )?;
+            }
+            if r.text_mode.is_some() {
+                writeln!(out, "text symbols: {}", group(r.symbols))?;
             }
         }
     }
@@ -407,24 +545,25 @@ fn print_text(out: &mut impl Write, r: &Report, seconds: f64) -> Result<()> {
         )?;
     }
     writeln!(out)?;
-    let mb = r.symbols as f64 / 1e6;
+    if let (Input::Files { .. }, Some(e)) = (&r.input, r.winnow.expected_density_for_lengths) {
+        writeln!(
+            out,
+            "winnowing density expected for these document lengths: {e:.6} (measured {:+.2}%)",
+            (r.winnow.density / e - 1.0) * 100.0
+        )?;
+    }
+    if let Some(path) = &r.mod_p.longest_gap_path {
+        writeln!(out, "longest gap of 0 mod {p} in {path}")?;
+    }
+    let mb = r.total_bytes as f64 / 1e6;
+    let what = match r.input {
+        Input::Random { .. } => "hashing once, selecting four ways",
+        Input::Files { .. } => "reading, front-end, hashing once, selecting four ways",
+    };
     writeln!(
         out,
-        "fingerprinting time: {seconds:.3} s ({:.0} MB/s; hashing once, selecting four ways)",
+        "time: {seconds:.3} s on {threads} thread(s) ({:.1} MB/s; {what})",
         if seconds > 0.0 { mb / seconds } else { 0.0 }
     )?;
     Ok(())
-}
-
-/// 1234567 → "1,234,567".
-fn group(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() * 4 / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }

@@ -1,8 +1,11 @@
 //! `bryo`: copy detection with winnowing fingerprints.
 
 mod compare;
+mod corpus;
 mod density;
 mod frontend_args;
+mod plot;
+mod rank;
 mod report;
 mod tokens;
 
@@ -20,13 +23,24 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Measure fingerprint density, the winnowing paper's experiment (§5.1).
+    /// Measure fingerprint density, the winnowing paper's experiments (§5.1, Figure 3).
     ///
-    /// Fingerprints random text (--random) or the given files, each byte one
-    /// symbol, and prints for winnowing, robust winnowing, 0 mod p and Safe
-    /// 0 mod p: fingerprints selected, measured and expected density, and the
-    /// longest run of symbols with no fingerprint.
+    /// Fingerprints random text (--random) or the files under the given
+    /// paths (raw bytes, or through the text or HTML front-end with -l),
+    /// file by file in parallel, and prints for winnowing, robust winnowing,
+    /// 0 mod p and Safe 0 mod p: fingerprints selected, measured and
+    /// expected density, and the longest run of symbols with no fingerprint
+    /// within a document.
     Density(density::Args),
+
+    /// Frequency of k-grams by rank over a corpus (the paper's Figure 4).
+    ///
+    /// Counts every k-gram hash and every winnowed fingerprint in bounded
+    /// memory (spilling sorted runs to disk past --memory), reports the
+    /// shares seen once, twice and three times, the most frequent k-grams
+    /// with their text and the power-law slope fitted on plateau endpoints,
+    /// and draws the log-log plot as SVG and PNG into -o DIR.
+    Rank(Box<rank::Args>),
 
     /// Rank the pairs of submissions that share passages (MOSS's job).
     ///
@@ -53,6 +67,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Density(args) => density::run(&args).map(|()| false),
+        Command::Rank(args) => rank::run(&args).map(|()| false),
         Command::Compare(args) => compare::run(&args),
         Command::Tokens(args) => tokens::tokens(&args).map(|()| false),
         Command::Languages(args) => tokens::languages(&args).map(|()| false),

@@ -1,0 +1,71 @@
+//! # bryo-corpus: corpus-wide statistics of k-gram hashes
+//!
+//! The winnowing paper (Schleimer, Wilkerson & Aiken, SIGMOD 2003, §5.1 and
+//! Figure 4) studies how often each k-gram recurs across a web corpus: the
+//! frequency of every hash, sorted in decreasing order, against its rank,
+//! on a log-log scale, follows a power law of slope about −0.7; 82% of the
+//! hashes occur once, 14% twice, 2% three times. This crate computes those
+//! figures for corpora of any size:
+//!
+//! * [`HashCounter`] counts hashes with a bounded number of distinct hashes
+//!   in memory and spills sorted runs to temporary files past it;
+//!   [`merge_counts`] merges the runs of any number of counters (one per
+//!   thread) into exact totals, in increasing hash order — an external sort;
+//! * [`FrequencyTable`] turns the totals into the frequency distribution, the
+//!   shares of hashes seen once, twice, three times, and the plateaus of the
+//!   frequency-by-rank curve, whose endpoints the paper plots and fits
+//!   ([`FrequencyTable::power_law`], [`fit_line`]);
+//! * [`TopHashes`] keeps the most frequent hashes.
+//!
+//! Results depend only on the multiset of hashes counted, never on how they
+//! were split between counters, in which order, or when a counter spilled.
+//!
+//! ```
+//! use bryo_corpus::{summarize, HashCounter};
+//!
+//! let dir = std::env::temp_dir();
+//! let mut a = HashCounter::new(1_000, &dir)?;
+//! let mut b = HashCounter::new(1_000, &dir)?;
+//! a.add_all(&[1, 2, 2, 3])?;
+//! b.add_all(&[2, 4, 1])?;
+//! let s = summarize(vec![a, b], 1)?;
+//! assert_eq!((s.table.distinct(), s.table.occurrences()), (4, 7));
+//! assert_eq!(s.table.share_with_frequency(1), 0.5); // hashes 3 and 4
+//! assert_eq!((s.top[0].hash, s.top[0].count), (2, 3));
+//! # Ok::<(), bryo_corpus::Error>(())
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod counter;
+mod error;
+mod frequency;
+
+pub use counter::{merge_counts, HashCount, HashCounter, MergedCounts, BYTES_PER_ENTRY};
+pub use error::Error;
+pub use frequency::{fit_line, FrequencyTable, Plateau, PowerLaw, TopHashes};
+
+/// The frequency distribution and the most frequent hashes of a corpus.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    /// How many distinct hashes occur how many times.
+    pub table: FrequencyTable,
+    /// The most frequent hashes, most frequent first (ties: smaller hash).
+    pub top: Vec<HashCount>,
+}
+
+/// Merges `counters` ([`merge_counts`]) and summarizes the totals: the
+/// frequency table and the `top` most frequent hashes.
+pub fn summarize(counters: Vec<HashCounter>, top: usize) -> Result<Summary, Error> {
+    let mut table = FrequencyTable::default();
+    let mut best = TopHashes::new(top);
+    for c in merge_counts(counters)? {
+        let c = c?;
+        table.observe(c);
+        best.offer(c);
+    }
+    Ok(Summary {
+        table,
+        top: best.into_sorted(),
+    })
+}
