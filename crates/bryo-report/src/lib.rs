@@ -96,7 +96,7 @@ pub use delimited::{write_csv, CSV_HEADER};
 pub use error::ReportError;
 pub use json::write_json;
 pub use model::{
-    Cluster, FileEntry, FileStatus, Fragment, Frontend, Location, Options, Pair, Report, Schema,
-    Skipped, Stats, Submission, SCHEMA_ID,
+    Cluster, FileEntry, FileRef, FileStatus, Fragment, Frontend, IdenticalFiles, Location, Options,
+    Pair, Report, Schema, Skipped, Stats, Submission, SCHEMA_ID,
 };
 pub use table::{write_table, TableOptions};

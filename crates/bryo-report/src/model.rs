@@ -60,6 +60,16 @@ pub struct Report {
     pub pairs: Vec<Pair>,
     /// Groups of submissions connected by pairs above the cluster threshold.
     pub clusters: Vec<Cluster>,
+    /// Groups of submissions that are exact copies of each other after
+    /// normalization: the same multiset of non-empty files, in any order and
+    /// under any names (files identical to base code left out). Omitted from
+    /// JSON when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub identical_submissions: Vec<Vec<usize>>,
+    /// Files whose normalized content is identical in more than one
+    /// submission. Omitted from JSON when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub identical_files: Vec<IdenticalFiles>,
     /// Files that were not compared, with the reason.
     pub skipped: Vec<Skipped>,
     /// Totals of the run.
@@ -233,6 +243,27 @@ pub struct Cluster {
     pub max_similarity: f64,
 }
 
+/// One normalized content found in files of several submissions.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IdenticalFiles {
+    /// Rabin fingerprint of the normalized symbol stream (degree-64 default
+    /// polynomial, as printed by `bryo fingerprint`), 16 hex digits.
+    pub fingerprint: String,
+    /// Normalized symbols in each of the files.
+    pub symbols: u64,
+    /// The files, by submission index then path.
+    pub files: Vec<FileRef>,
+}
+
+/// A file of a submission.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileRef {
+    /// Index of the submission.
+    pub submission: usize,
+    /// The file's display path, as in [`FileEntry::path`].
+    pub path: String,
+}
+
 /// A file that was not compared.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Skipped {
@@ -262,6 +293,15 @@ pub struct Stats {
     /// Pairs sharing at least one fingerprint, before `max_pairs` and
     /// `min_similarity` are applied.
     pub candidate_pairs: u64,
+    /// Compared files whose normalized content equals an earlier file's, so
+    /// that their fingerprints were selected once for all copies. Omitted
+    /// from JSON when zero.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub duplicate_files: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Report {
@@ -274,6 +314,8 @@ impl Report {
             submissions: Vec::new(),
             pairs: Vec::new(),
             clusters: Vec::new(),
+            identical_submissions: Vec::new(),
+            identical_files: Vec::new(),
             skipped: Vec::new(),
             stats: Stats::default(),
         }
