@@ -11,6 +11,7 @@ use bryo_report::{
 use rayon::prelude::*;
 
 use crate::analyze::{analyze, AnalyzeOptions, Analyzed};
+use crate::identical::{detect, Identical};
 use crate::CompareError;
 
 /// Default noise threshold `k` and window `w` for a kind of front-end,
@@ -248,6 +249,13 @@ pub fn compare_with_progress(
         });
     }
 
+    // Exact copies first, from Rabin fingerprints, before any winnowing.
+    let identical = {
+        let subs: Vec<&[Analyzed]> = kept.iter().map(|(_, f)| f.as_slice()).collect();
+        let old: Vec<bool> = kept.iter().map(|(s, _)| s.old).collect();
+        detect(&subs, &old, &base_files)
+    };
+
     let (config, min_fragment) = thresholds(options, &kept)?;
     let mut match_options = MatchOptions::new(config);
     match_options.max_submissions = options.max_submissions;
@@ -298,18 +306,8 @@ pub fn compare_with_progress(
         });
     }
 
-    let mut pairs = Vec::new();
-    // The matcher's order: most matched symbols first.
-    let shown = comparison
-        .pairs
-        .iter()
-        .filter(|m| m.similarity >= options.min_similarity)
-        .take(if options.max_pairs == 0 {
-            usize::MAX
-        } else {
-            options.max_pairs
-        });
-    for m in shown {
+    let identical_pairs = identical_pairs(&identical, &kept);
+    let to_pair = |m: &bryo_match::PairMatch| {
         let mut fragments = Vec::with_capacity(m.fragments.len());
         let mut a_lines = Vec::new();
         let mut b_lines = Vec::new();
@@ -328,9 +326,10 @@ pub fn compare_with_progress(
         }
         let a_lines_matched = count_lines(a_lines);
         let b_lines_matched = count_lines(b_lines);
-        pairs.push(Pair {
-            a: m.a.0 as usize,
-            b: m.b.0 as usize,
+        let (a, b) = (m.a.0 as usize, m.b.0 as usize);
+        Pair {
+            a,
+            b,
             similarity: m.similarity,
             a_percent: m.a_percent,
             b_percent: m.b_percent,
@@ -339,10 +338,44 @@ pub fn compare_with_progress(
             lines_matched: a_lines_matched.max(b_lines_matched),
             longest_fragment: u64::from(m.longest_fragment),
             shared_fingerprints: m.shared_fingerprints,
-            identical: m.identical,
+            identical: identical_pairs.contains(&(a.min(b), a.max(b))),
             fragments,
+        }
+    };
+    // The matcher's order: most matched symbols first.
+    let mut pairs: Vec<Pair> = comparison
+        .pairs
+        .iter()
+        .filter(|m| m.similarity >= options.min_similarity)
+        .take(if options.max_pairs == 0 {
+            usize::MAX
+        } else {
+            options.max_pairs
+        })
+        .map(to_pair)
+        .collect();
+    // Identical submissions are always reported, whatever -n and
+    // --min-similarity say: with the matcher's fragments when it found the
+    // pair, else with one whole-file fragment per file (their passages may
+    // all be shorter than k, or common to more than -m submissions).
+    let mut missing: Vec<(usize, usize)> = identical_pairs
+        .iter()
+        .copied()
+        .filter(|&(a, b)| !pairs.iter().any(|p| (p.a.min(p.b), p.a.max(p.b)) == (a, b)))
+        .collect();
+    missing.sort_unstable();
+    for (a, b) in missing {
+        let found = comparison.pairs.iter().find(|m| {
+            let (x, y) = (m.a.0 as usize, m.b.0 as usize);
+            (x.min(y), x.max(y)) == (a, b)
+        });
+        pairs.push(match found {
+            Some(m) => to_pair(m),
+            None => whole_file_pair(&identical, &kept, a, b),
         });
     }
+    // Exact copies first; otherwise the matcher's order.
+    pairs.sort_by_key(|p| !p.identical);
 
     let clusters = comparison
         .clusters
@@ -376,6 +409,7 @@ pub fn compare_with_progress(
         base_hashes: comparison.stats.dropped_base,
         common_hashes: comparison.stats.dropped_common,
         candidate_pairs: comparison.stats.candidate_pairs,
+        duplicate_files: comparison.stats.duplicate_documents,
     };
     let language = options.analyze.language.map(|l| l.name().to_string());
     let report_options = Options {
@@ -397,6 +431,8 @@ pub fn compare_with_progress(
     report.submissions = subs;
     report.pairs = pairs;
     report.clusters = clusters;
+    report.identical_submissions = identical.groups;
+    report.identical_files = identical.files;
     report.skipped = skipped;
     report.stats = stats;
     Ok(Outcome {
@@ -404,6 +440,66 @@ pub fn compare_with_progress(
         files,
         base: base_files,
     })
+}
+
+/// Every pair of identical submissions that the report shows: both in a
+/// group, not both old. As `(smaller index, larger index)`.
+fn identical_pairs(
+    identical: &Identical,
+    kept: &[(Submission, Vec<Analyzed>)],
+) -> std::collections::BTreeSet<(usize, usize)> {
+    let mut out = std::collections::BTreeSet::new();
+    for g in &identical.groups {
+        for (i, &a) in g.iter().enumerate() {
+            for &b in &g[i + 1..] {
+                if !(kept[a].0.old && kept[b].0.old) {
+                    out.insert((a.min(b), a.max(b)));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A pair of identical submissions the matcher did not report: each file of
+/// `a` matched in full with its identical file of `b`.
+fn whole_file_pair(
+    identical: &Identical,
+    kept: &[(Submission, Vec<Analyzed>)],
+    a: usize,
+    b: usize,
+) -> Pair {
+    let mut fragments = Vec::new();
+    let (mut a_lines, mut b_lines) = (Vec::new(), Vec::new());
+    for (&fa, &fb) in identical.counted[a].iter().zip(&identical.counted[b]) {
+        let (x, y) = (&kept[a].1[fa], &kept[b].1[fb]);
+        let len = x.normalized.len();
+        let (la, lb) = (location(x, 0, len), location(y, 0, len));
+        a_lines.push((fa, la.lines));
+        b_lines.push((fb, lb.lines));
+        fragments.push(Fragment {
+            a: la,
+            b: lb,
+            symbols: len as u64,
+        });
+    }
+    fragments.sort_by_key(|f| std::cmp::Reverse(f.symbols));
+    let a_lines_matched = count_lines(a_lines);
+    let b_lines_matched = count_lines(b_lines);
+    Pair {
+        a,
+        b,
+        similarity: 1.0,
+        a_percent: 100.0,
+        b_percent: 100.0,
+        a_lines_matched,
+        b_lines_matched,
+        lines_matched: a_lines_matched.max(b_lines_matched),
+        longest_fragment: fragments.first().map_or(0, |f| f.symbols),
+        shared_fingerprints: 0,
+        identical: true,
+        fragments,
+    }
 }
 
 /// Largest gap, in symbols on each side, between two fragments that still
