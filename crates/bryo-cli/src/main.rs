@@ -2,6 +2,7 @@
 
 mod compare;
 mod density;
+mod fingerprint;
 mod frontend_args;
 mod tokens;
 
@@ -41,6 +42,18 @@ enum Command {
 
     /// List the languages, their aliases, extensions and front-ends.
     Languages(tokens::LanguagesArgs),
+
+    /// Print the Rabin fingerprints of files, of their raw bytes and of
+    /// their normalized symbols, and group the files that share one.
+    ///
+    /// The fingerprint is the file read as a polynomial over GF(2) modulo
+    /// bryo's degree-64 irreducible polynomial (Broder 1993): equal files
+    /// always get equal fingerprints, different files collide with
+    /// negligible probability, so a fingerprint recorded once tells whether
+    /// a file was already seen. The normalized fingerprint ignores what the
+    /// front-end drops (layout, comments, identifier names, …; same flags
+    /// as `bryo tokens`).
+    Fingerprint(fingerprint::FingerprintArgs),
 }
 
 fn main() -> ExitCode {
@@ -50,6 +63,7 @@ fn main() -> ExitCode {
         Command::Compare(args) => compare::run(&args),
         Command::Tokens(args) => tokens::tokens(&args).map(|()| false),
         Command::Languages(args) => tokens::languages(&args).map(|()| false),
+        Command::Fingerprint(args) => fingerprint::run(&args).map(|()| false),
     };
     match result {
         Ok(false) => ExitCode::SUCCESS,
