@@ -446,3 +446,53 @@ fn unfold(dag: &[Node], i: usize) -> String {
         }
     }
 }
+
+/// Colliding pairs among `values`.
+fn colliding_pairs(mut values: Vec<u32>) -> u64 {
+    values.sort_unstable();
+    let mut pairs = 0u64;
+    let mut i = 0;
+    while i < values.len() {
+        let run = values[i..].iter().take_while(|&&v| v == values[i]).count() as u64;
+        pairs += run * (run - 1) / 2;
+        i += run as usize;
+    }
+    pairs
+}
+
+/// 32-bit fingerprints of 2^18 random 256-bit strings collide about as
+/// often as a random function's, C(n,2)/2^32 = 8 pairs per polynomial —
+/// far below Broder's bound C(n,2)·m/2^32 (eq. 7), which holds for any
+/// strings. Fixed seeds; see `examples/collisions.rs` and BENCHMARKS.md for
+/// more trials.
+#[test]
+fn collisions_of_32_bit_fingerprints_match_the_expected_order_of_magnitude() {
+    let n = 1usize << 18;
+    let mut rng = SplitMix64::new(2026);
+    let set: Vec<[u8; 32]> = (0..n)
+        .map(|_| {
+            let mut s = [0u8; 32];
+            for chunk in s.chunks_mut(8) {
+                chunk.copy_from_slice(&rng.next().to_le_bytes());
+            }
+            s
+        })
+        .collect();
+    let pairs = (n * (n - 1) / 2) as f64;
+    let expected = pairs / 2f64.powi(32);
+    let bound = pairs * 256.0 / 2f64.powi(32);
+    let mut observed = 0u64;
+    let trials = 3;
+    for seed in 0..trials {
+        let p32 = Modulus::random(32, seed).unwrap();
+        let p64 = Modulus::random(64, seed).unwrap();
+        observed += colliding_pairs(set.iter().map(|s| p32.hash_bytes(s) as u32).collect());
+        observed += colliding_pairs(set.iter().map(|s| p64.hash_bytes(s) as u32).collect());
+    }
+    let mean = observed as f64 / (2 * trials) as f64;
+    assert!(
+        (expected / 3.0..=expected * 3.0).contains(&mean),
+        "mean {mean} colliding pairs, expected about {expected}"
+    );
+    assert!(mean <= bound);
+}
