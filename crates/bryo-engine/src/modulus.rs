@@ -413,7 +413,8 @@ impl Default for Modulus {
 /// the length `|A|` in bits, so that pieces compose (Broder §4: "make the
 /// length of the underlying string a part of the fingerprint").
 ///
-/// The value has no leading 1; [`Modulus::prefixed`] adds it.
+/// The value has no leading 1; [`Modulus::prefixed`] adds it. An `Fp` only
+/// means something together with the [`Modulus`] that computed it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Fp {
     value: u128,

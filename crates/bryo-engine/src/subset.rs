@@ -123,9 +123,12 @@ impl ElementPolynomials {
     }
 
     /// The polynomial of the element with the given key, with its inverse.
+    /// The key is folded to 64 bits (two keys share a polynomial with
+    /// probability about `2^-64`), which seeds the stream.
     pub fn element(&self, m: &Modulus, key: u128) -> Element {
-        let folded = (key as u64) ^ (key >> 64) as u64 ^ crate::rehash(key as u64 ^ 0x5eed);
-        let mut rng = SplitMix64::new(self.seed ^ crate::rehash(folded));
+        let (lo, hi) = (key as u64, (key >> 64) as u64);
+        let folded = crate::rehash(lo ^ crate::rehash(hi ^ self.seed));
+        let mut rng = SplitMix64::new(folded);
         loop {
             let bits = (u128::from(rng.next()) << 64) | u128::from(rng.next());
             let r = m.add(bits, 0);

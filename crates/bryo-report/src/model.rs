@@ -206,7 +206,10 @@ pub struct Pair {
     pub longest_fragment: u64,
     /// Number of distinct fingerprints the two share.
     pub shared_fingerprints: u64,
-    /// Whether the two submissions are identical after normalization.
+    /// Whether the two submissions are exact copies after normalization: the
+    /// same multiset of non-empty files, in any order and under any names,
+    /// files identical to base code left out (see
+    /// [`Report::identical_submissions`]).
     pub identical: bool,
     /// Matched passages, longest first, non-overlapping on each side.
     pub fragments: Vec<Fragment>,
