@@ -147,18 +147,22 @@ pub(crate) fn detect(submissions: &[&[Analyzed]], old: &[bool], base: &[Analyzed
 
     // Submissions: a subset fingerprint over their files' fingerprints.
     let polys = ElementPolynomials::new(SUBSET_SEED);
+    let keys: Vec<SubsetProduct> = counted
+        .par_iter()
+        .map(|files| {
+            SubsetProduct::of(
+                m,
+                files
+                    .iter()
+                    .map(|c| polys.element(m, u128::from(c.fingerprint))),
+            )
+        })
+        .collect();
     let mut by_key: BTreeMap<(u128, u64), Vec<usize>> = BTreeMap::new();
-    for (i, files) in counted.iter().enumerate() {
-        if files.is_empty() {
-            continue;
+    for (i, key) in keys.iter().enumerate() {
+        if !key.is_empty() {
+            by_key.entry((key.value(), key.len())).or_default().push(i);
         }
-        let key = SubsetProduct::of(
-            m,
-            files
-                .iter()
-                .map(|c| polys.element(m, u128::from(c.fingerprint))),
-        );
-        by_key.entry((key.value(), key.len())).or_default().push(i);
     }
     let mut groups = Vec::new();
     for members in by_key.into_values() {

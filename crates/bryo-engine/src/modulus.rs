@@ -200,34 +200,72 @@ impl Modulus {
         (a ^ b) & self.mask
     }
 
-    /// `a·b mod P` for residues `a`, `b` (shift-and-add, `d` steps).
+    /// `a·t^8 mod P`, one table look-up (degree at least 8).
+    #[inline]
+    fn times_t8(&self, a: u128) -> u128 {
+        ((a << 8) & self.mask) ^ self.reduce[(a >> (self.degree - 8)) as usize]
+    }
+
+    /// `a·t^4 mod P`, one table look-up (degree at least 8): the four bits
+    /// shifted out of the top index `reduce`, whose entries below 16 are
+    /// `x·t^d`.
+    #[inline]
+    fn times_t4(&self, a: u128) -> u128 {
+        ((a << 4) & self.mask) ^ self.reduce[(a >> (self.degree - 4)) as usize]
+    }
+
+    /// `a·b mod P` for residues `a`, `b`: Horner's rule on the 4-bit digits
+    /// of `b` with the 16 multiples of `a` precomputed (bit by bit below
+    /// degree 8).
     pub fn mul(&self, a: u128, b: u128) -> u128 {
         let (a, b) = (a & self.mask, b & self.mask);
-        if self.degree <= 64 {
-            let full = (1u128 << self.degree) | self.low;
-            return gf2::mulmod(a, b, full);
+        if self.degree < 8 {
+            let mut acc = 0u128;
+            for i in (0..self.degree).rev() {
+                acc = self.times_t(acc);
+                if b >> i & 1 == 1 {
+                    acc ^= a;
+                }
+            }
+            return acc;
+        }
+        let a1 = self.times_t(a);
+        let a2 = self.times_t(a1);
+        let a3 = self.times_t(a2);
+        let basis = [a, a1, a2, a3];
+        let mut multiples = [0u128; 16];
+        for n in 1..16 {
+            // n = (n without its top bit) + top bit.
+            let top = 31 - (n as u32).leading_zeros();
+            multiples[n] = multiples[n ^ (1 << top)] ^ basis[top as usize];
         }
         let mut acc = 0u128;
-        for i in (0..self.degree).rev() {
-            acc = self.times_t(acc);
-            if b >> i & 1 == 1 {
-                acc ^= a;
-            }
+        for i in (0..self.degree.div_ceil(4)).rev() {
+            acc = self.times_t4(acc) ^ multiples[(b >> (4 * i) & 0xf) as usize];
         }
         acc
     }
 
     /// `a² mod P`, computed as `a(t²) mod P`: in Z2[t] squaring spreads the
-    /// bits of `a` apart (Broder §5.3), so this is Horner's rule on the bits
-    /// of `a` with a step of `t²`.
+    /// bits of `a` apart (Broder §5.3), so this is Horner's rule on the bytes
+    /// of `a`, each spread to 16 bits, with a step of `t^16` (bit by bit
+    /// below degree 16).
     pub fn square(&self, a: u128) -> u128 {
         let a = a & self.mask;
-        let mut acc = 0u128;
-        for i in (0..self.degree).rev() {
-            acc = self.times_t(self.times_t(acc));
-            if a >> i & 1 == 1 {
-                acc ^= 1;
+        if self.degree < 16 {
+            let mut acc = 0u128;
+            for i in (0..self.degree).rev() {
+                acc = self.times_t(self.times_t(acc));
+                if a >> i & 1 == 1 {
+                    acc ^= 1;
+                }
             }
+            return acc;
+        }
+        let mut acc = 0u128;
+        for i in (0..self.degree.div_ceil(8)).rev() {
+            let byte = (a >> (8 * i) & 0xff) as usize;
+            acc = self.times_t8(self.times_t8(acc)) ^ u128::from(SPREAD[byte]);
         }
         acc
     }
@@ -259,18 +297,37 @@ impl Modulus {
     }
 
     /// The inverse of `a` modulo `P`, `a^(2^d − 2)` (the multiplicative group
-    /// of GF(2^d) has order `2^d − 1`); `None` for zero.
+    /// of GF(2^d) has order `2^d − 1`); `None` for zero. Computed as
+    /// `(a^(2^(d−1) − 1))²` with the Itoh–Tsujii addition chain: `d − 1`
+    /// squarings and about `2·log2 d` multiplications.
     pub fn inverse(&self, a: u128) -> Option<u128> {
         let a = a & self.mask;
         if a == 0 {
             return None;
         }
-        let order_minus_one = if self.degree == 128 {
-            u128::MAX - 1
+        if self.degree == 1 {
+            return Some(a);
+        }
+        Some(self.square(self.pow_2k_minus_1(a, self.degree - 1)))
+    }
+
+    /// `a^(2^k − 1)` for `k >= 1`: `a^(2^(2j) − 1) = (a^(2^j − 1))^(2^j) ·
+    /// a^(2^j − 1)` and `a^(2^(j+1) − 1) = (a^(2^j − 1))² · a`.
+    fn pow_2k_minus_1(&self, a: u128, k: u32) -> u128 {
+        if k == 1 {
+            return a;
+        }
+        if k.is_multiple_of(2) {
+            let half = self.pow_2k_minus_1(a, k / 2);
+            let mut x = half;
+            for _ in 0..k / 2 {
+                x = self.square(x);
+            }
+            self.mul(x, half)
         } else {
-            (1u128 << self.degree) - 2
-        };
-        Some(self.pow(a, order_minus_one))
+            let prev = self.pow_2k_minus_1(a, k - 1);
+            self.mul(self.square(prev), a)
+        }
     }
 
     /// The fingerprint of a bit string (first bit most significant), bit by
@@ -373,6 +430,23 @@ impl Modulus {
         self.prefixed(self.fp_bits(bits))
     }
 }
+
+/// `SPREAD[x]` = the bits of `x` moved to the even positions: `x(t²)`.
+const SPREAD: [u16; 256] = {
+    let mut table = [0u16; 256];
+    let mut x = 0;
+    while x < 256 {
+        let mut bit = 0;
+        while bit < 8 {
+            if x >> bit & 1 == 1 {
+                table[x] |= 1 << (2 * bit);
+            }
+            bit += 1;
+        }
+        x += 1;
+    }
+    table
+};
 
 fn grow(a: u64, b: u64) -> Result<u64, Error> {
     a.checked_add(b).ok_or(Error::StringTooLong)
