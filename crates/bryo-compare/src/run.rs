@@ -73,9 +73,11 @@ pub struct CompareOptions {
     /// MOSS `-m`: passages in more submissions than this are ignored; 0 = no
     /// limit.
     pub max_submissions: usize,
-    /// MOSS `-n`: pairs reported; 0 = all.
+    /// MOSS `-n`: pairs reported; 0 = all. Pairs of identical submissions
+    /// are always reported, in addition.
     pub max_pairs: usize,
-    /// Pairs below this similarity (0..1) are not reported.
+    /// Pairs below this similarity (0..1) are not reported, except pairs
+    /// of identical submissions.
     pub min_similarity: f64,
     /// Fragments shorter than this many symbols are dropped; `None` takes
     /// the front-end's default ([`default_min_fragment`]).
