@@ -925,3 +925,28 @@ fn fingerprint_prints_raw_and_normalized_fingerprints_and_groups() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn compare_reports_the_same_file_fingerprints_as_fingerprint() {
+    let dir = TempDir::new().unwrap();
+    write(dir.path(), "a.py", &program(1));
+    write(dir.path(), "b.py", &program(2));
+    let report = compare_json(dir.path(), &["a.py", "b.py"]);
+    let out = bryo()
+        .current_dir(dir.path())
+        .args(["fingerprint", "a.py", "b.py", "--format", "json"])
+        .output()
+        .unwrap();
+    let prints: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for (i, sub) in report["submissions"].as_array().unwrap().iter().enumerate() {
+        let file = &sub["files"][0];
+        let same = prints["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["path"] == file["path"])
+            .unwrap_or_else(|| panic!("{i}: {file}"));
+        assert_eq!(file["raw_fingerprint"], same["raw"]);
+        assert_eq!(file["normalized_fingerprint"], same["normalized"]);
+    }
+}

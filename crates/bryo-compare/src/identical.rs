@@ -103,31 +103,35 @@ struct Counted<'a> {
 /// subset fingerprint of the file fingerprints for submissions, eq. 11) and
 /// confirmed symbol by symbol, so a fingerprint collision never reports a
 /// false copy. `old[i]` tells whether submission `i` is old: groups and
-/// files shared only by old submissions are not reported.
-pub(crate) fn detect(submissions: &[&[Analyzed]], old: &[bool], base: &[Analyzed]) -> Identical {
-    let fingerprinter = FileFingerprinter::new();
-    let m = &fingerprinter.modulus;
+/// files shared only by old submissions are not reported. `fingerprints`
+/// and `base_fingerprints` are the files' [`FileFingerprint`]s, in the same
+/// order as the files.
+pub(crate) fn detect(
+    submissions: &[&[Analyzed]],
+    fingerprints: &[&[FileFingerprint]],
+    old: &[bool],
+    base: &[Analyzed],
+    base_fingerprints: &[FileFingerprint],
+) -> Identical {
+    let m = &Modulus::default_64();
     let base_files: Vec<(u64, &[u64])> = base
         .iter()
-        .map(|b| {
-            let s = &b.normalized.symbols[..];
-            (fingerprinter.normalized(s), s)
-        })
+        .zip(base_fingerprints)
+        .map(|(b, fp)| (fp.normalized, &b.normalized.symbols[..]))
         .collect();
     let mut counted: Vec<Vec<Counted<'_>>> = submissions
         .par_iter()
-        .map(|files| {
+        .zip(fingerprints)
+        .map(|(files, fps)| {
             files
                 .iter()
+                .zip(fps.iter())
                 .enumerate()
-                .filter(|(_, f)| !f.normalized.symbols.is_empty())
-                .map(|(i, f)| {
-                    let symbols = &f.normalized.symbols[..];
-                    Counted {
-                        file: i,
-                        fingerprint: fingerprinter.normalized(symbols),
-                        symbols,
-                    }
+                .filter(|(_, (f, _))| !f.normalized.symbols.is_empty())
+                .map(|(i, (f, fp))| Counted {
+                    file: i,
+                    fingerprint: fp.normalized,
+                    symbols: &f.normalized.symbols[..],
                 })
                 .filter(|c| {
                     !base_files
@@ -252,6 +256,20 @@ mod tests {
         analyze(path, text.as_bytes(), &AnalyzeOptions::default()).unwrap()
     }
 
+    fn fps(files: &[Analyzed]) -> Vec<FileFingerprint> {
+        let f = FileFingerprinter::new();
+        files
+            .iter()
+            .map(|a| f.fingerprint(a.text().as_bytes(), a))
+            .collect()
+    }
+
+    fn run(subs: &[&[Analyzed]], old: &[bool], base: &[Analyzed]) -> Identical {
+        let prints: Vec<Vec<FileFingerprint>> = subs.iter().map(|s| fps(s)).collect();
+        let refs: Vec<&[FileFingerprint]> = prints.iter().map(Vec::as_slice).collect();
+        detect(subs, &refs, old, base, &fps(base))
+    }
+
     #[test]
     fn submissions_with_the_same_files_in_any_order_are_identical() {
         let a = vec![file("a/x.py", "x = 1\n"), file("a/y.py", "print(2)\n")];
@@ -264,7 +282,7 @@ mod tests {
         // Only one of the files, twice.
         let c = vec![file("c/x.py", "x = 1\n"), file("c/x2.py", "x = 1\n")];
         let subs: Vec<&[Analyzed]> = vec![&a, &b, &c];
-        let found = detect(&subs, &[false, false, false], &[]);
+        let found = run(&subs, &[false, false, false], &[]);
         assert_eq!(found.groups, vec![vec![0, 1]]);
         // Matching files sit at the same positions.
         let paths = |s: usize, files: &[Analyzed]| -> Vec<String> {
@@ -304,10 +322,10 @@ mod tests {
         let c = vec![file("c/main.py", "print(1)\n")];
         let d = vec![file("d/main.py", "print(1)\n")];
         let subs: Vec<&[Analyzed]> = vec![&a, &b, &c, &d];
-        let found = detect(&subs, &[false, false, true, true], &starter);
+        let found = run(&subs, &[false, false, true, true], &starter);
         assert!(found.groups.is_empty(), "{:?}", found.groups);
         assert!(found.files.is_empty());
-        let found = detect(&subs, &[false, false, false, true], &starter);
+        let found = run(&subs, &[false, false, false, true], &starter);
         assert_eq!(found.groups, vec![vec![2, 3]]);
     }
 

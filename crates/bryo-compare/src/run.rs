@@ -13,6 +13,7 @@ use rayon::prelude::*;
 use crate::analyze::{analyze, AnalyzeOptions, Analyzed};
 use crate::identical::{detect, Identical};
 use crate::CompareError;
+use crate::{FileFingerprint, FileFingerprinter};
 
 /// Default noise threshold `k` and window `w` for a kind of front-end,
 /// tuned on labelled data (see BENCHMARKS.md): `(k, w)`.
@@ -193,23 +194,32 @@ pub fn compare_with_progress(
     }
     let analyze_options = options.analyze;
     progress.analyzing(jobs.len() as u64);
-    let results: Vec<Result<Analyzed, String>> = jobs
+    // Each file also gets its Rabin fingerprints, raw and normalized.
+    let fingerprinter = FileFingerprinter::new();
+    let results: Vec<Result<(Analyzed, FileFingerprint), String>> = jobs
         .par_iter()
         .map(|(_, file)| {
-            let result = analyze(&file.display_path, &file.bytes, &analyze_options);
+            let result = analyze(&file.display_path, &file.bytes, &analyze_options).map(|a| {
+                let fp = fingerprinter.fingerprint(&file.bytes, &a);
+                (a, fp)
+            });
             progress.analyzed();
             result
         })
         .collect();
     progress.matching();
 
-    let mut per_sub: Vec<Vec<Analyzed>> = submissions.iter().map(|_| Vec::new()).collect();
-    let mut base_files = Vec::new();
+    let mut per_sub: Vec<Vec<(Analyzed, FileFingerprint)>> =
+        submissions.iter().map(|_| Vec::new()).collect();
+    let (mut base_files, mut base_fingerprints) = (Vec::new(), Vec::new());
     for ((owner, file), result) in jobs.iter().zip(results) {
         match result {
-            Ok(analyzed) => match owner {
-                Owner::Submission(i) => per_sub[*i].push(analyzed),
-                Owner::Base => base_files.push(analyzed),
+            Ok((analyzed, fp)) => match owner {
+                Owner::Submission(i) => per_sub[*i].push((analyzed, fp)),
+                Owner::Base => {
+                    base_files.push(analyzed);
+                    base_fingerprints.push(fp);
+                }
             },
             Err(reason) => {
                 let reason = match owner {
@@ -228,11 +238,14 @@ pub fn compare_with_progress(
     // Submissions with no comparable file are left out (their files are
     // listed under `skipped` with the reason).
     let mut kept: Vec<(Submission, Vec<Analyzed>)> = Vec::new();
+    let mut kept_fingerprints: Vec<Vec<FileFingerprint>> = Vec::new();
     for (sub, files) in submissions.into_iter().zip(per_sub) {
         if files.is_empty() {
             continue;
         }
-        let entries = files.iter().map(file_entry).collect();
+        let entries = files.iter().map(|(a, fp)| file_entry(a, fp)).collect();
+        let (files, fps): (Vec<Analyzed>, Vec<FileFingerprint>) = files.into_iter().unzip();
+        kept_fingerprints.push(fps);
         kept.push((
             Submission {
                 name: sub.name,
@@ -254,8 +267,9 @@ pub fn compare_with_progress(
     // Exact copies first, from Rabin fingerprints, before any winnowing.
     let identical = {
         let subs: Vec<&[Analyzed]> = kept.iter().map(|(_, f)| f.as_slice()).collect();
+        let fps: Vec<&[FileFingerprint]> = kept_fingerprints.iter().map(Vec::as_slice).collect();
         let old: Vec<bool> = kept.iter().map(|(s, _)| s.old).collect();
-        detect(&subs, &old, &base_files)
+        detect(&subs, &fps, &old, &base_files, &base_fingerprints)
     };
 
     let (config, min_fragment) = thresholds(options, &kept)?;
@@ -632,8 +646,10 @@ fn thresholds(
     Ok((config.map_err(CompareError::Thresholds)?, min_fragment))
 }
 
-fn file_entry(file: &Analyzed) -> FileEntry {
+fn file_entry(file: &Analyzed, fingerprint: &FileFingerprint) -> FileEntry {
     FileEntry {
+        raw_fingerprint: Some(format!("{:016x}", fingerprint.raw)),
+        normalized_fingerprint: Some(format!("{:016x}", fingerprint.normalized)),
         path: file.path.clone(),
         language: file.language.name().to_string(),
         frontend: file.frontend,

@@ -49,6 +49,8 @@
 //!             status: FileStatus::Ok,
 //!             encoding: "utf-8".into(),
 //!             notes: Vec::new(),
+//!             raw_fingerprint: None,
+//!             normalized_fingerprint: None,
 //!         }],
 //!     });
 //! }

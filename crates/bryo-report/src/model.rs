@@ -140,6 +140,15 @@ pub struct FileEntry {
     /// comment, invalid UTF-8 read as Windows-1252, …); absent when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Rabin fingerprint of the file's bytes (degree-64 default polynomial,
+    /// 16 hex digits, as `bryo fingerprint` prints it); absent when not
+    /// computed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw_fingerprint: Option<String>,
+    /// Rabin fingerprint of the file's normalized symbol stream; absent
+    /// when not computed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub normalized_fingerprint: Option<String>,
 }
 
 /// Kind of front-end that normalized a file.

@@ -23,6 +23,8 @@ fn file(path: &str, symbols: u64, lines: u64, status: FileStatus) -> FileEntry {
         status,
         encoding: "utf-8".into(),
         notes: Vec::new(),
+        raw_fingerprint: None,
+        normalized_fingerprint: None,
     }
 }
 
@@ -84,6 +86,8 @@ fn sample() -> Report {
                 },
                 encoding: "windows-1252".into(),
                 notes: vec!["decoded as windows-1252: invalid UTF-8 at offset 3".into()],
+                raw_fingerprint: None,
+                normalized_fingerprint: None,
             }],
         },
         Submission {
@@ -455,12 +459,17 @@ prop_compose! {
         reason in proptest::option::of(text()),
         encoding in text(),
         notes in proptest::collection::vec(text(), 0..3),
+        fingerprints in proptest::option::of(any::<(u64, u64)>()),
     ) -> FileEntry {
         let status = match reason {
             None => FileStatus::Ok,
             Some(reason) => FileStatus::Fallback { reason },
         };
-        FileEntry { path, language, frontend, symbols, lines, status, encoding, notes }
+        FileEntry {
+            path, language, frontend, symbols, lines, status, encoding, notes,
+            raw_fingerprint: fingerprints.map(|(r, _)| format!("{r:016x}")),
+            normalized_fingerprint: fingerprints.map(|(_, n)| format!("{n:016x}")),
+        }
     }
 }
 
