@@ -73,7 +73,7 @@ impl BinaryTree {
 /// `f(S(A, B)) = f(A)²·t + f(B)² mod P`.
 ///
 /// Intercalating puts `A`'s bits at the odd powers of `t` and `B`'s at the
-/// even ones, so `C(t) = A(t²)·t + B(t²)`, and in Z2[t] `X(t²) = X(t)²`
+/// even ones, so `C(t) = A(t²)·t + B(t²)`, and in `Z2[t]` `X(t²) = X(t)²`
 /// (§5.3; the extracted text of the paper prints the second term as `B(t)`,
 /// which does not match the interleaving). Use it to fingerprint any binary
 /// tree type bottom-up.

@@ -135,7 +135,7 @@
 //!
 //! A leaf is the string `11`, a missing child `10`, an inner node the
 //! intercalation `S(A, B)` of its children's strings (13–14), and the tree's
-//! fingerprint is `f(C)` (15). Because squaring in Z2[t] spreads bits apart,
+//! fingerprint is `f(C)` (15). Because squaring in `Z2[t]` spreads bits apart,
 //! `f(S(A, B)) = f(A)²·t + f(B)²`, so [`tree_fingerprint`] works bottom-up
 //! in linear time although the encoding can be exponentially long.
 //!

@@ -246,7 +246,7 @@ impl Modulus {
         acc
     }
 
-    /// `a² mod P`, computed as `a(t²) mod P`: in Z2[t] squaring spreads the
+    /// `a² mod P`, computed as `a(t²) mod P`: in `Z2[t]` squaring spreads the
     /// bits of `a` apart (Broder §5.3), so this is Horner's rule on the bytes
     /// of `a`, each spread to 16 bits, with a step of `t^16` (bit by bit
     /// below degree 16).
