@@ -950,3 +950,45 @@ fn compare_reports_the_same_file_fingerprints_as_fingerprint() {
         assert_eq!(file["normalized_fingerprint"], same["normalized"]);
     }
 }
+
+#[test]
+fn identical_submissions_are_reported_beyond_the_pair_limit() {
+    let dir = TempDir::new().unwrap();
+    // A large near-copy that tops the matcher's ranking …
+    write(dir.path(), "x.py", &(program(21) + &program(22)));
+    write(dir.path(), "y.py", &(program(21) + &program(23)));
+    // … and a small exact copy that would rank below it.
+    write(dir.path(), "p.py", &program(24)[..400]);
+    write(
+        dir.path(),
+        "q.py",
+        &program(24)[..400].replace("    ", "\t"),
+    );
+    let report = compare_json(dir.path(), &["-n", "1", "."]);
+    let got: Vec<(String, String, bool)> = report["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let n = names(&report);
+            let (a, b) = (
+                p["a"].as_u64().unwrap() as usize,
+                p["b"].as_u64().unwrap() as usize,
+            );
+            (
+                n[a].clone(),
+                n[b].clone(),
+                p["identical"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert!(
+        got[0].2 && is(&got[0].0, "p.py") && is(&got[0].1, "q.py"),
+        "{got:?}"
+    );
+    assert!(
+        !got[1].2 && is(&got[1].0, "x.py") && is(&got[1].1, "y.py"),
+        "{got:?}"
+    );
+}

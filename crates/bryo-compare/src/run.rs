@@ -374,18 +374,17 @@ pub fn compare_with_progress(
     // --min-similarity say: with the matcher's fragments when it found the
     // pair, else with one whole-file fragment per file (their passages may
     // all be shorter than k, or common to more than -m submissions).
-    let mut missing: Vec<(usize, usize)> = identical_pairs
+    let key = |a: usize, b: usize| (a.min(b), a.max(b));
+    let shown: std::collections::HashSet<(usize, usize)> =
+        pairs.iter().map(|p| key(p.a, p.b)).collect();
+    let matched: std::collections::HashMap<(usize, usize), &bryo_match::PairMatch> = comparison
+        .pairs
         .iter()
-        .copied()
-        .filter(|&(a, b)| !pairs.iter().any(|p| (p.a.min(p.b), p.a.max(p.b)) == (a, b)))
+        .map(|m| (key(m.a.0 as usize, m.b.0 as usize), m))
         .collect();
-    missing.sort_unstable();
-    for (a, b) in missing {
-        let found = comparison.pairs.iter().find(|m| {
-            let (x, y) = (m.a.0 as usize, m.b.0 as usize);
-            (x.min(y), x.max(y)) == (a, b)
-        });
-        pairs.push(match found {
+    // `identical_pairs` is a sorted set: the added pairs come in index order.
+    for &(a, b) in identical_pairs.iter().filter(|p| !shown.contains(p)) {
+        pairs.push(match matched.get(&(a, b)).copied() {
             Some(m) => to_pair(m),
             None => whole_file_pair(&identical, &kept, a, b),
         });
