@@ -805,6 +805,10 @@ fn identical_submissions_are_reported_even_below_the_noise_threshold() {
     assert_eq!(pairs[0]["identical"], true);
     assert_eq!(pairs[0]["similarity"], 1.0);
     assert_eq!(pairs[0]["fragments"].as_array().unwrap().len(), 1);
+    // The copies form a cluster.
+    assert_eq!(report["clusters"].as_array().unwrap().len(), 1);
+    assert_eq!(report["clusters"][0]["max_similarity"], 1.0);
+    assert_eq!(report["clusters"][0]["members"].as_array().unwrap().len(), 2);
 }
 
 #[test]

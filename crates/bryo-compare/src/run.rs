@@ -392,19 +392,25 @@ pub fn compare_with_progress(
     // Exact copies first; otherwise the matcher's order.
     pairs.sort_by_key(|p| !p.identical);
 
-    let clusters = comparison
+    // The matcher's clusters, joined by the identical pairs (similarity 1,
+    // above any threshold).
+    let mut groups: Vec<Vec<usize>> = comparison
         .clusters
         .iter()
-        .map(|c| {
-            let members: Vec<usize> = c.submissions.iter().map(|s| s.0 as usize).collect();
+        .map(|c| c.submissions.iter().map(|s| s.0 as usize).collect())
+        .collect();
+    groups.extend(identical_pairs.iter().map(|&(a, b)| vec![a, b]));
+    let clusters = merge_groups(kept.len(), &groups)
+        .into_iter()
+        .map(|members| {
+            let inside = |a: usize, b: usize| members.contains(&a) && members.contains(&b);
+            let identical = identical_pairs.iter().any(|&(a, b)| inside(a, b));
             let max_similarity = comparison
                 .pairs
                 .iter()
-                .filter(|p| {
-                    members.contains(&(p.a.0 as usize)) && members.contains(&(p.b.0 as usize))
-                })
+                .filter(|p| inside(p.a.0 as usize, p.b.0 as usize))
                 .map(|p| p.similarity)
-                .fold(0.0, f64::max);
+                .fold(if identical { 1.0 } else { 0.0 }, f64::max);
             Cluster {
                 members,
                 max_similarity,
@@ -473,6 +479,34 @@ fn identical_pairs(
             }
         }
     }
+    out
+}
+
+/// The connected components of overlapping groups of `0..n`, members
+/// ascending, largest component first, then by first member; components of
+/// one member are left out.
+fn merge_groups(n: usize, groups: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    fn find(parent: &mut [usize], mut x: usize) -> usize {
+        while parent[x] != x {
+            parent[x] = parent[parent[x]];
+            x = parent[x];
+        }
+        x
+    }
+    let mut parent: Vec<usize> = (0..n).collect();
+    for g in groups {
+        for w in g.windows(2) {
+            let (ra, rb) = (find(&mut parent, w[0]), find(&mut parent, w[1]));
+            parent[ra.max(rb)] = ra.min(rb);
+        }
+    }
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for x in 0..n {
+        let r = find(&mut parent, x);
+        members[r].push(x);
+    }
+    let mut out: Vec<Vec<usize>> = members.into_iter().filter(|m| m.len() >= 2).collect();
+    out.sort_by(|x, y| y.len().cmp(&x.len()).then(x[0].cmp(&y[0])));
     out
 }
 
@@ -701,7 +735,14 @@ fn count_lines(mut ranges: Vec<(usize, [u64; 2])>) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::count_lines;
+    use super::{count_lines, merge_groups};
+
+    #[test]
+    fn groups_merge_into_components() {
+        let groups = vec![vec![0, 3], vec![5, 6], vec![3, 4], vec![1, 1]];
+        assert_eq!(merge_groups(7, &groups), vec![vec![0, 3, 4], vec![5, 6]]);
+        assert!(merge_groups(3, &[]).is_empty());
+    }
 
     #[test]
     fn lines_are_counted_once_per_file() {
