@@ -808,7 +808,10 @@ fn identical_submissions_are_reported_even_below_the_noise_threshold() {
     // The copies form a cluster.
     assert_eq!(report["clusters"].as_array().unwrap().len(), 1);
     assert_eq!(report["clusters"][0]["max_similarity"], 1.0);
-    assert_eq!(report["clusters"][0]["members"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        report["clusters"][0]["members"].as_array().unwrap().len(),
+        2
+    );
 }
 
 #[test]
