@@ -62,7 +62,8 @@ pub struct Args {
     max_submissions: u32,
 
     /// Number of pairs reported (MOSS -n); 0 = every pair that shares a
-    /// fingerprint.
+    /// fingerprint. Pairs of identical submissions count like the others,
+    /// ranked by their matched symbols.
     #[arg(short = 'n', long = "pairs", value_name = "N", default_value_t = 250)]
     pairs: u32,
 

@@ -3,6 +3,7 @@
 mod compare;
 mod corpus;
 mod density;
+mod fingerprint;
 mod frontend_args;
 mod plot;
 mod rank;
@@ -61,6 +62,17 @@ enum Command {
     /// report: a directory with an overview and a side-by-side page per
     /// pair, reading the submitted files from disk.
     Report(report::Args),
+    /// Print the Rabin fingerprints of files, of their raw bytes and of
+    /// their normalized symbols, and group the files that share one.
+    ///
+    /// The fingerprint is the file read as a polynomial over GF(2) modulo
+    /// bryo's degree-64 irreducible polynomial (Broder 1993): equal files
+    /// always get equal fingerprints, different files collide with
+    /// negligible probability, so a fingerprint recorded once tells whether
+    /// a file was already seen. The normalized fingerprint ignores what the
+    /// front-end drops (layout, comments, identifier names, …; same flags
+    /// as `bryo tokens`).
+    Fingerprint(fingerprint::FingerprintArgs),
 }
 
 fn main() -> ExitCode {
@@ -72,6 +84,7 @@ fn main() -> ExitCode {
         Command::Tokens(args) => tokens::tokens(&args).map(|()| false),
         Command::Languages(args) => tokens::languages(&args).map(|()| false),
         Command::Report(args) => report::run(&args).map(|()| false),
+        Command::Fingerprint(args) => fingerprint::run(&args).map(|()| false),
     };
     match result {
         Ok(false) => ExitCode::SUCCESS,

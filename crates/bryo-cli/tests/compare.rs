@@ -752,3 +752,290 @@ fn prose_copies_edited_every_twelve_words_are_found_and_common_phrases_are_not()
         "{covered} of {copied_chars}"
     );
 }
+
+/// Two directory submissions with the same files under other names, in
+/// another order, with another layout — and a third with one file changed.
+fn copied_directories(dir: &Path) {
+    write(dir, "alice/main.py", &program(11));
+    write(dir, "alice/util.py", &program(12));
+    write(
+        dir,
+        "bob/a_helpers.py",
+        &format!("# mine\n{}", program(12).replace("    ", "\t")),
+    );
+    write(dir, "bob/z_entry.py", &program(11));
+    write(dir, "carol/main.py", &program(11));
+    write(dir, "carol/util.py", &program(13));
+}
+
+#[test]
+fn identical_submissions_in_another_file_order_are_flagged() {
+    let dir = TempDir::new().unwrap();
+    copied_directories(dir.path());
+    let report = compare_json(dir.path(), &["-d", "."]);
+    let n = names(&report);
+    let (alice, bob) = (
+        n.iter().position(|s| is(s, "alice")).unwrap(),
+        n.iter().position(|s| is(s, "bob")).unwrap(),
+    );
+    let groups = report["identical_submissions"].as_array().unwrap();
+    assert_eq!(groups.len(), 1, "{groups:?}");
+    let mut expected = vec![alice, bob];
+    expected.sort();
+    let group: Vec<usize> = groups[0]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap() as usize)
+        .collect();
+    assert_eq!(group, expected);
+    for p in report["pairs"].as_array().unwrap() {
+        let (a, b) = (
+            p["a"].as_u64().unwrap() as usize,
+            p["b"].as_u64().unwrap() as usize,
+        );
+        let is_copy = (a.min(b), a.max(b)) == (expected[0], expected[1]);
+        assert_eq!(p["identical"], is_copy, "{p}");
+    }
+    assert_eq!(report["pairs"][0]["identical"], true);
+    // main.py is shared by all three, util.py only by alice and bob.
+    let files = report["identical_files"].as_array().unwrap();
+    assert_eq!(files.len(), 2, "{files:?}");
+    let counts: Vec<usize> = files
+        .iter()
+        .map(|f| f["files"].as_array().unwrap().len())
+        .collect();
+    assert!(counts.contains(&3) && counts.contains(&2), "{counts:?}");
+
+    // The table says so too.
+    let out = bryo()
+        .current_dir(dir.path())
+        .args(["compare", "-d", "."])
+        .output()
+        .unwrap();
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(table.contains("identical submissions"), "{table}");
+    assert!(table.contains("identical after normalization"), "{table}");
+    assert!(table.contains("identical"), "{table}");
+}
+
+#[test]
+fn identical_submissions_are_reported_even_below_the_noise_threshold() {
+    // Too short for a single k-gram: the matcher finds nothing, the exact
+    // comparison still does.
+    let dir = TempDir::new().unwrap();
+    write(dir.path(), "a.py", "x = 1\n");
+    write(dir.path(), "b.py", "y = 2  # other name, other number\n");
+    write(dir.path(), "c.py", "print('hello')\n");
+    let report = compare_json(dir.path(), &["."]);
+    let pairs = report["pairs"].as_array().unwrap();
+    assert_eq!(pairs.len(), 1, "{pairs:?}");
+    assert_eq!(pairs[0]["identical"], true);
+    assert_eq!(pairs[0]["similarity"], 1.0);
+    assert_eq!(pairs[0]["fragments"].as_array().unwrap().len(), 1);
+    // The copies form a cluster.
+    assert_eq!(report["clusters"].as_array().unwrap().len(), 1);
+    assert_eq!(report["clusters"][0]["max_similarity"], 1.0);
+    assert_eq!(
+        report["clusters"][0]["members"].as_array().unwrap().len(),
+        2
+    );
+}
+
+#[test]
+fn duplicate_files_are_fingerprinted_once() {
+    let dir = TempDir::new().unwrap();
+    copied_directories(dir.path());
+    let report = compare_json(dir.path(), &["-d", "."]);
+    // bob's two files and carol's main.py repeat earlier files.
+    assert_eq!(report["stats"]["duplicate_files"], 3);
+    // Without duplicates the key is absent.
+    let dir = TempDir::new().unwrap();
+    write(dir.path(), "a.py", &program(1));
+    write(dir.path(), "b.py", &program(2));
+    let report = compare_json(dir.path(), &["."]);
+    assert!(report["stats"].get("duplicate_files").is_none());
+    assert!(report.get("identical_files").is_none());
+}
+
+#[test]
+fn fingerprint_prints_raw_and_normalized_fingerprints_and_groups() {
+    let dir = TempDir::new().unwrap();
+    write(dir.path(), "a.py", &program(1));
+    write(
+        dir.path(),
+        "b.py",
+        &format!("# copy\n{}", program(1).replace("    ", "\t")),
+    );
+    write(dir.path(), "c.py", &program(1));
+    write(dir.path(), "d.py", &program(2));
+    fs::write(dir.path().join("e.py"), b"\x00\x01binary").unwrap();
+    let out = bryo()
+        .current_dir(dir.path())
+        .args([
+            "fingerprint",
+            "a.py",
+            "b.py",
+            "c.py",
+            "d.py",
+            "e.py",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let files = v["files"].as_array().unwrap();
+    let field = |i: usize, k: &str| files[i][k].clone();
+    assert_eq!(field(0, "raw"), field(2, "raw"));
+    assert_ne!(field(0, "raw"), field(1, "raw"));
+    assert_eq!(field(0, "normalized"), field(1, "normalized"));
+    assert_ne!(field(0, "normalized"), field(3, "normalized"));
+    assert_eq!(field(4, "normalized"), Value::Null);
+    assert!(field(4, "skipped").as_str().unwrap().contains("binary"));
+    // The raw fingerprint is the Rabin fingerprint of the bytes (leading 1,
+    // default polynomial), as the engine computes it.
+    let bytes = fs::read(dir.path().join("d.py")).unwrap();
+    let rabin = bryo_engine::Rabin::new(bryo_engine::Polynomial::DEFAULT, 1);
+    assert_eq!(
+        field(3, "raw"),
+        format!("{:016x}", rabin.hash_bytes(&bytes))
+    );
+    assert_eq!(v["identical_bytes"], serde_json::json!([["a.py", "c.py"]]));
+    assert_eq!(
+        v["identical_normalized"],
+        serde_json::json!([["a.py", "b.py", "c.py"]])
+    );
+
+    // The normalized fingerprint follows the front-end flags: verbatim
+    // keeps names, so a renamed copy no longer matches.
+    write(
+        dir.path(),
+        "r.py",
+        &program(1).replace("def ", "def renamed_"),
+    );
+    let run = |extra: &[&str]| -> Value {
+        let out = bryo()
+            .current_dir(dir.path())
+            .args(["fingerprint", "a.py", "r.py", "--format", "json"])
+            .args(extra)
+            .output()
+            .unwrap();
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let full = run(&[]);
+    let verbatim = run(&["--verbatim"]);
+    assert_eq!(
+        full["files"][0]["normalized"],
+        full["files"][1]["normalized"]
+    );
+    assert_ne!(
+        verbatim["files"][0]["normalized"],
+        verbatim["files"][1]["normalized"]
+    );
+
+    // Text output: one line per file, then the groups.
+    let out = bryo()
+        .current_dir(dir.path())
+        .args(["fingerprint", "a.py", "b.py", "c.py"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), 1 + 3 + 2, "{text}");
+    assert!(text.contains("identical bytes: a.py = c.py"), "{text}");
+    assert!(
+        text.contains("identical after normalization: a.py = b.py = c.py"),
+        "{text}"
+    );
+
+    // A missing file is an error (exit 2).
+    bryo()
+        .current_dir(dir.path())
+        .args(["fingerprint", "nope.py"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn compare_reports_the_same_file_fingerprints_as_fingerprint() {
+    let dir = TempDir::new().unwrap();
+    write(dir.path(), "a.py", &program(1));
+    write(dir.path(), "b.py", &program(2));
+    let report = compare_json(dir.path(), &["a.py", "b.py"]);
+    let out = bryo()
+        .current_dir(dir.path())
+        .args(["fingerprint", "a.py", "b.py", "--format", "json"])
+        .output()
+        .unwrap();
+    let prints: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for (i, sub) in report["submissions"].as_array().unwrap().iter().enumerate() {
+        let file = &sub["files"][0];
+        let same = prints["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["path"] == file["path"])
+            .unwrap_or_else(|| panic!("{i}: {file}"));
+        assert_eq!(file["raw_fingerprint"], same["raw"]);
+        assert_eq!(file["normalized_fingerprint"], same["normalized"]);
+    }
+}
+
+#[test]
+fn identical_submissions_take_their_place_in_the_ranking() {
+    let dir = TempDir::new().unwrap();
+    // A large near-copy that tops the matcher's ranking …
+    write(dir.path(), "x.py", &(program(21) + &program(22)));
+    write(dir.path(), "y.py", &(program(21) + &program(23)));
+    // … and a small exact copy that ranks below it.
+    write(dir.path(), "p.py", &program(24)[..400]);
+    write(
+        dir.path(),
+        "q.py",
+        &program(24)[..400].replace("    ", "\t"),
+    );
+    let pairs = |limit: &str| -> Vec<(String, String, bool)> {
+        let report = compare_json(dir.path(), &["-n", limit, "."]);
+        let n = names(&report);
+        report["pairs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                let (a, b) = (
+                    p["a"].as_u64().unwrap() as usize,
+                    p["b"].as_u64().unwrap() as usize,
+                );
+                (
+                    n[a].clone(),
+                    n[b].clone(),
+                    p["identical"].as_bool().unwrap(),
+                )
+            })
+            .collect()
+    };
+    // -n 1: the long near-copy, not the short exact one.
+    let got = pairs("1");
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert!(
+        !got[0].2 && is(&got[0].0, "x.py") && is(&got[0].1, "y.py"),
+        "{got:?}"
+    );
+    // -n 0: both, the exact copy flagged and ranked by its size.
+    let got = pairs("0");
+    let identical: Vec<_> = got.iter().filter(|p| p.2).collect();
+    assert_eq!(identical.len(), 1, "{got:?}");
+    assert!(
+        is(&identical[0].0, "p.py") && is(&identical[0].1, "q.py"),
+        "{got:?}"
+    );
+    assert!(
+        !got[0].2 && is(&got[0].0, "x.py") && is(&got[0].1, "y.py"),
+        "{got:?}"
+    );
+}

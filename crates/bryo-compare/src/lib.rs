@@ -19,9 +19,11 @@
 #![forbid(unsafe_code)]
 
 mod analyze;
+mod identical;
 mod run;
 
 pub use analyze::{analyze, has_tree_sitter, AnalyzeOptions, Analyzed, Normalization, Parser};
+pub use identical::{FileFingerprint, FileFingerprinter};
 pub use run::{
     chain_gap, compare, compare_with_progress, default_min_fragment, default_thresholds,
     CompareOptions, NoProgress, Outcome, Progress, CODE_K, CODE_W, TEXT_CHARS_K,

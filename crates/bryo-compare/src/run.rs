@@ -11,7 +11,9 @@ use bryo_report::{
 use rayon::prelude::*;
 
 use crate::analyze::{analyze, AnalyzeOptions, Analyzed};
+use crate::identical::{detect, Identical};
 use crate::CompareError;
+use crate::{FileFingerprint, FileFingerprinter};
 
 /// Default noise threshold `k` and window `w` for a kind of front-end,
 /// tuned on labelled data (see BENCHMARKS.md): `(k, w)`.
@@ -72,9 +74,11 @@ pub struct CompareOptions {
     /// MOSS `-m`: passages in more submissions than this are ignored; 0 = no
     /// limit.
     pub max_submissions: usize,
-    /// MOSS `-n`: pairs reported; 0 = all.
+    /// MOSS `-n`: pairs reported; 0 = all. Pairs of identical submissions
+    /// count like the others, ranked by their matched symbols.
     pub max_pairs: usize,
-    /// Pairs below this similarity (0..1) are not reported.
+    /// Pairs below this similarity (0..1) are not reported, except pairs
+    /// of identical submissions.
     pub min_similarity: f64,
     /// Fragments shorter than this many symbols are dropped; `None` takes
     /// the front-end's default ([`default_min_fragment`]).
@@ -190,23 +194,32 @@ pub fn compare_with_progress(
     }
     let analyze_options = options.analyze;
     progress.analyzing(jobs.len() as u64);
-    let results: Vec<Result<Analyzed, String>> = jobs
+    // Each file also gets its Rabin fingerprints, raw and normalized.
+    let fingerprinter = FileFingerprinter::new();
+    let results: Vec<Result<(Analyzed, FileFingerprint), String>> = jobs
         .par_iter()
         .map(|(_, file)| {
-            let result = analyze(&file.display_path, &file.bytes, &analyze_options);
+            let result = analyze(&file.display_path, &file.bytes, &analyze_options).map(|a| {
+                let fp = fingerprinter.fingerprint(&file.bytes, &a);
+                (a, fp)
+            });
             progress.analyzed();
             result
         })
         .collect();
     progress.matching();
 
-    let mut per_sub: Vec<Vec<Analyzed>> = submissions.iter().map(|_| Vec::new()).collect();
-    let mut base_files = Vec::new();
+    let mut per_sub: Vec<Vec<(Analyzed, FileFingerprint)>> =
+        submissions.iter().map(|_| Vec::new()).collect();
+    let (mut base_files, mut base_fingerprints) = (Vec::new(), Vec::new());
     for ((owner, file), result) in jobs.iter().zip(results) {
         match result {
-            Ok(analyzed) => match owner {
-                Owner::Submission(i) => per_sub[*i].push(analyzed),
-                Owner::Base => base_files.push(analyzed),
+            Ok((analyzed, fp)) => match owner {
+                Owner::Submission(i) => per_sub[*i].push((analyzed, fp)),
+                Owner::Base => {
+                    base_files.push(analyzed);
+                    base_fingerprints.push(fp);
+                }
             },
             Err(reason) => {
                 let reason = match owner {
@@ -225,11 +238,14 @@ pub fn compare_with_progress(
     // Submissions with no comparable file are left out (their files are
     // listed under `skipped` with the reason).
     let mut kept: Vec<(Submission, Vec<Analyzed>)> = Vec::new();
+    let mut kept_fingerprints: Vec<Vec<FileFingerprint>> = Vec::new();
     for (sub, files) in submissions.into_iter().zip(per_sub) {
         if files.is_empty() {
             continue;
         }
-        let entries = files.iter().map(|f| file_entry(f, &[])).collect();
+        let entries = files.iter().map(|(a, fp)| file_entry(a, fp)).collect();
+        let (files, fps): (Vec<Analyzed>, Vec<FileFingerprint>) = files.into_iter().unzip();
+        kept_fingerprints.push(fps);
         kept.push((
             Submission {
                 name: sub.name,
@@ -247,6 +263,14 @@ pub fn compare_with_progress(
             example: skipped.first().map(|s| format!("{}: {}", s.path, s.reason)),
         });
     }
+
+    // Exact copies first, from Rabin fingerprints, before any winnowing.
+    let identical = {
+        let subs: Vec<&[Analyzed]> = kept.iter().map(|(_, f)| f.as_slice()).collect();
+        let fps: Vec<&[FileFingerprint]> = kept_fingerprints.iter().map(Vec::as_slice).collect();
+        let old: Vec<bool> = kept.iter().map(|(s, _)| s.old).collect();
+        detect(&subs, &fps, &old, &base_files, &base_fingerprints)
+    };
 
     let (config, min_fragment) = thresholds(options, &kept)?;
     let mut match_options = MatchOptions::new(config);
@@ -298,18 +322,8 @@ pub fn compare_with_progress(
         });
     }
 
-    let mut pairs = Vec::new();
-    // The matcher's order: most matched symbols first.
-    let shown = comparison
-        .pairs
-        .iter()
-        .filter(|m| m.similarity >= options.min_similarity)
-        .take(if options.max_pairs == 0 {
-            usize::MAX
-        } else {
-            options.max_pairs
-        });
-    for m in shown {
+    let identical_pairs = identical_pairs(&identical, &kept);
+    let to_pair = |m: &bryo_match::PairMatch| {
         let mut fragments = Vec::with_capacity(m.fragments.len());
         let mut a_lines = Vec::new();
         let mut b_lines = Vec::new();
@@ -328,9 +342,10 @@ pub fn compare_with_progress(
         }
         let a_lines_matched = count_lines(a_lines);
         let b_lines_matched = count_lines(b_lines);
-        pairs.push(Pair {
-            a: m.a.0 as usize,
-            b: m.b.0 as usize,
+        let (a, b) = (m.a.0 as usize, m.b.0 as usize);
+        Pair {
+            a,
+            b,
             similarity: m.similarity,
             a_percent: m.a_percent,
             b_percent: m.b_percent,
@@ -339,24 +354,69 @@ pub fn compare_with_progress(
             lines_matched: a_lines_matched.max(b_lines_matched),
             longest_fragment: u64::from(m.longest_fragment),
             shared_fingerprints: m.shared_fingerprints,
-            identical: m.identical,
+            identical: identical_pairs.contains(&(a.min(b), a.max(b))),
             fragments,
+        }
+    };
+    // The matcher's order: most matched symbols first.
+    let mut pairs: Vec<Pair> = comparison
+        .pairs
+        .iter()
+        .filter(|m| m.similarity >= options.min_similarity)
+        .take(if options.max_pairs == 0 {
+            usize::MAX
+        } else {
+            options.max_pairs
+        })
+        .map(to_pair)
+        .collect();
+    // Identical submissions are reported even when --min-similarity would
+    // drop them: with the matcher's fragments when it found the pair, else
+    // with one whole-file fragment per file (their passages may all be
+    // shorter than k, or common to more than -m submissions). They take
+    // their place in the ranking by matched symbols like any other pair, so
+    // a tiny identical file does not push a long copy out of the top -n.
+    let key = |a: usize, b: usize| (a.min(b), a.max(b));
+    let shown: std::collections::HashSet<(usize, usize)> =
+        pairs.iter().map(|p| key(p.a, p.b)).collect();
+    let matched: std::collections::HashMap<(usize, usize), &bryo_match::PairMatch> = comparison
+        .pairs
+        .iter()
+        .map(|m| (key(m.a.0 as usize, m.b.0 as usize), m))
+        .collect();
+    // `identical_pairs` is a sorted set: the added pairs come in index order.
+    for &(a, b) in identical_pairs.iter().filter(|p| !shown.contains(p)) {
+        pairs.push(match matched.get(&(a, b)).copied() {
+            Some(m) => to_pair(m),
+            None => whole_file_pair(&identical, &kept, a, b),
         });
     }
+    // The matcher's order (most matched symbols first; stable, so ties keep
+    // it), with the added identical pairs in their place; then -n.
+    pairs.sort_by_key(|p| std::cmp::Reverse(p.fragments.iter().map(|f| f.symbols).sum::<u64>()));
+    if options.max_pairs != 0 {
+        pairs.truncate(options.max_pairs);
+    }
 
-    let clusters = comparison
+    // The matcher's clusters, joined by the identical pairs (similarity 1,
+    // above any threshold).
+    let mut groups: Vec<Vec<usize>> = comparison
         .clusters
         .iter()
-        .map(|c| {
-            let members: Vec<usize> = c.submissions.iter().map(|s| s.0 as usize).collect();
+        .map(|c| c.submissions.iter().map(|s| s.0 as usize).collect())
+        .collect();
+    groups.extend(identical_pairs.iter().map(|&(a, b)| vec![a, b]));
+    let clusters = merge_groups(kept.len(), &groups)
+        .into_iter()
+        .map(|members| {
+            let inside = |a: usize, b: usize| members.contains(&a) && members.contains(&b);
+            let identical = identical_pairs.iter().any(|&(a, b)| inside(a, b));
             let max_similarity = comparison
                 .pairs
                 .iter()
-                .filter(|p| {
-                    members.contains(&(p.a.0 as usize)) && members.contains(&(p.b.0 as usize))
-                })
+                .filter(|p| inside(p.a.0 as usize, p.b.0 as usize))
                 .map(|p| p.similarity)
-                .fold(0.0, f64::max);
+                .fold(if identical { 1.0 } else { 0.0 }, f64::max);
             Cluster {
                 members,
                 max_similarity,
@@ -376,6 +436,7 @@ pub fn compare_with_progress(
         base_hashes: comparison.stats.dropped_base,
         common_hashes: comparison.stats.dropped_common,
         candidate_pairs: comparison.stats.candidate_pairs,
+        duplicate_files: comparison.stats.duplicate_documents,
     };
     let language = options.analyze.language.map(|l| l.name().to_string());
     let report_options = Options {
@@ -397,13 +458,15 @@ pub fn compare_with_progress(
     for (d, &(i, j)) in doc_owner.iter().enumerate() {
         if let Some(ranges) = comparison.base_ranges.get(d).filter(|r| !r.is_empty()) {
             let (sub, files) = &mut kept[i];
-            sub.files[j] = file_entry(&files[j], ranges);
+            sub.files[j].base_code = base_regions(&files[j], ranges);
         }
     }
     let (subs, files): (Vec<Submission>, Vec<Vec<Analyzed>>) = kept.into_iter().unzip();
     report.submissions = subs;
     report.pairs = pairs;
     report.clusters = clusters;
+    report.identical_submissions = identical.groups;
+    report.identical_files = identical.files;
     report.skipped = skipped;
     report.stats = stats;
     Ok(Outcome {
@@ -411,6 +474,94 @@ pub fn compare_with_progress(
         files,
         base: base_files,
     })
+}
+
+/// Every pair of identical submissions that the report shows: both in a
+/// group, not both old. As `(smaller index, larger index)`.
+fn identical_pairs(
+    identical: &Identical,
+    kept: &[(Submission, Vec<Analyzed>)],
+) -> std::collections::BTreeSet<(usize, usize)> {
+    let mut out = std::collections::BTreeSet::new();
+    for g in &identical.groups {
+        for (i, &a) in g.iter().enumerate() {
+            for &b in &g[i + 1..] {
+                if !(kept[a].0.old && kept[b].0.old) {
+                    out.insert((a.min(b), a.max(b)));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The connected components of overlapping groups of `0..n`, members
+/// ascending, largest component first, then by first member; components of
+/// one member are left out.
+fn merge_groups(n: usize, groups: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    fn find(parent: &mut [usize], mut x: usize) -> usize {
+        while parent[x] != x {
+            parent[x] = parent[parent[x]];
+            x = parent[x];
+        }
+        x
+    }
+    let mut parent: Vec<usize> = (0..n).collect();
+    for g in groups {
+        for w in g.windows(2) {
+            let (ra, rb) = (find(&mut parent, w[0]), find(&mut parent, w[1]));
+            parent[ra.max(rb)] = ra.min(rb);
+        }
+    }
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for x in 0..n {
+        let r = find(&mut parent, x);
+        members[r].push(x);
+    }
+    let mut out: Vec<Vec<usize>> = members.into_iter().filter(|m| m.len() >= 2).collect();
+    out.sort_by(|x, y| y.len().cmp(&x.len()).then(x[0].cmp(&y[0])));
+    out
+}
+
+/// A pair of identical submissions the matcher did not report: each file of
+/// `a` matched in full with its identical file of `b`.
+fn whole_file_pair(
+    identical: &Identical,
+    kept: &[(Submission, Vec<Analyzed>)],
+    a: usize,
+    b: usize,
+) -> Pair {
+    let mut fragments = Vec::new();
+    let (mut a_lines, mut b_lines) = (Vec::new(), Vec::new());
+    for (&fa, &fb) in identical.counted[a].iter().zip(&identical.counted[b]) {
+        let (x, y) = (&kept[a].1[fa], &kept[b].1[fb]);
+        let len = x.normalized.len();
+        let (la, lb) = (location(x, 0, len), location(y, 0, len));
+        a_lines.push((fa, la.lines));
+        b_lines.push((fb, lb.lines));
+        fragments.push(Fragment {
+            a: la,
+            b: lb,
+            symbols: len as u64,
+        });
+    }
+    fragments.sort_by_key(|f| std::cmp::Reverse(f.symbols));
+    let a_lines_matched = count_lines(a_lines);
+    let b_lines_matched = count_lines(b_lines);
+    Pair {
+        a,
+        b,
+        similarity: 1.0,
+        a_percent: 100.0,
+        b_percent: 100.0,
+        a_lines_matched,
+        b_lines_matched,
+        lines_matched: a_lines_matched.max(b_lines_matched),
+        longest_fragment: fragments.first().map_or(0, |f| f.symbols),
+        shared_fingerprints: 0,
+        identical: true,
+        fragments,
+    }
 }
 
 /// Largest gap, in symbols on each side, between two fragments that still
@@ -541,9 +692,12 @@ fn thresholds(
     Ok((config.map_err(CompareError::Thresholds)?, min_fragment))
 }
 
-/// The report entry of a file; `base` holds its base-covered symbol ranges.
-fn file_entry(file: &Analyzed, base: &[std::ops::Range<u32>]) -> FileEntry {
+/// The report entry of a file, without base-code regions (see
+/// [`base_regions`]).
+fn file_entry(file: &Analyzed, fingerprint: &FileFingerprint) -> FileEntry {
     FileEntry {
+        raw_fingerprint: Some(format!("{:016x}", fingerprint.raw)),
+        normalized_fingerprint: Some(format!("{:016x}", fingerprint.normalized)),
         path: file.path.clone(),
         language: file.language.name().to_string(),
         frontend: file.frontend,
@@ -557,18 +711,22 @@ fn file_entry(file: &Analyzed, base: &[std::ops::Range<u32>]) -> FileEntry {
         },
         encoding: file.decoded.encoding().name().to_string(),
         notes: file.notes.clone(),
-        base_code: base
-            .iter()
-            .filter(|r| r.start < r.end)
-            .map(|r| {
-                let loc = location(file, r.start as usize, (r.end - r.start) as usize);
-                Region {
-                    lines: loc.lines,
-                    bytes: loc.bytes,
-                }
-            })
-            .collect(),
+        base_code: Vec::new(),
     }
+}
+
+/// The base-code regions of a file from its base-covered symbol ranges.
+fn base_regions(file: &Analyzed, base: &[std::ops::Range<u32>]) -> Vec<Region> {
+    base.iter()
+        .filter(|r| r.start < r.end)
+        .map(|r| {
+            let loc = location(file, r.start as usize, (r.end - r.start) as usize);
+            Region {
+                lines: loc.lines,
+                bytes: loc.bytes,
+            }
+        })
+        .collect()
 }
 
 fn location(file: &Analyzed, start: usize, len: usize) -> Location {
@@ -607,7 +765,14 @@ fn count_lines(mut ranges: Vec<(usize, [u64; 2])>) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::count_lines;
+    use super::{count_lines, merge_groups};
+
+    #[test]
+    fn groups_merge_into_components() {
+        let groups = vec![vec![0, 3], vec![5, 6], vec![3, 4], vec![1, 1]];
+        assert_eq!(merge_groups(7, &groups), vec![vec![0, 3, 4], vec![5, 6]]);
+        assert!(merge_groups(3, &[]).is_empty());
+    }
 
     #[test]
     fn lines_are_counted_once_per_file() {

@@ -50,6 +50,28 @@ pub enum Error {
         /// Number of k-grams in the input.
         kgrams: u64,
     },
+    /// A polynomial degree outside `1..=128`, or low bits at or above the
+    /// degree.
+    UnsupportedDegree {
+        /// The degree given.
+        degree: u32,
+    },
+    /// `t^degree + low_bits` is not irreducible over GF(2).
+    ReducibleModulus {
+        /// The degree of the polynomial.
+        degree: u32,
+        /// The polynomial without its leading term.
+        low_bits: u128,
+    },
+    /// A composed string would be longer than `u64::MAX` bits.
+    StringTooLong,
+    /// An element index outside the ground set of a subset fingerprint.
+    ElementOutOfRange {
+        /// The index given.
+        index: u64,
+        /// The size of the ground set.
+        len: u64,
+    },
 }
 
 impl fmt::Display for Error {
@@ -79,6 +101,19 @@ impl fmt::Display for Error {
                 f,
                 "input has {kgrams} k-grams; positions are 32-bit, so at most {} k-grams fit in one document",
                 u64::from(u32::MAX) + 1
+            ),
+            Error::UnsupportedDegree { degree } => write!(
+                f,
+                "polynomial degree {degree} is not supported (need 1 to 128, low bits below the degree)"
+            ),
+            Error::ReducibleModulus { degree, low_bits } => write!(
+                f,
+                "t^{degree} + {low_bits:#x} is not irreducible over GF(2)"
+            ),
+            Error::StringTooLong => write!(f, "composed string longer than 2^64 - 1 bits"),
+            Error::ElementOutOfRange { index, len } => write!(
+                f,
+                "element {index} is outside the ground set of {len} elements"
             ),
         }
     }

@@ -75,6 +75,8 @@ fn setup() -> (Report, Vec<String>) {
                 status: FileStatus::Ok,
                 encoding: "UTF-8".into(),
                 notes: vec![],
+                raw_fingerprint: None,
+                normalized_fingerprint: None,
                 base_code: vec![Region {
                     lines: [1, 5],
                     bytes: [0, text.lines().take(5).map(|l| l.len() as u64 + 1).sum()],

@@ -48,7 +48,8 @@
 //!         files: vec![FileEntry {
 //!             path: name.into(), language: "python".into(), frontend: Frontend::Lexer,
 //!             symbols: 4, lines: 1, status: FileStatus::Ok, encoding: "UTF-8".into(),
-//!             notes: vec![], base_code: vec![],
+//!             notes: vec![], base_code: vec![], raw_fingerprint: None,
+//!             normalized_fingerprint: None,
 //!         }],
 //!     });
 //! }

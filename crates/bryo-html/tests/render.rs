@@ -36,6 +36,8 @@ fn entry(path: &str) -> FileEntry {
         status: FileStatus::Ok,
         encoding: "UTF-8".into(),
         notes: vec![],
+        raw_fingerprint: None,
+        normalized_fingerprint: None,
         base_code: vec![Region {
             lines: [1, 1],
             bytes: [0, 9],

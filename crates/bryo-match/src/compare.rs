@@ -19,7 +19,9 @@ struct Candidate {
 /// Compares every submission with every other (old ones only with current
 /// ones), MOSS style.
 ///
-/// 1. Every current and old document is fingerprinted in parallel.
+/// 1. Every current and old document is fingerprinted in parallel;
+///    documents with the same symbols (same Rabin fingerprint, confirmed
+///    symbol by symbol) are winnowed once and share the selection.
 /// 2. The fingerprints are grouped by hash with a bucketed sort.
 /// 3. A hash occurring among **all** k-grams of the base documents is
 ///    dropped; in every document, each symbol covered by a k-gram whose hash
@@ -86,7 +88,7 @@ pub fn compare(corpus: &Corpus<'_>, options: &MatchOptions) -> Result<Comparison
     for doc in &prep.docs {
         base_ranges[doc.id as usize] = doc.excluded.iter().map(|&(s, e)| s..e).collect();
     }
-    let fps = fingerprint_all(&prep.docs, options)?;
+    let (fps, duplicate_documents) = fingerprint_all(&prep.docs, options)?;
     let mut index = build_index(&fps, &prep, &base, options);
     prep.mark_common(&std::mem::take(&mut index.common), options.config.k());
     // The index holds what is still needed; free the rest before scoring.
@@ -144,6 +146,7 @@ pub fn compare(corpus: &Corpus<'_>, options: &MatchOptions) -> Result<Comparison
         indexed: index.counts.indexed,
         shared_hashes: index.counts.shared_hashes,
         candidate_pairs,
+        duplicate_documents,
         ..Stats::default()
     };
     let mut pairs = Vec::with_capacity(scored.len());

@@ -261,18 +261,69 @@ impl BaseSet {
     }
 }
 
-/// Fingerprints every non-base document in parallel.
+/// Fingerprints every non-base document in parallel; returns the
+/// fingerprints per document and the number of documents that were
+/// duplicates of an earlier one.
+///
+/// Documents with the same symbols are winnowed once: they are grouped by
+/// length and Rabin fingerprint (Broder; [`bryo_engine::Modulus`]), each
+/// confirmed equal to its group's first document symbol by symbol, and get
+/// a copy of that document's selection.
 pub(crate) fn fingerprint_all(
     docs: &[Doc<'_>],
     options: &MatchOptions,
-) -> Result<Vec<Vec<Fingerprint>>, Error> {
+) -> Result<(Vec<Vec<Fingerprint>>, u64), Error> {
+    let source = duplicate_sources(docs);
     let proto = Fingerprinter::new(options.config, options.hash, options.selection)?;
-    docs.par_iter()
+    let unique: Vec<usize> = (0..docs.len()).filter(|&i| source[i] == i).collect();
+    let selected: Vec<Vec<Fingerprint>> = unique
+        .par_iter()
         .map_init(
             || proto.clone(),
-            |f, d| f.fingerprints_symbols(d.symbols).map_err(Error::from),
+            |f, &i| f.fingerprints_symbols(docs[i].symbols).map_err(Error::from),
         )
-        .collect()
+        .collect::<Result<_, _>>()?;
+    let mut slot = vec![usize::MAX; docs.len()];
+    for (n, &i) in unique.iter().enumerate() {
+        slot[i] = n;
+    }
+    let out = (0..docs.len())
+        .map(|i| selected[slot[source[i]]].clone())
+        .collect();
+    Ok((out, (docs.len() - unique.len()) as u64))
+}
+
+/// For every document, the first document with exactly the same symbols
+/// (itself if there is none).
+pub(crate) fn duplicate_sources(docs: &[Doc<'_>]) -> Vec<usize> {
+    let modulus = bryo_engine::Modulus::default_64();
+    let keys: Vec<(usize, u128)> = docs
+        .par_iter()
+        .map(|d| (d.symbols.len(), modulus.hash_symbols(d.symbols)))
+        .collect();
+    let mut order: Vec<usize> = (0..docs.len()).collect();
+    order.sort_unstable_by_key(|&i| (keys[i], i));
+    let mut source: Vec<usize> = (0..docs.len()).collect();
+    let mut start = 0;
+    while start < order.len() {
+        let key = keys[order[start]];
+        let end = start
+            + order[start..]
+                .iter()
+                .take_while(|&&i| keys[i] == key)
+                .count();
+        // Within a run of equal keys, compare with the run's distinct
+        // contents seen so far (more than one only on a fingerprint collision).
+        let mut firsts: Vec<usize> = Vec::new();
+        for &i in &order[start..end] {
+            match firsts.iter().find(|&&f| docs[f].symbols == docs[i].symbols) {
+                Some(&f) => source[i] = f,
+                None => firsts.push(i),
+            }
+        }
+        start = end;
+    }
+    source
 }
 
 /// A pair of submissions sharing one hash: `a < b` (dense indices), with

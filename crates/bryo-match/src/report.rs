@@ -134,6 +134,9 @@ pub struct Stats {
     /// Document pairs whose extension budget ran out (fragments there may
     /// be shorter than maximal).
     pub budget_exhausted: u64,
+    /// Non-base documents with the same symbols as an earlier one, whose
+    /// fingerprints were copied instead of computed again.
+    pub duplicate_documents: u64,
 }
 
 /// The result of [`compare`](crate::compare).

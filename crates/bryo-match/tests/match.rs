@@ -716,3 +716,36 @@ fn extension_budget_runs_out_safely() {
     assert_eq!(p.covered_a, covered.iter().filter(|&&c| c).count() as u64);
     assert!(p.covered_a > n as u64 / 2);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(60))]
+
+    /// Documents with the same symbols are winnowed once; the result is the
+    /// one every document would get on its own.
+    #[test]
+    fn duplicate_documents_are_winnowed_once(
+        picks in prop::collection::vec((0u32..4, 0usize..4), 2..12),
+        seed in any::<u64>(),
+    ) {
+        let mut rng = SplitMix64::new(seed);
+        let contents: Vec<Vec<u64>> = (0..4).map(|i| random_symbols(&mut rng, 10 + 7 * i)).collect();
+        let docs: Vec<TestDoc> = picks
+            .iter()
+            .map(|&(sub, c)| doc(sub, Role::Current, contents[c].clone()))
+            .collect();
+        let distinct: HashSet<&Vec<u64>> = docs.iter().map(|d| &d.symbols).collect();
+        let opts = options(4, 3);
+        let result = compare(&corpus(&docs), &opts).unwrap();
+        prop_assert_eq!(result.stats.duplicate_documents, (docs.len() - distinct.len()) as u64);
+        let mut fingerprinter =
+            bryo_engine::Fingerprinter::new(opts.config, opts.hash, opts.selection).unwrap();
+        for (d, summary) in docs.iter().zip(&result.documents) {
+            let own = fingerprinter.fingerprints_symbols(&d.symbols).unwrap();
+            prop_assert_eq!(summary.fingerprints as usize, own.len());
+        }
+        prop_assert_eq!(
+            result.stats.fingerprints,
+            docs.iter().map(|d| fingerprinter.fingerprints_symbols(&d.symbols).unwrap().len() as u64).sum::<u64>()
+        );
+    }
+}

@@ -50,6 +50,8 @@
 //!             encoding: "utf-8".into(),
 //!             notes: Vec::new(),
 //!             base_code: Vec::new(),
+//!             raw_fingerprint: None,
+//!             normalized_fingerprint: None,
 //!         }],
 //!     });
 //! }
@@ -97,7 +99,7 @@ pub use delimited::{write_csv, CSV_HEADER};
 pub use error::ReportError;
 pub use json::write_json;
 pub use model::{
-    Cluster, FileEntry, FileStatus, Fragment, Frontend, Location, Options, Pair, Region, Report,
-    Schema, Skipped, Stats, Submission, SCHEMA_ID,
+    Cluster, FileEntry, FileRef, FileStatus, Fragment, Frontend, IdenticalFiles, Location, Options,
+    Pair, Region, Report, Schema, Skipped, Stats, Submission, SCHEMA_ID,
 };
 pub use table::{write_table, TableOptions};

@@ -60,6 +60,16 @@ pub struct Report {
     pub pairs: Vec<Pair>,
     /// Groups of submissions connected by pairs above the cluster threshold.
     pub clusters: Vec<Cluster>,
+    /// Groups of submissions that are exact copies of each other after
+    /// normalization: the same multiset of non-empty files, in any order and
+    /// under any names (files identical to base code left out). Omitted from
+    /// JSON when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub identical_submissions: Vec<Vec<usize>>,
+    /// Files whose normalized content is identical in more than one
+    /// submission. Omitted from JSON when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub identical_files: Vec<IdenticalFiles>,
     /// Files that were not compared, with the reason.
     pub skipped: Vec<Skipped>,
     /// Totals of the run.
@@ -134,6 +144,15 @@ pub struct FileEntry {
     /// counted. In file order, disjoint; absent when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub base_code: Vec<Region>,
+    /// Rabin fingerprint of the file's bytes (degree-64 default polynomial,
+    /// 16 hex digits, as `bryo fingerprint` prints it); absent when not
+    /// computed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw_fingerprint: Option<String>,
+    /// Rabin fingerprint of the file's normalized symbol stream; absent
+    /// when not computed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub normalized_fingerprint: Option<String>,
 }
 
 /// A passage of one file: its line range and byte range.
@@ -209,7 +228,10 @@ pub struct Pair {
     pub longest_fragment: u64,
     /// Number of distinct fingerprints the two share.
     pub shared_fingerprints: u64,
-    /// Whether the two submissions are identical after normalization.
+    /// Whether the two submissions are exact copies after normalization: the
+    /// same multiset of non-empty files, in any order and under any names,
+    /// files identical to base code left out (see
+    /// [`Report::identical_submissions`]).
     pub identical: bool,
     /// Matched passages, longest first, non-overlapping on each side.
     pub fragments: Vec<Fragment>,
@@ -246,6 +268,27 @@ pub struct Cluster {
     pub max_similarity: f64,
 }
 
+/// One normalized content found in files of several submissions.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IdenticalFiles {
+    /// Rabin fingerprint of the normalized symbol stream (degree-64 default
+    /// polynomial, as printed by `bryo fingerprint`), 16 hex digits.
+    pub fingerprint: String,
+    /// Normalized symbols in each of the files.
+    pub symbols: u64,
+    /// The files, by submission index then path.
+    pub files: Vec<FileRef>,
+}
+
+/// A file of a submission.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileRef {
+    /// Index of the submission.
+    pub submission: usize,
+    /// The file's display path, as in [`FileEntry::path`].
+    pub path: String,
+}
+
 /// A file that was not compared.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Skipped {
@@ -275,6 +318,15 @@ pub struct Stats {
     /// Pairs sharing at least one fingerprint, before `max_pairs` and
     /// `min_similarity` are applied.
     pub candidate_pairs: u64,
+    /// Compared files whose normalized content equals an earlier file's, so
+    /// that their fingerprints were selected once for all copies. Omitted
+    /// from JSON when zero.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub duplicate_files: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Report {
@@ -287,6 +339,8 @@ impl Report {
             submissions: Vec::new(),
             pairs: Vec::new(),
             clusters: Vec::new(),
+            identical_submissions: Vec::new(),
+            identical_files: Vec::new(),
             skipped: Vec::new(),
             stats: Stats::default(),
         }

@@ -132,6 +132,58 @@ pub fn write_table<W: Write>(
     Ok(())
 }
 
+/// Identical submissions and files identical after normalization.
+fn identical(report: &Report, text: &mut String, paint: &Painter, name_width: usize) {
+    let groups = &report.identical_submissions;
+    if !groups.is_empty() {
+        let _ = writeln!(
+            text,
+            "{} group{} of identical submissions (same files after normalization):",
+            groups.len(),
+            plural(groups.len())
+        );
+        for g in groups.iter().take(LISTED) {
+            let names: Vec<String> = g
+                .iter()
+                .map(|&m| shorten(&clean(&report.submission_name(m)), name_width).into_owned())
+                .collect();
+            let _ = writeln!(text, "  {}", names.join(" = "));
+        }
+        if groups.len() > LISTED {
+            let more = format!(
+                "  … and {} more (the JSON output lists them all)",
+                groups.len() - LISTED
+            );
+            let _ = writeln!(text, "{}", paint.wrap(DIM, &more));
+        }
+    }
+    let files = &report.identical_files;
+    if !files.is_empty() {
+        let _ = writeln!(
+            text,
+            "{} file content{} identical after normalization in several submissions:",
+            files.len(),
+            plural(files.len())
+        );
+        for f in files.iter().take(LISTED) {
+            let names: Vec<String> = f
+                .files
+                .iter()
+                .map(|r| shorten(&clean(&r.path), name_width).into_owned())
+                .collect();
+            let line = format!("  {} ({} symbols)", names.join(" = "), f.symbols);
+            let _ = writeln!(text, "{}", paint.wrap(DIM, &line));
+        }
+        if files.len() > LISTED {
+            let more = format!(
+                "  … and {} more (the JSON output lists them all)",
+                files.len() - LISTED
+            );
+            let _ = writeln!(text, "{}", paint.wrap(DIM, &more));
+        }
+    }
+}
+
 struct Row {
     cells: [String; 5],
     similarity: f64,
@@ -240,6 +292,7 @@ fn footer(report: &Report, text: &mut String, paint: &Painter, name_width: usize
             let _ = writeln!(text, "{}", paint.wrap(DIM, &more));
         }
     }
+    identical(report, text, paint, name_width);
     if report.clusters.is_empty() {
         return;
     }

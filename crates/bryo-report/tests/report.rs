@@ -7,9 +7,9 @@
 use std::path::PathBuf;
 
 use bryo_report::{
-    write_csv, write_json, write_table, Cluster, FileEntry, FileStatus, Fragment, Frontend,
-    Location, Options, Pair, Region, Report, ReportError, Skipped, Stats, Submission, TableOptions,
-    SCHEMA_ID,
+    write_csv, write_json, write_table, Cluster, FileEntry, FileRef, FileStatus, Fragment,
+    Frontend, IdenticalFiles, Location, Options, Pair, Region, Report, ReportError, Skipped, Stats,
+    Submission, TableOptions, SCHEMA_ID,
 };
 use proptest::prelude::*;
 
@@ -24,6 +24,8 @@ fn file(path: &str, symbols: u64, lines: u64, status: FileStatus) -> FileEntry {
         encoding: "utf-8".into(),
         notes: Vec::new(),
         base_code: Vec::new(),
+        raw_fingerprint: None,
+        normalized_fingerprint: None,
     }
 }
 
@@ -89,6 +91,8 @@ fn sample() -> Report {
                     lines: [1, 4],
                     bytes: [0, 96],
                 }],
+                raw_fingerprint: None,
+                normalized_fingerprint: None,
             }],
         },
         Submission {
@@ -186,6 +190,7 @@ fn sample() -> Report {
         base_hashes: 14,
         common_hashes: 0,
         candidate_pairs: 5,
+        duplicate_files: 0,
     };
     r
 }
@@ -460,13 +465,19 @@ prop_compose! {
         encoding in text(),
         notes in proptest::collection::vec(text(), 0..3),
         base in proptest::collection::vec((any::<[u64; 2]>(), any::<[u64; 2]>()), 0..3),
+        fingerprints in proptest::option::of(any::<(u64, u64)>()),
     ) -> FileEntry {
         let base_code = base.into_iter().map(|(lines, bytes)| Region { lines, bytes }).collect();
         let status = match reason {
             None => FileStatus::Ok,
             Some(reason) => FileStatus::Fallback { reason },
         };
-        FileEntry { path, language, frontend, symbols, lines, status, encoding, notes, base_code }
+        FileEntry {
+            path, language, frontend, symbols, lines, status, encoding, notes,
+            base_code,
+            raw_fingerprint: fingerprints.map(|(r, _)| format!("{r:016x}")),
+            normalized_fingerprint: fingerprints.map(|(_, n)| format!("{n:016x}")),
+        }
     }
 }
 
@@ -570,7 +581,25 @@ fn report() -> impl Strategy<Value = Report> {
                         base_hashes: st[4],
                         common_hashes: st[5],
                         candidate_pairs: st[6],
+                        duplicate_files: st[0] % 4,
                     };
+                    if n >= 2 && st[1] % 2 == 0 {
+                        r.identical_submissions = vec![vec![0, n - 1]];
+                        r.identical_files = vec![IdenticalFiles {
+                            fingerprint: format!("{:016x}", st[2]),
+                            symbols: st[3],
+                            files: vec![
+                                FileRef {
+                                    submission: 0,
+                                    path: "a/x.py".into(),
+                                },
+                                FileRef {
+                                    submission: n - 1,
+                                    path: "b/y.py".into(),
+                                },
+                            ],
+                        }];
+                    }
                     r
                 })
         })
@@ -613,7 +642,10 @@ proptest! {
             .flat_map(|s| &s.files)
             .filter(|f| matches!(f.status, FileStatus::Fallback { .. }))
             .count();
-        let skipped_line = listed(r.skipped.len()) + listed(fallbacks);
+        let skipped_line = listed(r.skipped.len())
+            + listed(fallbacks)
+            + listed(r.identical_submissions.len())
+            + listed(r.identical_files.len());
         let cluster_lines = if r.clusters.is_empty() { 0 } else { r.clusters.len() + 1 };
         prop_assert_eq!(text.lines().count(), 1 + pair_lines + skipped_line + cluster_lines);
         prop_assert!(!text.contains('\x1b'), "escape character in the table");
@@ -647,4 +679,51 @@ fn schema_doc_lists_every_key() {
             "SCHEMA.md does not document `{key}`"
         );
     }
+}
+
+#[test]
+fn identical_submissions_and_files_are_shown_and_serialized() {
+    let mut r = sample();
+    assert!(
+        !render_json(&r).contains("identical_files"),
+        "omitted when empty"
+    );
+    r.identical_submissions = vec![vec![0, 1]];
+    r.identical_files = vec![IdenticalFiles {
+        fingerprint: "00000000000000ff".into(),
+        symbols: 42,
+        files: vec![
+            FileRef {
+                submission: 0,
+                path: "alice/main.py".into(),
+            },
+            FileRef {
+                submission: 1,
+                path: "bob/copy.py".into(),
+            },
+        ],
+    }];
+    r.stats.duplicate_files = 1;
+    let json = render_json(&r);
+    let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(value["identical_submissions"][0][1], 1);
+    assert_eq!(
+        value["identical_files"][0]["files"][1]["path"],
+        "bob/copy.py"
+    );
+    assert_eq!(value["stats"]["duplicate_files"], 1);
+    assert_eq!(Report::from_json(&json).unwrap(), r);
+    let mut table = Vec::new();
+    write_table(&r, &mut table, &TableOptions::default()).unwrap();
+    let table = String::from_utf8(table).unwrap();
+    let names = format!("  {} = {}", r.submissions[0].name, r.submissions[1].name);
+    assert!(
+        table.contains("1 group of identical submissions"),
+        "{table}"
+    );
+    assert!(table.contains(&names), "{table}");
+    assert!(
+        table.contains("alice/main.py = bob/copy.py (42 symbols)"),
+        "{table}"
+    );
 }

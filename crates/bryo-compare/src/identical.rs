@@ -1,0 +1,340 @@
+//! Exact copies, found before any winnowing with Rabin fingerprints
+//! (Broder 1993): of files, and of whole submissions as subsets of files.
+
+use std::collections::BTreeMap;
+
+use bryo_engine::{ElementPolynomials, Modulus, SubsetProduct};
+use bryo_report::{FileRef, IdenticalFiles};
+use rayon::prelude::*;
+
+use crate::Analyzed;
+
+/// Seed of the per-file polynomials of submission fingerprints. Fixed, so
+/// that the fingerprints are the same on every run.
+const SUBSET_SEED: u64 = 0x6964_656e_7469_6361; // "identica"
+
+/// The Rabin fingerprints of one file: of its raw bytes and of its
+/// normalized symbol stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FileFingerprint {
+    /// `f(1 ‖ bytes)` modulo [`bryo_engine::Polynomial::DEFAULT`]: equal for
+    /// byte-identical files.
+    pub raw: u64,
+    /// `f(1 ‖ symbols)`, each symbol as eight big-endian bytes: equal for
+    /// files identical after normalization (same tokens or words, whatever
+    /// the layout, comments and identifier names).
+    pub normalized: u64,
+}
+
+/// Computes [`FileFingerprint`]s; build one and reuse it (it holds the
+/// byte-at-a-time tables of the polynomial).
+///
+/// ```
+/// use bryo_compare::{analyze, AnalyzeOptions, FileFingerprinter};
+///
+/// let fingerprinter = FileFingerprinter::new();
+/// let options = AnalyzeOptions::default();
+/// let a = b"x = 1  # one\nprint(x)\n";
+/// let b = b"y=1\nprint( y )\n";
+/// let fa = fingerprinter.fingerprint(a, &analyze("a.py", a, &options).unwrap());
+/// let fb = fingerprinter.fingerprint(b, &analyze("b.py", b, &options).unwrap());
+/// assert_ne!(fa.raw, fb.raw);
+/// assert_eq!(fa.normalized, fb.normalized);
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct FileFingerprinter {
+    modulus: Modulus,
+}
+
+impl FileFingerprinter {
+    /// A fingerprinter for the default degree-64 polynomial.
+    pub fn new() -> FileFingerprinter {
+        FileFingerprinter {
+            modulus: Modulus::default_64(),
+        }
+    }
+
+    /// The fingerprints of a file's bytes and of the symbols its front-end
+    /// produced from them.
+    pub fn fingerprint(&self, bytes: &[u8], analyzed: &Analyzed) -> FileFingerprint {
+        FileFingerprint {
+            raw: self.raw(bytes),
+            normalized: self.normalized(&analyzed.normalized.symbols),
+        }
+    }
+
+    /// The fingerprint of raw bytes.
+    pub fn raw(&self, bytes: &[u8]) -> u64 {
+        // Degree 64: every residue fits in 64 bits.
+        self.modulus.hash_bytes(bytes) as u64
+    }
+
+    /// The fingerprint of a normalized symbol stream.
+    pub fn normalized(&self, symbols: &[u64]) -> u64 {
+        self.modulus.hash_symbols(symbols) as u64
+    }
+}
+
+/// What [`detect`] found.
+#[derive(Debug, Default)]
+pub(crate) struct Identical {
+    /// Groups of identical submissions (indices, ascending; groups by first
+    /// member).
+    pub groups: Vec<Vec<usize>>,
+    /// File contents shared by several submissions.
+    pub files: Vec<IdenticalFiles>,
+    /// For every submission, its counted files (file index), in a canonical
+    /// order: two identical submissions list matching files at the same
+    /// positions.
+    pub counted: Vec<Vec<usize>>,
+}
+
+/// A file that takes part in exact-copy detection.
+struct Counted<'a> {
+    file: usize,
+    fingerprint: u64,
+    symbols: &'a [u64],
+}
+
+/// Finds identical submissions and files. A file counts when it has
+/// symbols and its symbols are not exactly those of a base file; two
+/// submissions are identical when their counted files are the same
+/// multiset of symbol streams. Candidates are grouped by fingerprint (a
+/// subset fingerprint of the file fingerprints for submissions, eq. 11) and
+/// confirmed symbol by symbol, so a fingerprint collision never reports a
+/// false copy. `old[i]` tells whether submission `i` is old: groups and
+/// files shared only by old submissions are not reported. `fingerprints`
+/// and `base_fingerprints` are the files' [`FileFingerprint`]s, in the same
+/// order as the files.
+pub(crate) fn detect(
+    submissions: &[&[Analyzed]],
+    fingerprints: &[&[FileFingerprint]],
+    old: &[bool],
+    base: &[Analyzed],
+    base_fingerprints: &[FileFingerprint],
+) -> Identical {
+    let m = &Modulus::default_64();
+    let base_files: Vec<(u64, &[u64])> = base
+        .iter()
+        .zip(base_fingerprints)
+        .map(|(b, fp)| (fp.normalized, &b.normalized.symbols[..]))
+        .collect();
+    let mut counted: Vec<Vec<Counted<'_>>> = submissions
+        .par_iter()
+        .zip(fingerprints)
+        .map(|(files, fps)| {
+            files
+                .iter()
+                .zip(fps.iter())
+                .enumerate()
+                .filter(|(_, (f, _))| !f.normalized.symbols.is_empty())
+                .map(|(i, (f, fp))| Counted {
+                    file: i,
+                    fingerprint: fp.normalized,
+                    symbols: &f.normalized.symbols[..],
+                })
+                .filter(|c| {
+                    !base_files
+                        .iter()
+                        .any(|&(h, s)| h == c.fingerprint && s == c.symbols)
+                })
+                .collect()
+        })
+        .collect();
+    for files in &mut counted {
+        files.sort_by(|x, y| {
+            (x.fingerprint, x.symbols)
+                .cmp(&(y.fingerprint, y.symbols))
+                .then(x.file.cmp(&y.file))
+        });
+    }
+
+    // Submissions: a subset fingerprint over their files' fingerprints.
+    let polys = ElementPolynomials::new(SUBSET_SEED);
+    let keys: Vec<SubsetProduct> = counted
+        .par_iter()
+        .map(|files| {
+            SubsetProduct::of(
+                m,
+                files
+                    .iter()
+                    .map(|c| polys.element(m, u128::from(c.fingerprint))),
+            )
+        })
+        .collect();
+    let mut by_key: BTreeMap<(u128, u64), Vec<usize>> = BTreeMap::new();
+    for (i, key) in keys.iter().enumerate() {
+        if !key.is_empty() {
+            by_key.entry((key.value(), key.len())).or_default().push(i);
+        }
+    }
+    let mut groups = Vec::new();
+    for members in by_key.into_values() {
+        for class in confirm(&members, |&a, &b| same_files(&counted[a], &counted[b])) {
+            if class.len() >= 2 && class.iter().any(|&s| !old[s]) {
+                groups.push(class);
+            }
+        }
+    }
+    groups.sort();
+
+    // Files: the same normalized content in more than one submission.
+    let mut by_file: BTreeMap<(u64, usize), Vec<(usize, usize)>> = BTreeMap::new();
+    for (s, files) in counted.iter().enumerate() {
+        for (n, c) in files.iter().enumerate() {
+            by_file
+                .entry((c.fingerprint, c.symbols.len()))
+                .or_default()
+                .push((s, n));
+        }
+    }
+    let mut shared = Vec::new();
+    for ((fingerprint, len), members) in by_file {
+        let symbols = |&(s, n): &(usize, usize)| counted[s][n].symbols;
+        for class in confirm(&members, |a, b| symbols(a) == symbols(b)) {
+            let mut subs: Vec<usize> = class.iter().map(|&(s, _)| s).collect();
+            subs.dedup();
+            if subs.len() < 2 || subs.iter().all(|&s| old[s]) {
+                continue;
+            }
+            let mut files: Vec<FileRef> = class
+                .iter()
+                .map(|&(s, n)| FileRef {
+                    submission: s,
+                    path: submissions[s][counted[s][n].file].path.clone(),
+                })
+                .collect();
+            files.sort_by(|x, y| (x.submission, &x.path).cmp(&(y.submission, &y.path)));
+            shared.push(IdenticalFiles {
+                fingerprint: format!("{fingerprint:016x}"),
+                symbols: len as u64,
+                files,
+            });
+        }
+    }
+    shared.sort_by(|x, y| {
+        y.symbols.cmp(&x.symbols).then_with(|| {
+            (x.files[0].submission, &x.files[0].path)
+                .cmp(&(y.files[0].submission, &y.files[0].path))
+        })
+    });
+
+    Identical {
+        groups,
+        files: shared,
+        counted: counted
+            .iter()
+            .map(|files| files.iter().map(|c| c.file).collect())
+            .collect(),
+    }
+}
+
+/// Whether two canonically ordered file lists hold the same symbols.
+fn same_files(a: &[Counted<'_>], b: &[Counted<'_>]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.symbols == y.symbols)
+}
+
+/// Splits items with equal fingerprints into classes of truly equal items
+/// (more than one class only on a fingerprint collision), keeping order.
+fn confirm<T: Copy>(items: &[T], equal: impl Fn(&T, &T) -> bool) -> Vec<Vec<T>> {
+    let mut classes: Vec<Vec<T>> = Vec::new();
+    for item in items {
+        match classes.iter_mut().find(|c| equal(&c[0], item)) {
+            Some(c) => c.push(*item),
+            None => classes.push(vec![*item]),
+        }
+    }
+    classes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{analyze, AnalyzeOptions};
+
+    fn file(path: &str, text: &str) -> Analyzed {
+        analyze(path, text.as_bytes(), &AnalyzeOptions::default()).unwrap()
+    }
+
+    fn fps(files: &[Analyzed]) -> Vec<FileFingerprint> {
+        let f = FileFingerprinter::new();
+        files
+            .iter()
+            .map(|a| f.fingerprint(a.text().as_bytes(), a))
+            .collect()
+    }
+
+    fn run(subs: &[&[Analyzed]], old: &[bool], base: &[Analyzed]) -> Identical {
+        let prints: Vec<Vec<FileFingerprint>> = subs.iter().map(|s| fps(s)).collect();
+        let refs: Vec<&[FileFingerprint]> = prints.iter().map(Vec::as_slice).collect();
+        detect(subs, &refs, old, base, &fps(base))
+    }
+
+    #[test]
+    fn submissions_with_the_same_files_in_any_order_are_identical() {
+        let a = vec![file("a/x.py", "x = 1\n"), file("a/y.py", "print(2)\n")];
+        // Other order, other names, other layout and comments, an empty file.
+        let b = vec![
+            file("b/q.py", "print( 2 )  # two\n"),
+            file("b/empty.py", ""),
+            file("b/p.py", "z=1\n"),
+        ];
+        // Only one of the files, twice.
+        let c = vec![file("c/x.py", "x = 1\n"), file("c/x2.py", "x = 1\n")];
+        let subs: Vec<&[Analyzed]> = vec![&a, &b, &c];
+        let found = run(&subs, &[false, false, false], &[]);
+        assert_eq!(found.groups, vec![vec![0, 1]]);
+        // Matching files sit at the same positions.
+        let paths = |s: usize, files: &[Analyzed]| -> Vec<String> {
+            found.counted[s]
+                .iter()
+                .map(|&f| files[f].path.clone())
+                .collect()
+        };
+        assert_eq!(paths(0, &a).len(), 2);
+        for (x, y) in paths(0, &a).iter().zip(paths(1, &b)) {
+            let fx = a.iter().find(|f| &f.path == x).unwrap();
+            let fy = b.iter().find(|f| f.path == y).unwrap();
+            assert_eq!(fx.normalized.symbols, fy.normalized.symbols);
+        }
+        // x = 1 is in all three submissions, print(2) in two.
+        assert_eq!(found.files.len(), 2);
+        let xs: Vec<(usize, &str)> = found
+            .files
+            .iter()
+            .find(|f| f.files.len() == 4)
+            .unwrap()
+            .files
+            .iter()
+            .map(|r| (r.submission, r.path.as_str()))
+            .collect();
+        assert_eq!(
+            xs,
+            [(0, "a/x.py"), (1, "b/p.py"), (2, "c/x.py"), (2, "c/x2.py")]
+        );
+    }
+
+    #[test]
+    fn base_files_and_old_only_groups_are_left_out() {
+        let starter = vec![file("starter.py", "def main():\n    pass\n")];
+        let a = vec![file("a/main.py", "def main():\n    pass\n")];
+        let b = vec![file("b/main.py", "def main(): pass\n")];
+        let c = vec![file("c/main.py", "print(1)\n")];
+        let d = vec![file("d/main.py", "print(1)\n")];
+        let subs: Vec<&[Analyzed]> = vec![&a, &b, &c, &d];
+        let found = run(&subs, &[false, false, true, true], &starter);
+        assert!(found.groups.is_empty(), "{:?}", found.groups);
+        assert!(found.files.is_empty());
+        let found = run(&subs, &[false, false, false, true], &starter);
+        assert_eq!(found.groups, vec![vec![2, 3]]);
+    }
+
+    #[test]
+    fn raw_and_normalized_fingerprints() {
+        let f = FileFingerprinter::new();
+        let rabin = bryo_engine::Rabin::new(bryo_engine::Polynomial::DEFAULT, 1);
+        assert_eq!(f.raw(b"hello"), rabin.hash_bytes(b"hello"));
+        assert_eq!(f.normalized(&[1, 2, 3]), rabin.hash_symbols(&[1, 2, 3]));
+        assert_ne!(f.raw(b""), f.raw(b"\0"));
+    }
+}
