@@ -7,8 +7,9 @@
 #   OUT=/tmp/web bench/web-corpus.sh
 #
 # Writes into $OUT (default bench/results/web): density.json, rank.json,
-# rank.svg, rank.png and time-*.txt (the /usr/bin/time -v report of each
-# run: wall clock and peak memory).
+# rank.svg, rank.png, density-one-stream.json (the paper's method: all
+# files hashed as one stream, `bryo density --one-stream`) and time-*.txt
+# (the /usr/bin/time -v report of each run: wall clock and peak memory).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -50,6 +51,9 @@ run() {
 echo "bryo density -l html -k $K -w $W:"
 run density "$BRYO" density -l html -k "$K" -w "$W" --timing --format json \
     "$RUST_HTML" "$PYTHON_HTML" > "$OUT/density.json"
+echo "bryo density --one-stream -l html -k $K -w $W:"
+run density-one-stream "$BRYO" density --one-stream -l html -k "$K" -w "$W" --timing \
+    --format json "$RUST_HTML" "$PYTHON_HTML" > "$OUT/density-one-stream.json"
 echo "bryo rank -l html -k $K -w $W:"
 run rank "$BRYO" rank -l html -k "$K" -w "$W" --top 20 -o "$OUT" --format json \
     "$RUST_HTML" "$PYTHON_HTML" > "$OUT/rank.json"
@@ -68,6 +72,14 @@ for key in ("winnow", "robust_winnow"):
     print(f"{key}: density off 2/(w+1) by {100 * (s['density'] / s['expected_density'] - 1):+.2f}%, "
           f"off the expectation for these document lengths ({s['expected_density_for_lengths']:.6f}) by "
           f"{100 * (s['density'] / s['expected_density_for_lengths'] - 1):+.2f}%")
+o = json.load(open(f"{out}/density-one-stream.json"))
+print(f"one stream (the paper's method): hashes {o['hashes']:,} (text symbols {o['symbols']:,} - {o['symbols'] - o['hashes']})")
+for key in ("winnow", "robust_winnow", "mod_p", "safe_mod_p"):
+    s = o[key]
+    print(f"{key:14} fingerprints {s['fingerprints']:>12,} density {s['density']:.6f} expected {s['expected_density']:.6f} "
+          f"({100 * (s['density'] / s['expected_density'] - 1):+.2f}%) longest gap {s['longest_gap']:,}")
+t = o["timing"]
+print(f"one-stream throughput {t['bytes_per_second'] / 1e6:.1f} MB/s of HTML on {t['threads']} thread ({t['seconds']:.1f} s)")
 t = d["timing"]
 print(f"density throughput {t['bytes_per_second'] / 1e6:.1f} MB/s of HTML on {t['threads']} threads ({t['seconds']:.1f} s)")
 for key in ("hashes", "fingerprints"):

@@ -1,6 +1,9 @@
 //! Reading a corpus for `bryo density` and `bryo rank`: the files found
 //! under the given paths, each turned into k-gram hashes by the chosen
 //! front-end, one file at a time, so memory does not grow with the corpus.
+//! In one-stream mode the symbols of all files are hashed as one continuous
+//! sequence, as the winnowing paper did: the last k − 1 symbols are carried
+//! from each file to the next, so k-grams span file boundaries.
 
 use std::fs::File;
 use std::io::{self, IsTerminal, Read, Seek, SeekFrom};
@@ -231,6 +234,14 @@ pub struct Reader {
     norm: Normalized,
     hashes: Vec<u64>,
     path: PathBuf,
+    /// Hash the files as one stream (see [`Reader::one_stream`]).
+    one_stream: bool,
+    /// One-stream mode, text and HTML: the last (at most k − 1) symbols of
+    /// the stream so far, whose k-grams end in a later file. Raw input
+    /// carries its last bytes in `bytes` instead.
+    carry: Vec<u64>,
+    /// The carried symbols followed by the first symbols of the next file.
+    seam: Vec<u64>,
 }
 
 impl Reader {
@@ -246,7 +257,23 @@ impl Reader {
             norm: Normalized::default(),
             hashes: Vec::new(),
             path: PathBuf::new(),
+            one_stream: false,
+            carry: Vec::new(),
+            seam: Vec::new(),
         }
+    }
+
+    /// A reader that hashes the files it is given, in the order given, as
+    /// one continuous sequence of symbols (the winnowing paper's method):
+    /// the k-grams that span the boundary between two files are hashed and
+    /// handed over at the start of the later file, and a file shorter than
+    /// k − 1 symbols only extends the carried tail. Memory stays bounded:
+    /// only the last k − 1 symbols are kept between files. Skipped files
+    /// are not part of the stream. [`DocInfo::hashes`] then counts the
+    /// hashes handed over while reading each file.
+    pub fn one_stream(mut self) -> Reader {
+        self.one_stream = true;
+        self
     }
 
     /// Hashes per step (tests use tiny steps to exercise the seams).
@@ -282,7 +309,11 @@ impl Reader {
         let k = self.hasher.k();
         let want = self.chunk + k - 1;
         let mut info = DocInfo::default();
-        self.bytes.clear();
+        if !self.one_stream {
+            self.bytes.clear();
+        }
+        // In one-stream mode `bytes` starts with the last k − 1 bytes of
+        // the files before, so the first k-grams span the boundary.
         loop {
             let start = self.bytes.len();
             self.bytes.resize(want, 0);
@@ -292,7 +323,10 @@ impl Reader {
                     Ok(0) => break,
                     Ok(n) => filled += n,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                    Err(e) if info.bytes == 0 && filled == 0 => return Ok(Err(e.to_string())),
+                    Err(e) if info.bytes == 0 && filled == start => {
+                        self.bytes.truncate(start);
+                        return Ok(Err(e.to_string()));
+                    }
                     Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
                 }
             }
@@ -345,6 +379,10 @@ impl Reader {
             InputFormat::Html => normalize_html_into(&self.text, self.mode, &mut self.norm),
             _ => normalize_text_into(&self.text, self.mode, &mut self.norm),
         }
+        let mut handed = 0;
+        if self.one_stream {
+            handed += self.hash_seam(sink)?;
+        }
         let total = self.hasher.kgram_count(self.norm.symbols.len());
         let mut first = 0;
         while first < total {
@@ -355,11 +393,51 @@ impl Reader {
             sink(&self.hashes)?;
             first += n;
         }
+        if self.one_stream {
+            self.keep_tail();
+        }
         Ok(Ok(DocInfo {
             bytes: self.bytes.len() as u64,
             symbols: self.norm.symbols.len() as u64,
-            hashes: total as u64,
+            hashes: (handed + total) as u64,
         }))
+    }
+
+    /// One-stream mode: hands over the hashes of the k-grams that start in
+    /// the carried symbols and end in the file just normalized (all of them
+    /// unless the file is shorter than k − 1 symbols); returns their number.
+    fn hash_seam(&mut self, sink: &mut dyn FnMut(&[u64]) -> Result<()>) -> Result<usize> {
+        if self.carry.is_empty() {
+            return Ok(0);
+        }
+        let head = self.norm.symbols.len().min(self.hasher.k() - 1);
+        self.seam.clear();
+        self.seam.extend_from_slice(&self.carry);
+        self.seam.extend_from_slice(&self.norm.symbols[..head]);
+        let n = self.hasher.kgram_count(self.seam.len());
+        if n > 0 {
+            self.hashes.resize(n, 0);
+            self.hasher
+                .hash_symbols_range(&self.seam, 0, &mut self.hashes)?;
+            sink(&self.hashes)?;
+        }
+        Ok(n)
+    }
+
+    /// One-stream mode: keeps the last k − 1 symbols of the stream (the
+    /// starts of the k-grams not hashed yet) for the next file.
+    fn keep_tail(&mut self) {
+        let keep = self.hasher.k() - 1;
+        let symbols = &self.norm.symbols;
+        if symbols.len() >= keep {
+            self.carry.clear();
+            self.carry
+                .extend_from_slice(&symbols[symbols.len() - keep..]);
+        } else {
+            self.carry.extend_from_slice(symbols);
+            let excess = self.carry.len().saturating_sub(keep);
+            self.carry.drain(..excess);
+        }
     }
 
     /// The source text of the k-gram at symbol position `pos` of the file
@@ -512,6 +590,86 @@ mod tests {
                 r.kgram_text(3, 100).unwrap().as_bytes(),
                 String::from_utf8_lossy(&data[3..16]).as_bytes()
             );
+        }
+    }
+
+    /// Files of every length around k − 1 (empty, shorter than the carried
+    /// tail, exactly k − 1, longer than a chunk), with an unreadable file in
+    /// the middle: in one-stream mode the hashes handed over, file after
+    /// file, are exactly those of the concatenated symbols, whatever the
+    /// chunk size.
+    #[test]
+    fn one_stream_hashes_equal_the_hashes_of_the_concatenation() {
+        let dir = tempfile::tempdir().unwrap();
+        let k = 6;
+        let config = Config::new(k, 3).unwrap();
+        let lens = [0usize, 2, 5, 1, 0, 17, 3, 40, 5, 4, 1];
+        let mut paths = Vec::new();
+        let mut contents = Vec::new();
+        let mut seed = 0x9e37_79b9_u32;
+        for (i, &n) in lens.iter().enumerate() {
+            let text: String = (0..n)
+                .map(|_| {
+                    seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                    char::from(b'a' + ((seed >> 16) % 3) as u8)
+                })
+                .collect();
+            let path = dir.path().join(format!("f{i:02}.txt"));
+            std::fs::write(&path, &text).unwrap();
+            paths.push(path);
+            contents.push(text);
+            if i == 4 {
+                // Not there when read: skipped, and not part of the stream.
+                paths.push(dir.path().join("missing.txt"));
+            }
+        }
+        for (format, function) in [
+            ("raw", HashFunction::KarpRabin),
+            ("text", HashFunction::KarpRabin),
+            (
+                "html",
+                HashFunction::Rabin(bryo_engine::Polynomial::DEFAULT),
+            ),
+        ] {
+            let args = Cli::parse_from(["x", "-l", format]).corpus;
+            let hasher = Hasher::new(function, &config);
+            let mut expected = Vec::new();
+            match format {
+                "raw" => hasher.hash_bytes(contents.concat().as_bytes(), &mut expected),
+                _ => {
+                    let symbols: Vec<u64> = contents
+                        .iter()
+                        .flat_map(|c| match format {
+                            "html" => bryo_frontend::normalize_html(c, TextMode::Chars).symbols,
+                            _ => bryo_frontend::normalize_text(c, TextMode::Chars).symbols,
+                        })
+                        .collect();
+                    hasher.hash_symbols(&symbols, &mut expected);
+                }
+            }
+            for chunk in [1, 2, 5, 1000] {
+                let mut r = Reader::new(&args, &config, function)
+                    .with_chunk(chunk)
+                    .one_stream();
+                let mut got = Vec::new();
+                let mut counted = 0;
+                let mut skipped = 0;
+                for path in &paths {
+                    let outcome = r
+                        .hash_file(path, &mut |h| {
+                            got.extend_from_slice(h);
+                            Ok(())
+                        })
+                        .unwrap();
+                    match outcome {
+                        Ok(info) => counted += info.hashes,
+                        Err(_) => skipped += 1,
+                    }
+                }
+                assert_eq!(got, expected, "{format}, chunk {chunk}");
+                assert_eq!(counted, expected.len() as u64, "{format}, chunk {chunk}");
+                assert_eq!(skipped, 1);
+            }
         }
     }
 

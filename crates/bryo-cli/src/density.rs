@@ -1,11 +1,13 @@
 //! `bryo density`: the paper's density experiment (§5.1, Figure 3) on random
-//! text or on a corpus of files, streamed file by file in parallel.
+//! text or on a corpus of files, streamed file by file in parallel — or,
+//! with `--one-stream`, as the paper did: all files hashed and selected as
+//! one continuous sequence, in listing order, on one thread.
 
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use bryo_engine::{
     Config, Fingerprint, GapMeter, HashFunction, Hasher, Selection, Selector, SplitMix64,
     HASH_SCHEME_VERSION,
@@ -14,7 +16,8 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::corpus::{
-    group, list, progress_bar, CorpusArgs, EngineArgs, InputFormat, Reader, Skipped, CHUNK,
+    group, list, progress_bar, CorpusArgs, EngineArgs, FileEntry, InputFormat, Reader, Skipped,
+    CHUNK,
 };
 
 /// Letters of the random text: text after case folding and dropping
@@ -58,6 +61,12 @@ pub struct Args {
     /// otherwise the same on every run).
     #[arg(long)]
     timing: bool,
+
+    /// Hash and select the symbols of all files, in listing order, as one
+    /// continuous stream (k-grams and windows span file boundaries), as
+    /// the winnowing paper did; runs on one thread. At most 2^32 hashes.
+    #[arg(long, conflicts_with = "random")]
+    one_stream: bool,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,6 +90,9 @@ struct Report {
     front_end: InputFormat,
     #[serde(skip_serializing_if = "Option::is_none")]
     text_mode: Option<&'static str>,
+    /// The files were hashed as one stream, so every figure (hashes,
+    /// fingerprints, longest gaps) is over their concatenated symbols.
+    one_stream: bool,
     documents: u64,
     total_bytes: u64,
     symbols: u64,
@@ -115,7 +127,8 @@ struct Strategy {
     expected_density: f64,
     /// Winnowing: the expected density of random text split into documents
     /// of the same lengths (each document's first window always gives one
-    /// fingerprint, then each further hash 2/(w+1)).
+    /// fingerprint, then each further hash 2/(w+1)); with `--one-stream`,
+    /// of one document of the stream's length.
     #[serde(skip_serializing_if = "Option::is_none")]
     expected_density_for_lengths: Option<f64>,
     longest_gap: u64,
@@ -320,6 +333,21 @@ pub fn run(args: &Args) -> Result<()> {
             seed: args.seed,
         };
         (totals, input, Vec::new())
+    } else if args.one_stream {
+        let listing = list(&args.paths, args.corpus.language);
+        let bar = progress_bar(listing.files.iter().map(|f| f.len).sum(), "density");
+        let reader = Reader::new(&args.corpus, &config, function).one_stream();
+        let result = one_stream(&listing.files, reader, &mut measurer, &bar);
+        bar.finish_and_clear();
+        let (totals, skipped) = result?;
+        let mut all_skipped = listing.skipped;
+        all_skipped.extend(skipped);
+        let input = Input::Files {
+            skipped: all_skipped,
+            other_extension: listing.other_extension,
+        };
+        // The longest gaps may span files: no single path is reported.
+        (totals, input, Vec::new())
     } else {
         let listing = list(&args.paths, args.corpus.language);
         let pool = args.corpus.pool()?;
@@ -433,6 +461,7 @@ pub fn run(args: &Args) -> Result<()> {
             (None, InputFormat::Text | InputFormat::Html) => Some(args.corpus.text_mode().name()),
             _ => None,
         },
+        one_stream: args.one_stream,
         documents: totals.documents,
         total_bytes: totals.bytes,
         symbols: totals.symbols,
@@ -457,6 +486,42 @@ pub fn run(args: &Args) -> Result<()> {
         Format::Text => print_text(&mut stdout, &report, seconds, threads)?,
     }
     Ok(())
+}
+
+/// Reads `files` in order as one stream: one reader carrying the last
+/// k − 1 symbols between files, one measurer whose selectors and gap meters
+/// are finished once, at the end of the stream.
+fn one_stream(
+    files: &[FileEntry],
+    mut reader: Reader,
+    measurer: &mut Measurer,
+    bar: &indicatif::ProgressBar,
+) -> Result<(Totals, Vec<Skipped>)> {
+    let mut read = Totals::default();
+    let mut skipped = Vec::new();
+    for file in files {
+        let outcome = reader
+            .hash_file(&file.path, &mut |h| measurer.push(h))
+            .context("--one-stream")?;
+        bar.inc(file.len);
+        match outcome {
+            Ok(info) => {
+                read.documents += 1;
+                read.bytes += info.bytes;
+                read.symbols += info.symbols;
+                read.hashes += info.hashes;
+            }
+            Err(reason) => skipped.push(Skipped {
+                path: file.path.display().to_string(),
+                reason,
+            }),
+        }
+    }
+    // The whole stream is one document for the selectors, the gap meters
+    // and the expected density; `usize::MAX` names no file for the gaps.
+    let mut totals = measurer.document(usize::MAX, read.symbols, read.bytes, read.hashes);
+    totals.documents = read.documents;
+    Ok((totals, skipped))
 }
 
 fn ratio(a: u64, b: u64) -> f64 {
@@ -488,6 +553,13 @@ fn print_text(out: &mut impl Write, r: &Report, seconds: f64, threads: usize) ->
                 group(r.documents),
                 group(r.total_bytes),
             )?;
+            if r.one_stream {
+                writeln!(
+                    out,
+                    "one stream: the files' symbols hashed and selected as one sequence \
+                     (k-grams, windows and gaps span files)"
+                )?;
+            }
             if *other_extension > 0 {
                 writeln!(
                     out,
@@ -546,9 +618,14 @@ fn print_text(out: &mut impl Write, r: &Report, seconds: f64, threads: usize) ->
     }
     writeln!(out)?;
     if let (Input::Files { .. }, Some(e)) = (&r.input, r.winnow.expected_density_for_lengths) {
+        let lengths = if r.one_stream {
+            "one stream of this length"
+        } else {
+            "these document lengths"
+        };
         writeln!(
             out,
-            "winnowing density expected for these document lengths: {e:.6} (measured {:+.2}%)",
+            "winnowing density expected for {lengths}: {e:.6} (measured {:+.2}%)",
             (r.winnow.density / e - 1.0) * 100.0
         )?;
     }
@@ -558,6 +635,9 @@ fn print_text(out: &mut impl Write, r: &Report, seconds: f64, threads: usize) ->
     let mb = r.total_bytes as f64 / 1e6;
     let what = match r.input {
         Input::Random { .. } => "hashing once, selecting four ways",
+        Input::Files { .. } if r.one_stream => {
+            "reading, front-end, hashing once, selecting four ways, as one stream"
+        }
         Input::Files { .. } => "reading, front-end, hashing once, selecting four ways",
     };
     writeln!(

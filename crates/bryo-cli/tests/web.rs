@@ -587,3 +587,188 @@ fn density_of_text_in_characters_and_words() {
         skipped[0]
     );
 }
+
+// ---- one stream ----------------------------------------------------------------
+
+/// Writes `contents` as `f00.EXT`, `f01.EXT`, … (the listing order is the
+/// order of the names) and returns the directory.
+fn write_numbered(contents: &[Vec<u8>], ext: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (i, c) in contents.iter().enumerate() {
+        std::fs::write(dir.path().join(format!("f{i:02}.{ext}")), c).unwrap();
+    }
+    dir
+}
+
+/// `--one-stream` against the naive reference run on the explicitly
+/// concatenated symbols of the files: one document of `symbols.len()`
+/// symbols.
+fn check_one_stream(dir: &Path, format: &str, hasher: &Hasher, symbols: &[u64], docs: u64) {
+    let (k, w, p) = (5usize, 8usize, 4u64);
+    let mut h = Vec::new();
+    hasher.hash_symbols(symbols, &mut h);
+    let e = expected(std::slice::from_ref(&h), &[symbols.len()], k, w, p);
+    let d = dir.to_str().unwrap();
+    let v = run_json(&[
+        "density",
+        "--one-stream",
+        "-l",
+        format,
+        "-k",
+        "5",
+        "-w",
+        "8",
+        d,
+    ]);
+    check_density(&v, &e, h.len(), w, p);
+    assert_eq!(v["one_stream"], true, "{format}");
+    assert_eq!(v["documents"], docs, "{format}");
+    assert_eq!(v["symbols"], symbols.len() as u64, "{format}");
+    assert_eq!(
+        v["hashes"],
+        (symbols.len() + 1 - k) as u64,
+        "{format}: hashes computed = symbols − (k − 1), as in the paper"
+    );
+    for key in ["winnow", "robust_winnow", "mod_p", "safe_mod_p"] {
+        assert!(v[key].get("longest_gap_path").is_none(), "{format} {key}");
+    }
+    // The per-document mode of the same files differs: k-grams and
+    // windows no longer span the boundaries.
+    let per_doc = run_json(&["density", "-l", format, "-k", "5", "-w", "8", d]);
+    assert_eq!(per_doc["one_stream"], false);
+    assert!(
+        per_doc["hashes"].as_u64().unwrap() < v["hashes"].as_u64().unwrap(),
+        "{format}"
+    );
+}
+
+/// Raw bytes: files of every length around k − 1 (empty, shorter than the
+/// carried tail, longer than a window), a planted low-entropy run that
+/// crosses a file boundary.
+#[test]
+fn one_stream_raw_equals_the_naive_reference_on_the_concatenation() {
+    let mut files: Vec<Vec<u8>> = [0usize, 2, 3, 1, 700, 4, 0, 9, 1500]
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| letters(40 + i as u64, n))
+        .collect();
+    files[4].extend(std::iter::repeat_n(b'0', 300));
+    files[5] = b"0000".to_vec();
+    files[7].extend(std::iter::repeat_n(b'0', 200));
+    let dir = write_numbered(&files, "bin");
+    let hasher = Hasher::new(HashFunction::KarpRabin, &Config::new(5, 8).unwrap());
+    let symbols: Vec<u64> = files.concat().into_iter().map(u64::from).collect();
+    // The engine hashes a byte as the symbol of the same value.
+    let mut from_bytes = Vec::new();
+    hasher.hash_bytes(&files.concat(), &mut from_bytes);
+    let mut from_symbols = Vec::new();
+    hasher.hash_symbols(&symbols, &mut from_symbols);
+    assert_eq!(from_bytes, from_symbols);
+    check_one_stream(dir.path(), "raw", &hasher, &symbols, files.len() as u64);
+}
+
+/// Prose and HTML: the front-end's symbols of each file, concatenated in
+/// listing order; a binary file is skipped and is not part of the stream.
+#[test]
+fn one_stream_text_and_html_equal_the_naive_reference_on_the_concatenation() {
+    let hasher = Hasher::new(HashFunction::KarpRabin, &Config::new(5, 8).unwrap());
+    let words = |seed: u64, n: usize| -> String {
+        let l = letters(seed, n);
+        l.chunks(5)
+            .map(|c| String::from_utf8(c.to_vec()).unwrap())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let texts: Vec<Vec<u8>> = [300usize, 3, 0, 2, 120, 4, 900]
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| words(60 + i as u64, n).to_uppercase().into_bytes())
+        .collect();
+    let dir = write_numbered(&texts, "txt");
+    std::fs::write(dir.path().join("f03b.txt"), b"\x00\x01binary").unwrap();
+    let symbols: Vec<u64> = texts
+        .iter()
+        .flat_map(|t| {
+            let t = std::str::from_utf8(t).unwrap();
+            bryo_frontend::normalize_text(t, bryo_frontend::TextMode::Chars).symbols
+        })
+        .collect();
+    check_one_stream(dir.path(), "text", &hasher, &symbols, texts.len() as u64);
+
+    let pages: Vec<Vec<u8>> = [250usize, 2, 600, 0, 3, 400]
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| {
+            format!(
+                "<html><head><style>p {{ color: red }}</style></head><body><p>{}</p>\
+                 <script>var x = 1;</script></body></html>",
+                words(80 + i as u64, n)
+            )
+            .into_bytes()
+        })
+        .collect();
+    let dir = write_numbered(&pages, "html");
+    std::fs::write(dir.path().join("style.css"), "p { color: red }").unwrap();
+    let symbols: Vec<u64> = pages
+        .iter()
+        .flat_map(|t| {
+            let t = std::str::from_utf8(t).unwrap();
+            bryo_frontend::normalize_html(t, bryo_frontend::TextMode::Chars).symbols
+        })
+        .collect();
+    check_one_stream(dir.path(), "html", &hasher, &symbols, pages.len() as u64);
+}
+
+/// On a single file the one stream is that file: every figure equals the
+/// per-document mode's.
+#[test]
+fn one_stream_of_a_single_file_equals_the_per_document_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut doc = letters(90, 3000);
+    doc.extend(std::iter::repeat_n(b'0', 400));
+    doc.extend(letters(91, 2000));
+    let page = format!("<p>{}</p>", String::from_utf8(doc.clone()).unwrap());
+    std::fs::write(dir.path().join("a.txt"), &doc).unwrap();
+    std::fs::write(dir.path().join("a.html"), page).unwrap();
+    for (format, file) in [("raw", "a.txt"), ("text", "a.txt"), ("html", "a.html")] {
+        let path = dir.path().join(file);
+        let p = path.to_str().unwrap();
+        let args = ["density", "-l", format, "-k", "7", "-w", "9", p];
+        let mut per_doc = run_json(&args);
+        let mut one = run_json(&[&args[..], &["--one-stream"]].concat());
+        assert_eq!(one["one_stream"], true);
+        assert_eq!(per_doc["one_stream"], false);
+        for v in [&mut per_doc, &mut one] {
+            let v = v.as_object_mut().unwrap();
+            v.remove("one_stream");
+            for key in ["winnow", "robust_winnow", "mod_p", "safe_mod_p"] {
+                v[key].as_object_mut().unwrap().remove("longest_gap_path");
+            }
+        }
+        assert_eq!(one, per_doc, "{format}");
+        assert!(one["winnow"]["fingerprints"].as_u64().unwrap() > 0);
+    }
+}
+
+#[test]
+fn one_stream_is_said_in_the_text_output_and_excludes_random() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), letters(1, 500)).unwrap();
+    let d = dir.path().to_str().unwrap();
+    let out = bryo()
+        .args(["density", "--one-stream", "-k", "5", "-w", "8", d])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("one stream:"), "{text}");
+    assert!(
+        text.contains("expected for one stream of this length"),
+        "{text}"
+    );
+    let out = bryo()
+        .args(["density", "--one-stream", "--random", "1000"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+}
