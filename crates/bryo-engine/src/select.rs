@@ -643,16 +643,24 @@ impl SpanWinnower {
             self.step(hashes, minima, i, base, out);
             i += 1;
         }
-        while i + BLOCK <= to {
-            // Nothing happens in a block that holds no hash <= the current
-            // selection and where the selection does not expire.
-            if minima[i / BLOCK] <= self.cur || self.expire < i + BLOCK {
-                for j in i..i + BLOCK {
+        // Whole blocks: skip those where nothing happens (no hash <= the
+        // current selection, which does not expire there) by their minima.
+        let end = to / BLOCK;
+        let mut b = i / BLOCK;
+        while b < end {
+            let stop = (self.expire / BLOCK).min(end);
+            b = match find_first::<false>(&minima[b..stop], self.cur) {
+                Some(off) => b + off,
+                None => stop,
+            };
+            if b < end {
+                for j in b * BLOCK..b * BLOCK + BLOCK {
                     self.step(hashes, minima, j, base, out);
                 }
+                b += 1;
             }
-            i += BLOCK;
         }
+        i = i.max(end * BLOCK);
         while i < to {
             self.step(hashes, minima, i, base, out);
             i += 1;
