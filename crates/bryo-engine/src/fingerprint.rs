@@ -22,6 +22,13 @@ const CHUNK: usize = 16 * 1024;
 /// buffers. Not thread-safe by design; make one per thread (construction is
 /// cheap).
 ///
+/// For plain winnowing [`fingerprint_bytes`](Fingerprinter::fingerprint_bytes)
+/// and [`fingerprint_symbols`](Fingerprinter::fingerprint_symbols) (and the
+/// `fingerprints_*` variants) hash and select in one fused pass over four
+/// independent lanes, about 1.3 times as fast on bytes; the result is the
+/// same fingerprints as the general pipeline, which the lazy iterators and
+/// every other selection use.
+///
 /// ```
 /// use bryo_engine::{Config, Fingerprinter, HashFunction, Selection};
 /// let config = Config::from_thresholds(5, 8).unwrap();
