@@ -89,8 +89,9 @@ fn one_lane<R: Roll>(r: &R, input: &[R::Sym], k: usize, out: &mut [u64]) {
     }
 }
 
-/// Hashes per lane per step of [`roll_lanes`]: slices of this fixed length
-/// let the compiler drop the bounds checks from the inner loop.
+/// Hashes per lane per step of [`roll_lanes`]: input slices of this fixed
+/// length let the compiler drop the bounds checks on the reads in the inner
+/// loop (one check per lane and step remains).
 const STEP: usize = 8;
 
 /// Advances `L` independent hash chains by `q` positions each, interleaved so
