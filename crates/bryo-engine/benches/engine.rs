@@ -56,6 +56,29 @@ fn bench(c: &mut Criterion) {
     });
     g.finish();
 
+    // The same work two ways in one run: the fused lanes that
+    // `fingerprint_bytes` uses for plain winnowing, and the general
+    // pipeline (hash a 16 Ki chunk into a buffer, then select from it) that
+    // the lazy iterator uses; the ratio is what the fused path gains.
+    let mut g = c.benchmark_group("winnow-bytes-paths");
+    g.sample_size(10).throughput(Throughput::Bytes(n as u64));
+    let mut f = Fingerprinter::new(config, HashFunction::KarpRabin, Selection::Winnow).unwrap();
+    let mut out = Vec::new();
+    g.bench_function(BenchmarkId::from_parameter("fused"), |b| {
+        b.iter(|| {
+            f.fingerprint_bytes(&bytes, &mut out).unwrap();
+            out.len()
+        })
+    });
+    g.bench_function(BenchmarkId::from_parameter("chunked"), |b| {
+        b.iter(|| {
+            out.clear();
+            out.extend(f.iter_bytes(&bytes).unwrap());
+            out.len()
+        })
+    });
+    g.finish();
+
     // The u64-symbol path, over the same number of input bytes (n / 8 symbols).
     let symbols: Vec<u64> = bytes
         .chunks_exact(8)

@@ -1,7 +1,9 @@
 //! The whole pipeline: symbols → k-gram hashes → selected fingerprints.
 
 use crate::hash::{kgram_count, Symbol};
-use crate::{rehash, Config, Error, HashFunction, Hasher, Selection, Selector};
+use crate::rolling::{roll_lanes, Roll};
+use crate::select::{block_minima, SpanWinnower, BLOCK};
+use crate::{rehash, Config, Error, HashFunction, Hasher, KarpRabin, Rabin, Selection, Selector};
 
 /// A selected k-gram hash and where its k-gram starts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -20,6 +22,13 @@ const CHUNK: usize = 16 * 1024;
 /// buffers. Not thread-safe by design; make one per thread (construction is
 /// cheap).
 ///
+/// For plain winnowing [`fingerprint_bytes`](Fingerprinter::fingerprint_bytes)
+/// and [`fingerprint_symbols`](Fingerprinter::fingerprint_symbols) (and the
+/// `fingerprints_*` variants) hash and select in one fused pass over four
+/// independent lanes, about 1.3 times as fast on bytes; the result is the
+/// same fingerprints as the general pipeline, which the lazy iterators and
+/// every other selection use.
+///
 /// ```
 /// use bryo_engine::{Config, Fingerprinter, HashFunction, Selection};
 /// let config = Config::from_thresholds(5, 8).unwrap();
@@ -36,6 +45,8 @@ pub struct Fingerprinter {
     selector: Selector,
     rehash: bool,
     hashes: Vec<u64>,
+    /// The fused hash-and-winnow path, for plain winnowing.
+    fused: Option<Fused>,
 }
 
 impl Fingerprinter {
@@ -51,6 +62,7 @@ impl Fingerprinter {
             selector: Selector::new(selection, config.w())?,
             rehash: false,
             hashes: Vec::new(),
+            fused: Fused::new(config, function, selection),
         })
     }
 
@@ -85,7 +97,7 @@ impl Fingerprinter {
         bytes: &[u8],
         out: &mut Vec<Fingerprint>,
     ) -> Result<(), Error> {
-        self.run(bytes, out)
+        self.run_bytes(bytes, out)
     }
 
     /// Replaces the contents of `out` with the fingerprints of `symbols`.
@@ -94,20 +106,20 @@ impl Fingerprinter {
         symbols: &[u64],
         out: &mut Vec<Fingerprint>,
     ) -> Result<(), Error> {
-        self.run(symbols, out)
+        self.run_symbols(symbols, out)
     }
 
     /// The fingerprints of `bytes` in a new vector.
     pub fn fingerprints_bytes(&mut self, bytes: &[u8]) -> Result<Vec<Fingerprint>, Error> {
         let mut out = Vec::new();
-        self.run(bytes, &mut out)?;
+        self.run_bytes(bytes, &mut out)?;
         Ok(out)
     }
 
     /// The fingerprints of `symbols` in a new vector.
     pub fn fingerprints_symbols(&mut self, symbols: &[u64]) -> Result<Vec<Fingerprint>, Error> {
         let mut out = Vec::new();
-        self.run(symbols, &mut out)?;
+        self.run_symbols(symbols, &mut out)?;
         Ok(out)
     }
 
@@ -123,6 +135,38 @@ impl Fingerprinter {
         symbols: &'a [u64],
     ) -> Result<Fingerprints<'a, u64>, Error> {
         Fingerprints::new(self, symbols)
+    }
+
+    fn run_bytes(&mut self, input: &[u8], out: &mut Vec<Fingerprint>) -> Result<(), Error> {
+        let total = self.check_len(input.len())?;
+        match &mut self.fused {
+            Some(f) if f.takes(total) => {
+                out.clear();
+                match &f.hash {
+                    FusedHash::KarpRabin(kr) => f.lanes.run(kr.bytes(), input, total, out),
+                    FusedHash::Rabin(r) => f.lanes.run(r.bytes(), input, total, out),
+                }
+                self.rehash_from(out, 0);
+                Ok(())
+            }
+            _ => self.run(input, out),
+        }
+    }
+
+    fn run_symbols(&mut self, input: &[u64], out: &mut Vec<Fingerprint>) -> Result<(), Error> {
+        let total = self.check_len(input.len())?;
+        match &mut self.fused {
+            Some(f) if f.takes(total) => {
+                out.clear();
+                match &f.hash {
+                    FusedHash::KarpRabin(kr) => f.lanes.run(kr.symbols(), input, total, out),
+                    FusedHash::Rabin(r) => f.lanes.run(r.symbols(), input, total, out),
+                }
+                self.rehash_from(out, 0);
+                Ok(())
+            }
+            _ => self.run(input, out),
+        }
     }
 
     fn run<S: Symbol>(&mut self, input: &[S], out: &mut Vec<Fingerprint>) -> Result<(), Error> {
@@ -239,5 +283,394 @@ impl<S: Symbol> Iterator for Fingerprints<'_, S> {
                 self.done = true;
             }
         }
+    }
+}
+
+/// Independent hash chains in the fused path.
+const LANES: usize = 4;
+/// Window ends per lane in a full segment of the fused path.
+const LANE_LEN: usize = 1 << 15;
+/// Hashes each lane computes per round before winnowing them, while they are
+/// still in the L1 cache.
+const ROUND: usize = 512;
+/// Room per lane in the fused path's hash buffer: the last `w − 1` hashes
+/// and one round.
+const STRIDE: usize = 4096;
+
+/// The fused hash-and-winnow path for plain winnowing: its own copy of the
+/// hash tables (the [`Hasher`] keeps serving the other selections and the
+/// lazy iterator) and its buffers.
+#[derive(Clone, Debug)]
+struct Fused {
+    hash: FusedHash,
+    lanes: Lanes<LANE_LEN, ROUND, STRIDE>,
+}
+
+#[derive(Clone, Debug)]
+enum FusedHash {
+    KarpRabin(Box<KarpRabin>),
+    Rabin(Box<Rabin>),
+}
+
+impl Fused {
+    fn new(config: Config, function: HashFunction, selection: Selection) -> Option<Fused> {
+        let lanes = Lanes::new(config.k(), config.w())?;
+        if selection != Selection::Winnow {
+            return None;
+        }
+        let hash = match function {
+            HashFunction::KarpRabin => FusedHash::KarpRabin(Box::new(KarpRabin::new(config.k()))),
+            HashFunction::Rabin(p) => FusedHash::Rabin(Box::new(Rabin::new(p, config.k()))),
+        };
+        Some(Fused { hash, lanes })
+    }
+
+    /// Whether the fused path handles a document of `total` k-grams: it
+    /// needs one whole window (a shorter document is a single short window,
+    /// which the general path handles).
+    fn takes(&self, total: usize) -> bool {
+        total >= self.lanes.w
+    }
+}
+
+/// Hashing and winnowing in lanes.
+///
+/// The windows of the document (identified by the position of their last
+/// hash) are cut into segments of `LANES · LEN` windows, each segment into
+/// `LANES` stretches of `LEN` windows side by side. Each lane hashes its
+/// stretch (and the `w − 1` hashes before it) as its own chain, so the
+/// processor overlaps the lanes' multiply chains, `ROUND` hashes at a time
+/// into its part of a small buffer, and winnows them right away while they
+/// are in the L1 cache.
+///
+/// Plain winnowing is local: the selection for a window depends on that
+/// window's hashes only, so each lane selects exactly what the sequential
+/// winnower selects for its windows. The one seam effect: the first window
+/// of a stretch may select the same k-gram as the last window of the
+/// previous stretch, which the sequential winnower reports once; the
+/// duplicate is dropped when the lanes' outputs are joined.
+///
+/// `STRIDE` is the room per lane in the buffer (a window of history plus a
+/// round), so windows up to `STRIDE − ROUND + 1` are accepted.
+#[derive(Clone, Debug)]
+struct Lanes<const LEN: usize, const ROUND: usize, const STRIDE: usize> {
+    k: usize,
+    w: usize,
+    /// Each lane's hashes, `STRIDE` apart.
+    buf: Vec<u64>,
+    /// The minima of each lane's complete blocks of hashes, `STRIDE / BLOCK`
+    /// apart.
+    minima: Vec<u64>,
+    found: [Vec<Fingerprint>; LANES],
+}
+
+impl<const LEN: usize, const ROUND: usize, const STRIDE: usize> Lanes<LEN, ROUND, STRIDE> {
+    /// Lanes for k-grams of `k` symbols and windows of `w` hashes, or `None`
+    /// if the window does not fit the buffer.
+    fn new(k: usize, w: usize) -> Option<Self> {
+        // After a shift a lane keeps up to w − 1 + (BLOCK − 1) hashes.
+        let fits = w + BLOCK - 2 + ROUND <= STRIDE;
+        let aligned = STRIDE.is_multiple_of(BLOCK) && ROUND.is_multiple_of(BLOCK);
+        (k >= 1 && w >= 1 && fits && aligned && LEN >= 1).then(|| Lanes {
+            k,
+            w,
+            buf: Vec::new(),
+            minima: Vec::new(),
+            found: Default::default(),
+        })
+    }
+
+    /// Appends to `out` the winnowing fingerprints of `input`, which has
+    /// `total >= w` k-grams.
+    fn run<R: Roll>(&mut self, r: R, input: &[R::Sym], total: usize, out: &mut Vec<Fingerprint>) {
+        self.buf.resize(LANES * STRIDE, 0);
+        self.minima.resize(LANES * STRIDE / BLOCK, 0);
+        let mut e = self.w - 1;
+        while total - e >= LANES * LEN {
+            self.segment::<R, LANES>(r, input, e, LEN, LEN, out);
+            e += LANES * LEN;
+        }
+        let len = (total - e) / LANES;
+        if len > 0 {
+            self.segment::<R, LANES>(r, input, e, len, len, out);
+            e += LANES * len;
+        }
+        if e < total {
+            self.segment::<R, 1>(r, input, e, 0, total - e, out);
+        }
+    }
+
+    /// Winnows `L` stretches of `len` windows, the first ending at hash
+    /// position `e`, the next each `spacing` positions further on.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn segment<R: Roll, const L: usize>(
+        &mut self,
+        r: R,
+        input: &[R::Sym],
+        e: usize,
+        spacing: usize,
+        len: usize,
+        out: &mut Vec<Fingerprint>,
+    ) {
+        let (k, w) = (self.k, self.w);
+        let buf = &mut self.buf[..L * STRIDE];
+        let minima = &mut self.minima[..L * STRIDE / BLOCK];
+        // The document position of each lane's buffer index 0.
+        let mut base: [usize; L] = std::array::from_fn(|j| e + j * spacing + 1 - w);
+        let mut state: [u64; L] = std::array::from_fn(|j| r.start(&input[base[j]..base[j] + k]));
+        for (lane, &s) in buf.chunks_exact_mut(STRIDE).zip(&state) {
+            lane[0] = r.finish(s);
+        }
+        // The rest of each lane's first window.
+        roll_lanes(
+            r,
+            input,
+            k,
+            base[0] + 1,
+            spacing,
+            &mut state,
+            &mut buf[1..],
+            STRIDE,
+            w - 1,
+        );
+        // Blocks below `blocks` have their minima computed.
+        let mut blocks = w / BLOCK;
+        for (lane, m) in buf
+            .chunks_exact(STRIDE)
+            .zip(minima.chunks_exact_mut(STRIDE / BLOCK))
+        {
+            block_minima(lane, m, 0..blocks);
+        }
+        let found = &mut self.found;
+        let mut win: [SpanWinnower; L] = std::array::from_fn(|j| {
+            let lane = &buf[j * STRIDE..(j + 1) * STRIDE];
+            let m = &minima[j * (STRIDE / BLOCK)..(j + 1) * (STRIDE / BLOCK)];
+            SpanWinnower::start(lane, m, w, base[j] as u64, &mut found[j])
+        });
+        let mut fill = w;
+        let mut done = 1;
+        while done < len {
+            let q = ROUND.min(len - done);
+            if fill + q > STRIDE {
+                // Keep the last w − 1 hashes, the history of the next
+                // window, from a block boundary on.
+                let from = (fill + 1 - w) / BLOCK * BLOCK;
+                for (j, (lane, m)) in buf
+                    .chunks_exact_mut(STRIDE)
+                    .zip(minima.chunks_exact_mut(STRIDE / BLOCK))
+                    .enumerate()
+                {
+                    lane.copy_within(from..fill, 0);
+                    m.copy_within(from / BLOCK..blocks, 0);
+                    base[j] += from;
+                    win[j].shift(from);
+                }
+                fill -= from;
+                blocks -= from / BLOCK;
+            }
+            let at = base[0] + fill;
+            roll_lanes(
+                r,
+                input,
+                k,
+                at,
+                spacing,
+                &mut state,
+                &mut buf[fill..],
+                STRIDE,
+                q,
+            );
+            let complete = (fill + q) / BLOCK;
+            for (j, (lane, m)) in buf
+                .chunks_exact(STRIDE)
+                .zip(minima.chunks_exact_mut(STRIDE / BLOCK))
+                .enumerate()
+            {
+                block_minima(lane, m, blocks..complete);
+                win[j].run(lane, m, fill, fill + q, base[j] as u64, &mut found[j]);
+            }
+            blocks = complete;
+            fill += q;
+            done += q;
+        }
+        for lane in found.iter_mut().take(L) {
+            // The first window of a stretch may repeat the previous one's
+            // selection.
+            let skip = match (out.last(), lane.first()) {
+                (Some(a), Some(b)) if a.pos == b.pos => 1,
+                _ => 0,
+            };
+            out.extend_from_slice(&lane[skip..]);
+            lane.clear();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Winnowing by definition: the rightmost minimum of every window (the
+    /// whole document if shorter than one), each selection reported once.
+    fn naive_winnow(hashes: &[u64], w: usize) -> Vec<Fingerprint> {
+        let n = hashes.len();
+        let windows: Vec<std::ops::Range<usize>> = match n {
+            0 => Vec::new(),
+            n if n < w => std::iter::once(0..n).collect(),
+            n => (0..=n - w).map(|i| i..i + w).collect(),
+        };
+        let mut out: Vec<Fingerprint> = Vec::new();
+        for win in windows {
+            let min = hashes[win.clone()].iter().copied().min().unwrap_or(0);
+            let p = win.rev().find(|&i| hashes[i] == min).unwrap_or(0);
+            if out.last().is_none_or(|f| f.pos as usize != p) {
+                out.push(Fingerprint {
+                    hash: hashes[p],
+                    pos: p as u32,
+                });
+            }
+        }
+        out
+    }
+
+    /// Runs the lanes with a small geometry (so that stretches, rounds and
+    /// buffer shifts all occur on short inputs) against the naive winnower,
+    /// for both hashes and both symbol types.
+    fn check<const LEN: usize, const ROUND: usize, const STRIDE: usize>(
+        bytes: &[u8],
+        k: usize,
+        w: usize,
+    ) -> Result<(), TestCaseError> {
+        let Some(mut lanes) = Lanes::<LEN, ROUND, STRIDE>::new(k, w) else {
+            return Ok(());
+        };
+        let config = Config::new(k, w).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let total = kgram_count(bytes.len(), k);
+        let symbols: Vec<u64> = bytes.iter().map(|&b| u64::from(b) * 0x0100_0001).collect();
+        for function in [HashFunction::KarpRabin, HashFunction::RABIN_DEFAULT] {
+            let hasher = Hasher::new(function, &config);
+            let mut hashes = Vec::new();
+            hasher.hash_bytes(bytes, &mut hashes);
+            let want = naive_winnow(&hashes, w);
+            let mut got = Vec::new();
+            if total >= w {
+                match function {
+                    HashFunction::KarpRabin => {
+                        lanes.run(KarpRabin::new(k).bytes(), bytes, total, &mut got)
+                    }
+                    HashFunction::Rabin(p) => {
+                        lanes.run(Rabin::new(p, k).bytes(), bytes, total, &mut got)
+                    }
+                }
+                prop_assert_eq!(&got, &want);
+            }
+            // The public path, whichever way it goes.
+            let mut f = Fingerprinter::new(config, function, Selection::Winnow)
+                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+            prop_assert_eq!(&f.fingerprints_bytes(bytes).unwrap(), &want);
+
+            hasher.hash_symbols(&symbols, &mut hashes);
+            let want = naive_winnow(&hashes, w);
+            if total >= w {
+                got.clear();
+                match function {
+                    HashFunction::KarpRabin => {
+                        lanes.run(KarpRabin::new(k).symbols(), &symbols, total, &mut got)
+                    }
+                    HashFunction::Rabin(p) => {
+                        lanes.run(Rabin::new(p, k).symbols(), &symbols, total, &mut got)
+                    }
+                }
+                prop_assert_eq!(&got, &want);
+            }
+            prop_assert_eq!(&f.fingerprints_symbols(&symbols).unwrap(), &want);
+        }
+        Ok(())
+    }
+
+    /// Bytes from a small alphabet (many equal hashes), random bytes, one
+    /// repeated byte (all hashes equal), or long runs of a few bytes.
+    fn text() -> impl Strategy<Value = Vec<u8>> {
+        prop_oneof![
+            prop::collection::vec(0u8..2, 0..3000),
+            prop::collection::vec(any::<u8>(), 0..3000),
+            (any::<u8>(), 0usize..3000).prop_map(|(b, n)| vec![b; n]),
+            prop::collection::vec((0u8..3, 1usize..200), 0..40).prop_map(|runs| runs
+                .into_iter()
+                .flat_map(|(b, n)| std::iter::repeat_n(b, n))
+                .collect()),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        #[test]
+        fn lanes_match_naive_winnowing(bytes in text(), k in 1usize..12, w in 1usize..40) {
+            check::<1, 8, 64>(&bytes, k, w)?;
+            check::<7, 8, 64>(&bytes, k, w)?;
+            check::<64, 16, 64>(&bytes, k, w)?;
+            check::<300, 512, 4096>(&bytes, k, w)?;
+        }
+
+        /// Lengths around the edges: fewer symbols than k, exactly one
+        /// window (k + w − 1 symbols), and the ends of stretches.
+        #[test]
+        fn lanes_match_naive_winnowing_at_edges(
+            seed in any::<u64>(),
+            alphabet in 1u64..5,
+            k in 1usize..10,
+            w in 1usize..30,
+            extra in 0usize..3,
+            stretches in 0usize..9,
+            shape in 0usize..4,
+        ) {
+            const LEN: usize = 7;
+            let windows = match shape {
+                // no k-gram, or fewer than one window
+                0 => 0,
+                // exactly one window
+                1 => 1,
+                // whole stretches, and one or two windows more
+                _ => stretches * LEN + extra,
+            };
+            let len = match (shape, extra) {
+                (0, e) => (k + w).saturating_sub(2 + e),
+                _ => k + w - 2 + windows,
+            };
+            let mut rng = crate::SplitMix64::new(seed);
+            let bytes: Vec<u8> = (0..len).map(|_| b'a' + rng.below(alphabet) as u8).collect();
+            check::<LEN, 8, 64>(&bytes, k, w)?;
+        }
+    }
+
+    #[test]
+    fn lanes_refuse_windows_that_do_not_fit() {
+        // A lane keeps up to w + BLOCK − 2 hashes of history and a round.
+        assert!(Lanes::<7, 8, 64>::new(1, 51).is_none());
+        assert!(Lanes::<7, 8, 64>::new(1, 50).is_some());
+        assert!(Lanes::<7, 8, 64>::new(0, 5).is_none());
+        let config = Config::new(3, 5000).unwrap();
+        let f = Fingerprinter::new(config, HashFunction::KarpRabin, Selection::Winnow).unwrap();
+        assert!(f.fused.is_none());
+        let f =
+            Fingerprinter::new(config, HashFunction::KarpRabin, Selection::RobustWinnow).unwrap();
+        assert!(f.fused.is_none());
+    }
+
+    #[test]
+    fn large_window_uses_the_general_path_with_the_same_result() {
+        let mut rng = crate::SplitMix64::new(3);
+        let bytes: Vec<u8> = (0..40_000).map(|_| rng.below(4) as u8).collect();
+        let config = Config::new(4, 5000).unwrap();
+        let mut f = Fingerprinter::new(config, HashFunction::KarpRabin, Selection::Winnow).unwrap();
+        let mut hashes = Vec::new();
+        f.hasher().hash_bytes(&bytes, &mut hashes);
+        assert_eq!(
+            f.fingerprints_bytes(&bytes).unwrap(),
+            naive_winnow(&hashes, 5000)
+        );
     }
 }

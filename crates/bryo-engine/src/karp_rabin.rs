@@ -21,9 +21,7 @@ pub struct KarpRabin {
     k: usize,
     /// b^k
     b_k: u64,
-    /// entering[c] = c·b
-    entering: [u64; 256],
-    /// leaving[c] = c·b^(k+1)
+    /// leaving[c] = c·b^k
     leaving: [u64; 256],
 }
 
@@ -32,19 +30,11 @@ impl KarpRabin {
     /// [`Config`](crate::Config)).
     pub fn new(k: usize) -> KarpRabin {
         let b_k = pow(KARP_RABIN_BASE, k as u64);
-        let b_k1 = b_k.wrapping_mul(KARP_RABIN_BASE);
-        let mut entering = [0u64; 256];
         let mut leaving = [0u64; 256];
         for c in 0..256u64 {
-            entering[c as usize] = c.wrapping_mul(KARP_RABIN_BASE);
-            leaving[c as usize] = c.wrapping_mul(b_k1);
+            leaving[c as usize] = c.wrapping_mul(b_k);
         }
-        KarpRabin {
-            k,
-            b_k,
-            entering,
-            leaving,
-        }
+        KarpRabin { k, b_k, leaving }
     }
 
     /// The k-gram length.
@@ -100,10 +90,12 @@ impl Roll for KarpRabinBytes<'_> {
     }
     #[inline(always)]
     fn roll(&self, state: u64, out: u8, inc: u8) -> u64 {
-        // H·b − c_out·b^(k+1) + c_in·b: the two table terms do not depend on
-        // the chain, so only one multiply and one add sit on it.
-        let delta = self.0.entering[inc as usize].wrapping_sub(self.0.leaving[out as usize]);
-        state.wrapping_mul(KARP_RABIN_BASE).wrapping_add(delta)
+        // (H + c_in − c_out·b^k)·b = H·b + c_in·b − c_out·b^(k+1): the term
+        // in brackets after H does not depend on the chain, so one add and
+        // one multiply sit on it, and one table look-up (for the leaving
+        // byte) feeds it.
+        let delta = u64::from(inc).wrapping_sub(self.0.leaving[out as usize]);
+        state.wrapping_add(delta).wrapping_mul(KARP_RABIN_BASE)
     }
     #[inline(always)]
     fn finish(&self, state: u64) -> u64 {

@@ -88,3 +88,71 @@ fn one_lane<R: Roll>(r: &R, input: &[R::Sym], k: usize, out: &mut [u64]) {
         *slot = r.finish(state);
     }
 }
+
+/// Hashes per lane per step of [`roll_lanes`]: input slices of this fixed
+/// length let the compiler drop the bounds checks on the reads in the inner
+/// loop (one check per lane and step remains).
+const STEP: usize = 8;
+
+/// Advances `L` independent hash chains by `q` positions each, interleaved so
+/// that the processor overlaps their multiply (or look-up) chains.
+///
+/// Lane `j` starts at symbol position `at + j·spacing ≥ 1`: on entry
+/// `state[j]` is the rolling state of the k-gram starting one position
+/// earlier; on return it is that of the k-gram at `at + j·spacing + q − 1`,
+/// and `out[j·stride + i]` holds the hash of the k-gram at
+/// `at + j·spacing + i` for every `i < q`. All lanes are read through one
+/// slice and written through another, so with `spacing` and `stride` known
+/// at compile time every lane's address is a constant offset and the loop
+/// needs only three pointers.
+///
+/// Callers guarantee `q <= stride`, `at + (L − 1)·spacing + q + k − 1 <=
+/// input.len()` and `(L − 1)·stride + q <= out.len()`; a violation is a bug
+/// and panics.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn roll_lanes<R: Roll, const L: usize>(
+    r: R,
+    input: &[R::Sym],
+    k: usize,
+    at: usize,
+    spacing: usize,
+    state: &mut [u64; L],
+    out: &mut [u64],
+    stride: usize,
+    q: usize,
+) {
+    let full = q - q % STEP;
+    let span = (L - 1) * spacing + q;
+    let leaving = &input[at - 1..at - 1 + span];
+    let entering = &input[at - 1 + k..at - 1 + k + span];
+    let out = &mut out[..(L - 1) * stride + q];
+    let mut c = 0;
+    while c < full {
+        let lv: [&[R::Sym; STEP]; L] = std::array::from_fn(|j| chunk(&leaving[j * spacing + c..]));
+        let en: [&[R::Sym; STEP]; L] = std::array::from_fn(|j| chunk(&entering[j * spacing + c..]));
+        for t in 0..STEP {
+            for j in 0..L {
+                // The lanes' chains are independent: the processor overlaps
+                // them.
+                state[j] = r.roll(state[j], lv[j][t], en[j][t]);
+                out[j * stride + c + t] = r.finish(state[j]);
+            }
+        }
+        c += STEP;
+    }
+    for i in full..q {
+        for j in 0..L {
+            let s = j * spacing + i;
+            state[j] = r.roll(state[j], leaving[s], entering[s]);
+            out[j * stride + i] = r.finish(state[j]);
+        }
+    }
+}
+
+/// The first `N` elements of a slice as an array; the caller guarantees the
+/// slice is long enough.
+#[inline(always)]
+fn chunk<T, const N: usize>(s: &[T]) -> &[T; N] {
+    s.first_chunk().expect("caller guarantees N elements")
+}

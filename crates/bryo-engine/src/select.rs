@@ -566,3 +566,169 @@ fn rebuild(records: &mut Vec<(u64, u64)>, win: &Window<'_>, lo: u64, hi: u64) ->
     }
     (best, records.last().expect("non-empty").1)
 }
+
+/// Hashes per block of [`block_minima`].
+pub(crate) const BLOCK: usize = 8;
+
+/// Writes into `minima[b]` the minimum of `hashes[BLOCK·b .. BLOCK·(b+1)]`
+/// for every block `b` in `blocks`.
+#[inline]
+pub(crate) fn block_minima(hashes: &[u64], minima: &mut [u64], blocks: std::ops::Range<usize>) {
+    let (chunks, _) = hashes[blocks.start * BLOCK..blocks.end * BLOCK].as_chunks::<BLOCK>();
+    for (m, c) in minima[blocks].iter_mut().zip(chunks) {
+        let a = c[0].min(c[1]).min(c[2].min(c[3]));
+        let b = c[4].min(c[5]).min(c[6].min(c[7]));
+        *m = a.min(b);
+    }
+}
+
+/// Plain winnowing (Definition 1) over one buffer of consecutive hashes that
+/// holds each window whole, with the minimum of every complete block of
+/// [`BLOCK`] hashes alongside: the fused hash-and-select paths keep the last
+/// window's hashes at the front of their buffers themselves, so this needs
+/// no carry between chunks. Positions are buffer indices; `base` is the
+/// document position of index 0.
+///
+/// The block minima make both halves of the work cheap: a block whose
+/// minimum exceeds the current selection and in which the selection does not
+/// expire is skipped with one comparison, and when the selection expires the
+/// new window's rightmost minimum is found from about `w / BLOCK` block
+/// minima and two partial blocks instead of `w` hashes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SpanWinnower {
+    w: usize,
+    /// The current selection's hash.
+    cur: u64,
+    /// The index at which the current selection leaves the window.
+    expire: usize,
+}
+
+impl SpanWinnower {
+    /// Selects in the first window, `hashes[..w]`, and returns the winnower
+    /// positioned after it. `minima` must hold the minima of the blocks
+    /// inside that window.
+    pub(crate) fn start(
+        hashes: &[u64],
+        minima: &[u64],
+        w: usize,
+        base: u64,
+        out: &mut Vec<Fingerprint>,
+    ) -> SpanWinnower {
+        let mut s = SpanWinnower {
+            w,
+            cur: 0,
+            expire: 0,
+        };
+        let p = rightmost_min(hashes, minima, 0, w - 1);
+        s.select(hashes[p], p, base, out);
+        s
+    }
+
+    /// Handles the windows ending at the indices `from..to` of `hashes` (the
+    /// window ending at `from − 1` must have been handled before). `minima`
+    /// must hold the minima of every complete block below `to`.
+    #[inline]
+    pub(crate) fn run(
+        &mut self,
+        hashes: &[u64],
+        minima: &[u64],
+        from: usize,
+        to: usize,
+        base: u64,
+        out: &mut Vec<Fingerprint>,
+    ) {
+        let mut i = from;
+        let head = from.next_multiple_of(BLOCK).min(to);
+        while i < head {
+            self.step(hashes, minima, i, base, out);
+            i += 1;
+        }
+        // Whole blocks: skip those where nothing happens (no hash <= the
+        // current selection, which does not expire there) by their minima.
+        let end = to / BLOCK;
+        let mut b = i / BLOCK;
+        while b < end {
+            let stop = (self.expire / BLOCK).min(end);
+            b = match find_first::<false>(&minima[b..stop], self.cur) {
+                Some(off) => b + off,
+                None => stop,
+            };
+            if b < end {
+                for j in b * BLOCK..b * BLOCK + BLOCK {
+                    self.step(hashes, minima, j, base, out);
+                }
+                b += 1;
+            }
+        }
+        i = i.max(end * BLOCK);
+        while i < to {
+            self.step(hashes, minima, i, base, out);
+            i += 1;
+        }
+    }
+
+    /// The window ending at `i`.
+    #[inline(always)]
+    fn step(
+        &mut self,
+        hashes: &[u64],
+        minima: &[u64],
+        i: usize,
+        base: u64,
+        out: &mut Vec<Fingerprint>,
+    ) {
+        let h = hashes[i];
+        if h <= self.cur {
+            // No hash between the selection and i is <= it, so h is the
+            // window's rightmost minimum.
+            self.select(h, i, base, out);
+        } else if i == self.expire {
+            let p = rightmost_min(hashes, minima, i + 1 - self.w, i);
+            self.select(hashes[p], p, base, out);
+        }
+    }
+
+    /// The buffer's contents moved `by` places towards its front.
+    pub(crate) fn shift(&mut self, by: usize) {
+        self.expire -= by;
+    }
+
+    #[inline(always)]
+    fn select(&mut self, v: u64, p: usize, base: u64, out: &mut Vec<Fingerprint>) {
+        self.cur = v;
+        self.expire = p + self.w;
+        out.push(fp(v, base + p as u64));
+    }
+}
+
+/// Index of the rightmost minimum of `hashes[lo..=hi]`, reading the minima
+/// of the complete blocks inside the range instead of their hashes.
+fn rightmost_min(hashes: &[u64], minima: &[u64], lo: usize, hi: usize) -> usize {
+    let end = hi + 1;
+    let head_end = lo.next_multiple_of(BLOCK).min(end);
+    let (mut best, mut at) = (u64::MAX, lo);
+    for (p, &v) in hashes[lo..head_end].iter().enumerate() {
+        if v <= best {
+            (best, at) = (v, lo + p);
+        }
+    }
+    // Scanning left to right with <= keeps the rightmost minimum.
+    let (b0, b1) = (head_end / BLOCK, (end / BLOCK).max(head_end / BLOCK));
+    let mut block = usize::MAX;
+    for (b, &v) in minima[b0..b1].iter().enumerate() {
+        if v <= best {
+            (best, block) = (v, b0 + b);
+        }
+    }
+    let tail = (b1 * BLOCK).max(head_end);
+    for (p, &v) in hashes[tail..end].iter().enumerate() {
+        if v <= best {
+            (best, at, block) = (v, tail + p, usize::MAX);
+        }
+    }
+    if block == usize::MAX {
+        return at;
+    }
+    let b = &hashes[block * BLOCK..block * BLOCK + BLOCK];
+    block * BLOCK + b.iter().rposition(|&v| v == best).unwrap_or(0)
+}
