@@ -14,7 +14,8 @@
 //! The shares measured over random `P` (drawn by [`Modulus::random`] from
 //! fixed seeds) are checked against their expectation `p` within five
 //! binomial standard deviations, `5·sqrt(p(1 − p)/T)` for `T` draws: a
-//! band a correct implementation leaves with probability below 10^−6, so the
+//! band a correct implementation leaves with probability of a few in a
+//! million (about 2·10^−6 for the smallest case, 49 expected hits), so the
 //! fixed seeds are not tuned to pass. The count over *all* degree-16
 //! irreducible polynomials is checked exactly.
 
@@ -242,6 +243,9 @@ fn random_strings_collide_like_a_random_function() {
     let total: u64 = (0..trials)
         .map(|seed| colliding_pairs(&Modulus::random(K, 170_000 + seed).unwrap(), &strings))
         .sum();
+    // Under one P the pair events are pairwise independent (A − B and A − C
+    // are independent and uniform), and nearly so across draws of P, so the
+    // binomial standard deviation applies.
     let pair_draws = trials * (n * (n - 1) / 2) as u64;
     let share = total as f64 / pair_draws as f64;
     let expected = f64::from(K).exp2().recip();
