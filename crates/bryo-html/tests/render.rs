@@ -3,8 +3,8 @@
 
 use bryo_html::{pair_page_name, render_html, write_html, HtmlFile};
 use bryo_report::{
-    FileEntry, FileStatus, Fragment, Frontend, Location, Options, Pair, Region, Report, Skipped,
-    Submission,
+    FileEntry, FileRef, FileStatus, Fragment, Frontend, IdenticalFiles, Location, Options, Pair,
+    Region, Report, Skipped, Submission,
 };
 
 const CODE: &str = "import os\n\ndef walk(top):\n    for name in os.listdir(top):\n        print(name)  # each one\n    return 'done'\n";
@@ -209,4 +209,48 @@ fn writes_a_directory() {
             .contains("cannot create the report directory"),
         "{err}"
     );
+}
+
+#[test]
+fn exact_copies_are_listed_linked_and_escaped() {
+    let mut r = report();
+    r.submissions.push(Submission {
+        name: "<i>c</i>".into(),
+        old: false,
+        files: vec![entry("<i>c</i>/x.py")],
+    });
+    // a.py = b.py is reported as pair 1; a.py = <i>c</i> is not reported.
+    r.identical_submissions = vec![vec![0, 1, 3]];
+    r.identical_files = vec![IdenticalFiles {
+        fingerprint: "00112233aabbccdd".into(),
+        symbols: 20,
+        files: vec![
+            FileRef {
+                submission: 0,
+                path: "a.py".into(),
+            },
+            FileRef {
+                submission: 3,
+                path: "<i>c</i>/x.py".into(),
+            },
+        ],
+    }];
+    let files = render_html(&r, &loader);
+    let index = page(&files, "index.html");
+    assert!(index.contains(
+        "<dt>Exact copies</dt><dd><a href=\"#identical\">1 group of identical submissions, 1 file content identical"
+    ));
+    let start = index.find("<section id=\"identical\">").unwrap();
+    let section = &index[start..start + index[start..].find("</section>").unwrap()];
+    assert!(section.contains("<span class=\"member\">a.py</span> (1 file, 20 symbols)"));
+    assert!(section.contains("<span class=\"member\">&lt;i&gt;c&lt;/i&gt;</span>"));
+    assert!(section.contains("<a href=\"pair-1.html\">a.py and b.py</a>: pair 1"));
+    // Two pairs of the group (a–c, b–c) have no page.
+    assert!(section.contains("2 pairs of this group are outside the top -n 250"));
+    assert!(section.contains("<code>&lt;i&gt;c&lt;/i&gt;/x.py</code>"));
+    assert!(section.contains("<code>00112233aabbccdd</code>"));
+    assert!(!section.contains("<i>"));
+    // Without exact copies the section says so.
+    let files = render_html(&report(), &loader);
+    assert!(page(&files, "index.html").contains("No two submissions are exact copies."));
 }
