@@ -254,3 +254,80 @@ fn exact_copies_are_listed_linked_and_escaped() {
     let files = render_html(&report(), &loader);
     assert!(page(&files, "index.html").contains("No two submissions are exact copies."));
 }
+
+#[test]
+fn an_earlier_bigger_report_leaves_nothing_stale_and_other_files_stay() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path();
+    write_html(&report(), &loader, out).unwrap();
+    assert!(out.join("pair-3.html").is_file());
+    // The user's own files, some with names close to bryo's.
+    for name in [
+        "notes.txt",
+        "pair-1.html.bak",
+        "pair-x.html",
+        "files/mine.js",
+    ] {
+        std::fs::write(out.join(name), "keep").unwrap();
+    }
+    std::fs::create_dir(out.join("pair-9.html")).unwrap();
+    // A smaller report: one pair, one submission shown.
+    let mut smaller = report();
+    smaller.pairs.truncate(1);
+    smaller.pairs[0].b = 2;
+    smaller.pairs[0].fragments[0].b.file = "gone.py".into();
+    write_html(&smaller, &loader, out).unwrap();
+    assert!(out.join("pair-1.html").is_file());
+    assert!(!out.join("pair-2.html").exists());
+    assert!(!out.join("pair-3.html").exists());
+    assert!(out.join("files/s0-0.js").is_file());
+    assert!(
+        !out.join("files/s1-0.js").exists(),
+        "stale text of file s1-0"
+    );
+    for name in [
+        "notes.txt",
+        "pair-1.html.bak",
+        "pair-x.html",
+        "files/mine.js",
+    ] {
+        assert_eq!(
+            std::fs::read_to_string(out.join(name)).unwrap(),
+            "keep",
+            "{name}"
+        );
+    }
+    assert!(out.join("pair-9.html").is_dir());
+    // The directory holds exactly what render_html gives, plus the user's files.
+    let mut names: Vec<String> = render_html(&smaller, &loader)
+        .into_iter()
+        .map(|f| f.name)
+        .collect();
+    names.extend(
+        [
+            "notes.txt",
+            "pair-1.html.bak",
+            "pair-x.html",
+            "files/mine.js",
+        ]
+        .map(String::from),
+    );
+    names.sort();
+    let mut found = Vec::new();
+    for d in [out.to_path_buf(), out.join("files")] {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let e = e.unwrap();
+            if e.file_type().unwrap().is_file() {
+                let rel = e
+                    .path()
+                    .strip_prefix(out)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                found.push(rel);
+            }
+        }
+    }
+    found.sort();
+    assert_eq!(found, names);
+}
