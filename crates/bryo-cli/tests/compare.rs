@@ -1039,3 +1039,34 @@ fn identical_submissions_take_their_place_in_the_ranking() {
         "{got:?}"
     );
 }
+
+#[test]
+fn a_cluster_of_copies_has_the_similarity_the_matcher_found() {
+    // a.py and b.py are identical; half of their text is also in c.py and
+    // d.py, so with -m 2 that half is ignored and the pair's similarity is
+    // below 1. The cluster reports that similarity, not 1.
+    let dir = TempDir::new().unwrap();
+    let common = program(40);
+    let copied = format!("{common}\n{}", program(41));
+    write(dir.path(), "a.py", &copied);
+    write(dir.path(), "b.py", &copied);
+    write(dir.path(), "c.py", &format!("{common}\n{}", program(50)));
+    write(dir.path(), "d.py", &format!("{common}\n{}", program(51)));
+    let report = compare_json(dir.path(), &["-m", "2", "."]);
+    let sim = similarity(&report, "a.py", "b.py");
+    assert!(sim > 0.2 && sim < 0.9, "{sim}");
+    let pair = report["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["identical"] == true)
+        .unwrap();
+    let members = serde_json::json!([pair["a"], pair["b"]]);
+    let cluster = report["clusters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["members"] == members)
+        .unwrap_or_else(|| panic!("no cluster of the copies: {}", report["clusters"]));
+    assert_eq!(cluster["max_similarity"].as_f64().unwrap(), sim);
+}

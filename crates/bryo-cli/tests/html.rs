@@ -348,3 +348,150 @@ fn byte_ranges_land_on_the_same_text_in_every_encoding() {
     }
     assert_eq!(checked, 6, "three pairs, one fragment on each side");
 }
+
+/// The pair pages of a report directory, concatenated, and whether any of
+/// its files holds `needle`.
+fn pages_and_leak(dir: &Path, needle: &str) -> (String, bool) {
+    let tree = read_tree(dir);
+    let pages = tree
+        .iter()
+        .filter(|(k, _)| k.starts_with("pair-"))
+        .map(|(_, v)| String::from_utf8(v.clone()).unwrap())
+        .collect();
+    let leak = tree
+        .values()
+        .any(|v| String::from_utf8_lossy(v).contains(needle));
+    (pages, leak)
+}
+
+/// Writes `result.json` for the hostile corpus in `dir` and returns it
+/// parsed.
+fn saved_result(dir: &Path) -> serde_json::Value {
+    bryo()
+        .current_dir(dir)
+        .args([
+            "compare",
+            "-l",
+            "python",
+            "-d",
+            "subs",
+            "--format",
+            "json",
+            "-o",
+            "result.json",
+        ])
+        .assert()
+        .success();
+    serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap()).unwrap()
+}
+
+/// Renames the file `from` to `to` everywhere in the result (its entry and
+/// the fragments naming it); with `strip`, drops every `raw_fingerprint`.
+fn craft(result: &serde_json::Value, from: &str, to: &str, strip: bool) -> String {
+    fn walk(v: &mut serde_json::Value, from: &str, to: &str, strip: bool) {
+        match v {
+            serde_json::Value::Object(map) => {
+                if strip {
+                    map.remove("raw_fingerprint");
+                }
+                for (_, x) in map.iter_mut() {
+                    walk(x, from, to, strip);
+                }
+            }
+            serde_json::Value::Array(xs) => xs.iter_mut().for_each(|x| walk(x, from, to, strip)),
+            serde_json::Value::String(s) if s == from => *s = to.to_string(),
+            _ => {}
+        }
+    }
+    let mut v = result.clone();
+    walk(&mut v, from, to, strip);
+    serde_json::to_string(&v).unwrap()
+}
+
+#[test]
+fn saved_result_shows_only_files_with_the_recorded_fingerprint() {
+    let corpus = tempfile::tempdir().unwrap();
+    write_xss_corpus(corpus.path());
+    let dir = corpus.path();
+    let result = saved_result(dir);
+    assert!(result["submissions"][1]["files"][1]["raw_fingerprint"].is_string());
+
+    // A file edited after the run: a note, and not its new text.
+    std::fs::write(
+        dir.join("subs/trent/util.py"),
+        "def helper(values):\n    return 'EDITED AFTER THE RUN'\n",
+    )
+    .unwrap();
+    bryo()
+        .current_dir(dir)
+        .args(["report", "result.json", "-o", "edited"])
+        .assert()
+        .success();
+    let (pages, leak) = pages_and_leak(&dir.join("edited"), "EDITED AFTER THE RUN");
+    assert!(pages.contains("the file changed since the run"), "{pages}");
+    assert!(!leak, "the edited text reached the report");
+    // The unchanged files are still shown.
+    assert!(dir.join("edited/files/s0-1.js").is_file());
+    assert!(!dir.join("edited/files/s1-1.js").exists());
+
+    // A crafted result pointing a fingerprinted entry at another file.
+    let secret = tempfile::tempdir().unwrap();
+    let secret_file = secret.path().join("secret.txt");
+    std::fs::write(&secret_file, "TOP SECRET = 1\n").unwrap();
+    let crafted = craft(
+        &result,
+        "subs/trent/util.py",
+        secret_file.to_str().unwrap(),
+        false,
+    );
+    std::fs::write(dir.join("crafted.json"), crafted).unwrap();
+    bryo()
+        .current_dir(dir)
+        .args(["report", "crafted.json", "-o", "crafted"])
+        .assert()
+        .success();
+    let (pages, leak) = pages_and_leak(&dir.join("crafted"), "TOP SECRET");
+    assert!(pages.contains("the file changed since the run"), "{pages}");
+    assert!(!leak, "a file outside the result reached the report");
+}
+
+#[test]
+fn saved_result_without_fingerprints_reads_no_path_outside_the_root() {
+    let corpus = tempfile::tempdir().unwrap();
+    write_xss_corpus(corpus.path());
+    let dir = corpus.path().join("run");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::rename(corpus.path().join("subs"), dir.join("subs")).unwrap();
+    let result = saved_result(&dir);
+    std::fs::write(corpus.path().join("secret.txt"), "TOP SECRET = 1\n").unwrap();
+    let absolute = corpus.path().join("secret.txt");
+    for (name, target) in [
+        ("absolute", absolute.to_str().unwrap()),
+        ("parent", "../secret.txt"),
+        ("nested", "subs/../../secret.txt"),
+    ] {
+        let crafted = craft(&result, "subs/trent/util.py", target, true);
+        let json = format!("{name}.json");
+        std::fs::write(dir.join(&json), crafted).unwrap();
+        bryo()
+            .current_dir(&dir)
+            .args(["report", &json, "-o", name])
+            .assert()
+            .success();
+        let (pages, leak) = pages_and_leak(&dir.join(name), "TOP SECRET");
+        assert!(
+            pages.contains("names it by an absolute path or one with `..`"),
+            "{name}: {pages}"
+        );
+        assert!(!leak, "{name}: a file outside the root reached the report");
+    }
+    // Relative paths inside the root are still read without fingerprints.
+    let plain = craft(&result, "", "", true);
+    std::fs::write(dir.join("plain.json"), plain).unwrap();
+    bryo()
+        .current_dir(&dir)
+        .args(["report", "plain.json", "-o", "plain"])
+        .assert()
+        .success();
+    assert!(dir.join("plain/files/s1-1.js").is_file());
+}

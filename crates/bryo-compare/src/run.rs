@@ -398,8 +398,8 @@ pub fn compare_with_progress(
         pairs.truncate(options.max_pairs);
     }
 
-    // The matcher's clusters, joined by the identical pairs (similarity 1,
-    // above any threshold).
+    // The matcher's clusters, joined by the identical pairs whatever their
+    // similarity.
     let mut groups: Vec<Vec<usize>> = comparison
         .clusters
         .iter()
@@ -410,13 +410,18 @@ pub fn compare_with_progress(
         .into_iter()
         .map(|members| {
             let inside = |a: usize, b: usize| members.contains(&a) && members.contains(&b);
-            let identical = identical_pairs.iter().any(|&(a, b)| inside(a, b));
+            // An identical pair counts with the similarity the matcher
+            // found (below 1 when -m or base code took passages out); one
+            // the matcher did not find is reported whole, similarity 1.
+            let unmatched_identical = identical_pairs
+                .iter()
+                .any(|&(a, b)| inside(a, b) && !matched.contains_key(&key(a, b)));
             let max_similarity = comparison
                 .pairs
                 .iter()
                 .filter(|p| inside(p.a.0 as usize, p.b.0 as usize))
                 .map(|p| p.similarity)
-                .fold(if identical { 1.0 } else { 0.0 }, f64::max);
+                .fold(if unmatched_identical { 1.0 } else { 0.0 }, f64::max);
             Cluster {
                 members,
                 max_similarity,

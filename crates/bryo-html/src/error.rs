@@ -20,4 +20,13 @@ pub enum HtmlError {
         /// The cause.
         source: std::io::Error,
     },
+    /// A file of an earlier report in the output directory could not be
+    /// listed or removed.
+    #[error("cannot remove the earlier report's {}: {source}", path.display())]
+    Remove {
+        /// The file or directory.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
 }

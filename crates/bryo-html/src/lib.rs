@@ -221,13 +221,17 @@ fn source_script(id: &str, html: &str) -> String {
     out
 }
 
-/// Renders the report into directory `dir` (created if needed; files of an
-/// earlier report there are overwritten, others left alone).
+/// Renders the report into directory `dir` (created if needed). The files
+/// an earlier report wrote there — `index.html`, `bryo.css`, `bryo.js`,
+/// `pair-N.html` and `files/sI-J.js`, by those names only — are removed
+/// first, so a smaller report leaves no stale page behind; anything else
+/// in the directory is left alone.
 pub fn write_html(report: &Report, loader: &dyn SourceLoader, dir: &Path) -> Result<(), HtmlError> {
     std::fs::create_dir_all(dir).map_err(|source| HtmlError::CreateDir {
         path: dir.to_path_buf(),
         source,
     })?;
+    remove_earlier_report(dir)?;
     let files = render_html(report, loader);
     if files.iter().any(|f| f.name.starts_with("files/")) {
         let sub = dir.join("files");
@@ -240,4 +244,84 @@ pub fn write_html(report: &Report, loader: &dyn SourceLoader, dir: &Path) -> Res
             .map_err(|source| HtmlError::Write { path, source })?;
     }
     Ok(())
+}
+
+/// Whether `name` is `prefix` + digits + `middle` + digits + `suffix`
+/// (`middle` empty: one run of digits).
+fn numbered(name: &str, prefix: &str, middle: &str, suffix: &str) -> bool {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let Some(rest) = name
+        .strip_prefix(prefix)
+        .and_then(|r| r.strip_suffix(suffix))
+    else {
+        return false;
+    };
+    if middle.is_empty() {
+        digits(rest)
+    } else {
+        rest.split_once(middle)
+            .is_some_and(|(x, y)| digits(x) && digits(y))
+    }
+}
+
+/// Removes the files bryo writes into a report directory, and nothing else:
+/// `index.html`, `bryo.css`, `bryo.js`, `pair-N.html`, and `files/sI-J.js`
+/// (the `files` directory itself stays). Only regular files are removed.
+fn remove_earlier_report(dir: &Path) -> Result<(), HtmlError> {
+    let remove_in = |dir: &Path, ours: &dyn Fn(&str) -> bool| -> Result<(), HtmlError> {
+        let entries = match std::fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(source) => {
+                return Err(HtmlError::Remove {
+                    path: dir.to_path_buf(),
+                    source,
+                })
+            }
+        };
+        for entry in entries {
+            let entry = entry.map_err(|source| HtmlError::Remove {
+                path: dir.to_path_buf(),
+                source,
+            })?;
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            if !ours(name) || !entry.file_type().is_ok_and(|t| t.is_file()) {
+                continue;
+            }
+            let path = entry.path();
+            match std::fs::remove_file(&path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(source) => return Err(HtmlError::Remove { path, source }),
+            }
+        }
+        Ok(())
+    };
+    remove_in(dir, &|name| {
+        matches!(name, "index.html" | "bryo.css" | "bryo.js")
+            || numbered(name, "pair-", "", ".html")
+    })?;
+    let files = dir.join("files");
+    if files.is_dir() {
+        remove_in(&files, &|name| numbered(name, "s", "-", ".js"))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::numbered;
+
+    #[test]
+    fn only_bryo_names_are_numbered() {
+        assert!(numbered("pair-12.html", "pair-", "", ".html"));
+        assert!(!numbered("pair-.html", "pair-", "", ".html"));
+        assert!(!numbered("pair-1a.html", "pair-", "", ".html"));
+        assert!(!numbered("pair-1.html.bak", "pair-", "", ".html"));
+        assert!(numbered("s3-0.js", "s", "-", ".js"));
+        assert!(!numbered("s3.js", "s", "-", ".js"));
+        assert!(!numbered("s3-x.js", "s", "-", ".js"));
+        assert!(!numbered("notes.js", "s", "-", ".js"));
+    }
 }

@@ -13,6 +13,11 @@ use crate::pair_page_name;
 const BINS: usize = 20;
 /// Skipped files listed per reason (all are counted).
 const MAX_SKIPPED_LISTED: usize = 200;
+/// Groups of identical submissions and identical file contents listed
+/// (all are counted; the JSON result lists them all).
+const MAX_IDENTICAL_LISTED: usize = 200;
+/// Pairs of one group of identical submissions listed with their links.
+const MAX_GROUP_PAIRS_LISTED: usize = 50;
 /// Clusters drawn as graphs (all are listed).
 const MAX_GRAPHS: usize = 40;
 /// Members of a cluster drawn in its graph.
@@ -32,6 +37,7 @@ pub(crate) fn render_overview(report: &Report) -> String {
     summary(&mut out, report);
     histogram(&mut out, report);
     pairs_table(&mut out, report);
+    exact_copies(&mut out, report);
     clusters(&mut out, report);
     out.push_str("</main>\n");
     tail(&mut out);
@@ -134,6 +140,17 @@ fn summary(out: &mut String, report: &Report) {
             s.base_hashes,
             s.common_hashes,
             o.max_submissions
+        ),
+    );
+    push_fmt(
+        out,
+        format_args!(
+            "<dt>Exact copies</dt><dd><a href=\"#identical\">{} group{} of identical submissions, \
+             {} file content{} identical in several submissions</a></dd>\n",
+            report.identical_submissions.len(),
+            plural(report.identical_submissions.len()),
+            report.identical_files.len(),
+            plural(report.identical_files.len())
         ),
     );
     out.push_str("<dt>bryo</dt><dd>");
@@ -428,6 +445,162 @@ fn pairs_table(out: &mut String, report: &Report) {
     out.push_str("</tbody>\n</table>\n");
     if report.pairs.is_empty() {
         out.push_str("<p>No pair of submissions shares a passage.</p>\n");
+    }
+    out.push_str("</section>\n");
+}
+
+/// Exact copies: groups of identical submissions, each pair linked to its
+/// page when it is among the reported pairs, and file contents identical
+/// after normalization in several submissions.
+fn exact_copies(out: &mut String, report: &Report) {
+    let groups = &report.identical_submissions;
+    let files = &report.identical_files;
+    out.push_str(
+        "<section id=\"identical\">\n<h2>Exact copies</h2>\n<p>Found before any winnowing, \
+         by Rabin fingerprints of each file's normalized symbols: the same tokens or words \
+         whatever the layout, comments and identifier names. Files identical to base code are left out.</p>\n",
+    );
+    push_fmt(
+        out,
+        format_args!(
+            "<h3>Identical submissions ({} group{})</h3>\n",
+            groups.len(),
+            plural(groups.len())
+        ),
+    );
+    if groups.is_empty() {
+        out.push_str("<p>No two submissions are exact copies.</p>\n");
+    } else {
+        // Rank of each reported pair, by its submissions.
+        let ranks: BTreeMap<(usize, usize), usize> = report
+            .pairs
+            .iter()
+            .enumerate()
+            .map(|(i, p)| ((p.a.min(p.b), p.a.max(p.b)), i + 1))
+            .collect();
+        out.push_str("<ol class=\"identical-groups\">\n");
+        for g in groups.iter().take(MAX_IDENTICAL_LISTED) {
+            out.push_str("<li><p class=\"members\">");
+            for (i, &m) in g.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(" = ");
+                }
+                out.push_str("<span class=\"member\">");
+                escape_into(out, &report.submission_name(m));
+                out.push_str("</span>");
+                out.push_str(old_marker(report, m));
+                if let Some(s) = report.submissions.get(m) {
+                    let symbols: u64 = s.files.iter().map(|f| f.symbols).sum();
+                    push_fmt(
+                        out,
+                        format_args!(
+                            " ({} file{}, {symbols} symbols)",
+                            s.files.len(),
+                            plural(s.files.len())
+                        ),
+                    );
+                }
+            }
+            out.push_str("</p>\n<ul class=\"group-pairs\">");
+            let mut listed = 0usize;
+            let mut outside = 0usize;
+            for (x, &a) in g.iter().enumerate() {
+                for &b in &g[x + 1..] {
+                    let old_pair = report.submissions.get(a).is_some_and(|s| s.old)
+                        && report.submissions.get(b).is_some_and(|s| s.old);
+                    if old_pair {
+                        continue;
+                    }
+                    match ranks.get(&(a.min(b), a.max(b))) {
+                        Some(&rank) if listed < MAX_GROUP_PAIRS_LISTED => {
+                            listed += 1;
+                            push_fmt(
+                                out,
+                                format_args!("<li><a href=\"{}\">", pair_page_name(rank)),
+                            );
+                            escape_into(out, &report.submission_name(a));
+                            out.push_str(" and ");
+                            escape_into(out, &report.submission_name(b));
+                            push_fmt(out, format_args!("</a>: pair {rank}</li>"));
+                        }
+                        Some(_) => listed += 1,
+                        None => outside += 1,
+                    }
+                }
+            }
+            if listed > MAX_GROUP_PAIRS_LISTED {
+                push_fmt(
+                    out,
+                    format_args!(
+                        "<li>… and {} more reported pair{}</li>",
+                        listed - MAX_GROUP_PAIRS_LISTED,
+                        plural(listed - MAX_GROUP_PAIRS_LISTED)
+                    ),
+                );
+            }
+            if outside > 0 {
+                push_fmt(
+                    out,
+                    format_args!(
+                        "<li class=\"outside\">{outside} pair{} of this group {} outside the top -n {} of the ranking \
+                         (pairs are ranked by matched symbols), so {} no page</li>",
+                        plural(outside),
+                        if outside == 1 { "is" } else { "are" },
+                        report.options.max_pairs,
+                        if outside == 1 { "it has" } else { "they have" }
+                    ),
+                );
+            }
+            out.push_str("</ul></li>\n");
+        }
+        out.push_str("</ol>\n");
+        if groups.len() > MAX_IDENTICAL_LISTED {
+            push_fmt(
+                out,
+                format_args!(
+                    "<p>… and {} more groups (the JSON result lists them all).</p>\n",
+                    groups.len() - MAX_IDENTICAL_LISTED
+                ),
+            );
+        }
+    }
+    push_fmt(
+        out,
+        format_args!(
+            "<h3>Files identical after normalization ({} content{})</h3>\n",
+            files.len(),
+            plural(files.len())
+        ),
+    );
+    if files.is_empty() {
+        out.push_str("<p>No file content appears in more than one submission.</p>\n");
+    } else {
+        out.push_str("<table class=\"list identical-files\"><thead><tr><th>Symbols</th><th>Files</th><th>Fingerprint</th></tr></thead><tbody>\n");
+        for f in files.iter().take(MAX_IDENTICAL_LISTED) {
+            push_fmt(out, format_args!("<tr><td>{}</td><td>", f.symbols));
+            for (i, r) in f.files.iter().enumerate() {
+                if i > 0 {
+                    out.push_str("<br>");
+                }
+                out.push_str("<code>");
+                escape_into(out, &r.path);
+                out.push_str("</code>");
+                out.push_str(old_marker(report, r.submission));
+            }
+            out.push_str("</td><td><code>");
+            escape_into(out, &f.fingerprint);
+            out.push_str("</code></td></tr>\n");
+        }
+        out.push_str("</tbody></table>\n");
+        if files.len() > MAX_IDENTICAL_LISTED {
+            push_fmt(
+                out,
+                format_args!(
+                    "<p>… and {} more (the JSON result lists them all).</p>\n",
+                    files.len() - MAX_IDENTICAL_LISTED
+                ),
+            );
+        }
     }
     out.push_str("</section>\n");
 }

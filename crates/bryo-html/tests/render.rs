@@ -3,8 +3,8 @@
 
 use bryo_html::{pair_page_name, render_html, write_html, HtmlFile};
 use bryo_report::{
-    FileEntry, FileStatus, Fragment, Frontend, Location, Options, Pair, Region, Report, Skipped,
-    Submission,
+    FileEntry, FileRef, FileStatus, Fragment, Frontend, IdenticalFiles, Location, Options, Pair,
+    Region, Report, Skipped, Submission,
 };
 
 const CODE: &str = "import os\n\ndef walk(top):\n    for name in os.listdir(top):\n        print(name)  # each one\n    return 'done'\n";
@@ -209,4 +209,125 @@ fn writes_a_directory() {
             .contains("cannot create the report directory"),
         "{err}"
     );
+}
+
+#[test]
+fn exact_copies_are_listed_linked_and_escaped() {
+    let mut r = report();
+    r.submissions.push(Submission {
+        name: "<i>c</i>".into(),
+        old: false,
+        files: vec![entry("<i>c</i>/x.py")],
+    });
+    // a.py = b.py is reported as pair 1; a.py = <i>c</i> is not reported.
+    r.identical_submissions = vec![vec![0, 1, 3]];
+    r.identical_files = vec![IdenticalFiles {
+        fingerprint: "00112233aabbccdd".into(),
+        symbols: 20,
+        files: vec![
+            FileRef {
+                submission: 0,
+                path: "a.py".into(),
+            },
+            FileRef {
+                submission: 3,
+                path: "<i>c</i>/x.py".into(),
+            },
+        ],
+    }];
+    let files = render_html(&r, &loader);
+    let index = page(&files, "index.html");
+    assert!(index.contains(
+        "<dt>Exact copies</dt><dd><a href=\"#identical\">1 group of identical submissions, 1 file content identical"
+    ));
+    let start = index.find("<section id=\"identical\">").unwrap();
+    let section = &index[start..start + index[start..].find("</section>").unwrap()];
+    assert!(section.contains("<span class=\"member\">a.py</span> (1 file, 20 symbols)"));
+    assert!(section.contains("<span class=\"member\">&lt;i&gt;c&lt;/i&gt;</span>"));
+    assert!(section.contains("<a href=\"pair-1.html\">a.py and b.py</a>: pair 1"));
+    // Two pairs of the group (a–c, b–c) have no page.
+    assert!(section.contains("2 pairs of this group are outside the top -n 250"));
+    assert!(section.contains("<code>&lt;i&gt;c&lt;/i&gt;/x.py</code>"));
+    assert!(section.contains("<code>00112233aabbccdd</code>"));
+    assert!(!section.contains("<i>"));
+    // Without exact copies the section says so.
+    let files = render_html(&report(), &loader);
+    assert!(page(&files, "index.html").contains("No two submissions are exact copies."));
+}
+
+#[test]
+fn an_earlier_bigger_report_leaves_nothing_stale_and_other_files_stay() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path();
+    write_html(&report(), &loader, out).unwrap();
+    assert!(out.join("pair-3.html").is_file());
+    // The user's own files, some with names close to bryo's.
+    for name in [
+        "notes.txt",
+        "pair-1.html.bak",
+        "pair-x.html",
+        "files/mine.js",
+    ] {
+        std::fs::write(out.join(name), "keep").unwrap();
+    }
+    std::fs::create_dir(out.join("pair-9.html")).unwrap();
+    // A smaller report: one pair, one submission shown.
+    let mut smaller = report();
+    smaller.pairs.truncate(1);
+    smaller.pairs[0].b = 2;
+    smaller.pairs[0].fragments[0].b.file = "gone.py".into();
+    write_html(&smaller, &loader, out).unwrap();
+    assert!(out.join("pair-1.html").is_file());
+    assert!(!out.join("pair-2.html").exists());
+    assert!(!out.join("pair-3.html").exists());
+    assert!(out.join("files/s0-0.js").is_file());
+    assert!(
+        !out.join("files/s1-0.js").exists(),
+        "stale text of file s1-0"
+    );
+    for name in [
+        "notes.txt",
+        "pair-1.html.bak",
+        "pair-x.html",
+        "files/mine.js",
+    ] {
+        assert_eq!(
+            std::fs::read_to_string(out.join(name)).unwrap(),
+            "keep",
+            "{name}"
+        );
+    }
+    assert!(out.join("pair-9.html").is_dir());
+    // The directory holds exactly what render_html gives, plus the user's files.
+    let mut names: Vec<String> = render_html(&smaller, &loader)
+        .into_iter()
+        .map(|f| f.name)
+        .collect();
+    names.extend(
+        [
+            "notes.txt",
+            "pair-1.html.bak",
+            "pair-x.html",
+            "files/mine.js",
+        ]
+        .map(String::from),
+    );
+    names.sort();
+    let mut found = Vec::new();
+    for d in [out.to_path_buf(), out.join("files")] {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let e = e.unwrap();
+            if e.file_type().unwrap().is_file() {
+                let rel = e
+                    .path()
+                    .strip_prefix(out)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                found.push(rel);
+            }
+        }
+    }
+    found.sort();
+    assert_eq!(found, names);
 }
