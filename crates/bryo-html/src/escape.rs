@@ -51,9 +51,15 @@ pub fn escape_html(text: &str) -> String {
     out
 }
 
-/// A percentage with one decimal, e.g. `89.3%`, from a value in 0..100.
+/// A percentage with one decimal, e.g. `89.3%`, from a value in 0..100:
+/// rounded down like the terminal table, so only a full match reads
+/// `100.0%` (a hair above the value absorbs binary rounding).
 pub(crate) fn percent(value: f64) -> String {
-    format!("{value:.1}%")
+    if value.is_nan() {
+        return "?%".to_owned();
+    }
+    let tenths = (value.clamp(0.0, 100.0) * 10.0 + 1e-9).floor() as u32;
+    format!("{}.{}%", tenths / 10, tenths % 10)
 }
 
 /// A fraction (0..1) as a percentage with one decimal.
@@ -70,6 +76,16 @@ pub(crate) fn push_fmt(out: &mut String, args: std::fmt::Arguments<'_>) {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn percentages_round_down_like_the_table() {
+        assert_eq!(fraction(0.893_939), "89.3%");
+        assert_eq!(fraction(0.999_9), "99.9%");
+        assert_eq!(fraction(1.0), "100.0%");
+        assert_eq!(fraction(0.29), "29.0%");
+        assert_eq!(fraction(0.0), "0.0%");
+        assert_eq!(percent(f64::NAN), "?%");
+    }
 
     #[test]
     fn markup_is_neutralised() {

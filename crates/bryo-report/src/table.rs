@@ -341,7 +341,9 @@ fn percent(p: f64) -> String {
         return "?%".to_owned();
     }
     // The cast saturates; clamp first so the meaning is explicit.
-    format!("{}%", p.clamp(0.0, 100.0).floor() as u32)
+    // A hair above the value absorbs binary rounding (29.0 stored as
+    // 28.999…), far below what one symbol changes.
+    format!("{}%", (p.clamp(0.0, 100.0) + 1e-9).floor() as u32)
 }
 
 /// A 0..1 similarity as `NN.N%`, rounded down.
@@ -349,7 +351,7 @@ fn similarity_text(s: f64) -> String {
     if s.is_nan() {
         return "?".to_owned();
     }
-    let tenths = (s.clamp(0.0, 1.0) * 1000.0).floor() as u32;
+    let tenths = (s.clamp(0.0, 1.0) * 1000.0 + 1e-9).floor() as u32;
     format!("{}.{}%", tenths / 10, tenths % 10)
 }
 
@@ -419,6 +421,8 @@ mod tests {
         assert_eq!(percent(-3.0), "0%");
         assert_eq!(percent(f64::NAN), "?%");
         assert_eq!(similarity_text(0.8739), "87.3%");
+        assert_eq!(similarity_text(0.29), "29.0%");
+        assert_eq!(similarity_text(0.999_99), "99.9%");
         assert_eq!(similarity_text(1.0), "100.0%");
     }
 
