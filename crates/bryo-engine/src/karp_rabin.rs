@@ -57,7 +57,13 @@ impl KarpRabin {
     }
 
     pub(crate) fn bytes(&self) -> KarpRabinBytes<'_> {
-        KarpRabinBytes(self)
+        KarpRabinBytes(self, false)
+    }
+
+    /// The byte scheme, with eight-lane AVX-512 rolling if `simd` and the
+    /// processor has it.
+    pub(crate) fn bytes_wide(&self, simd: bool) -> KarpRabinBytes<'_> {
+        KarpRabinBytes(self, simd && crate::simd::available())
     }
 
     pub(crate) fn symbols(&self) -> KarpRabinSymbols<'_> {
@@ -78,7 +84,7 @@ fn pow(mut base: u64, mut e: u64) -> u64 {
 }
 
 #[derive(Clone, Copy)]
-pub(crate) struct KarpRabinBytes<'a>(&'a KarpRabin);
+pub(crate) struct KarpRabinBytes<'a>(&'a KarpRabin, bool);
 #[derive(Clone, Copy)]
 pub(crate) struct KarpRabinSymbols<'a>(&'a KarpRabin);
 
@@ -100,6 +106,38 @@ impl Roll for KarpRabinBytes<'_> {
     #[inline(always)]
     fn finish(&self, state: u64) -> u64 {
         state
+    }
+    fn wide(&self) -> bool {
+        self.1
+    }
+    #[inline(always)]
+    fn roll8(
+        &self,
+        input: &[u8],
+        k: usize,
+        at: usize,
+        spacing: usize,
+        state: &mut [u64; 8],
+        buf: &mut [u64],
+        stride: usize,
+        fill: usize,
+        q: usize,
+        minima: &mut [u64],
+    ) -> std::ops::Range<usize> {
+        let mstride = stride / crate::select::BLOCK;
+        let mut lanes = crate::simd::Lanes8 {
+            input,
+            k,
+            b_k: self.0.b_k,
+            at,
+            spacing,
+            buf,
+            stride,
+            fill,
+            minima,
+            mstride,
+        };
+        lanes.roll(state, q)
     }
 }
 
