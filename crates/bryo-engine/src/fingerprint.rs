@@ -494,10 +494,19 @@ impl<const LEN: usize, const ROUND: usize, const STRIDE: usize> Lanes<LEN, ROUND
             let m = &minima[j * (STRIDE / BLOCK)..(j + 1) * (STRIDE / BLOCK)];
             SpanWinnower::start(lane, m, w, base[j] as u64, &mut found[j])
         });
+        // Hashes per lane per round. The vector path hashes so cheaply that
+        // longer rounds (fewer buffer shifts and partial blocks) pay off
+        // more than keeping a round in the L1 cache: four times as long,
+        // as far as the buffer allows (`new` checked that ROUND fits).
+        let round = if L == WIDE {
+            (4 * ROUND).min(STRIDE + 2 - BLOCK - w)
+        } else {
+            ROUND
+        };
         let mut fill = w;
         let mut done = 1;
         while done < len {
-            let q = ROUND.min(len - done);
+            let q = round.min(len - done);
             if fill + q > STRIDE {
                 // Keep the last w − 1 hashes, the history of the next
                 // window, from a block boundary on.
