@@ -124,6 +124,31 @@ fn bench(c: &mut Criterion) {
     }
     g.finish();
 
+    // The symbol path with and without explicit SIMD, in one run.
+    let mut g = c.benchmark_group("winnow-symbols-simd");
+    g.sample_size(10)
+        .throughput(Throughput::Elements(symbols.len() as u64));
+    let mut f = Fingerprinter::new(config, HashFunction::KarpRabin, Selection::Winnow).unwrap();
+    let simd = if f.uses_simd() {
+        "simd"
+    } else {
+        "simd-unavailable"
+    };
+    g.bench_function(BenchmarkId::from_parameter(simd), |b| {
+        b.iter(|| {
+            f.fingerprint_symbols(&symbols, &mut out).unwrap();
+            out.len()
+        })
+    });
+    let mut f = f.with_simd(false);
+    g.bench_function(BenchmarkId::from_parameter("scalar"), |b| {
+        b.iter(|| {
+            f.fingerprint_symbols(&symbols, &mut out).unwrap();
+            out.len()
+        })
+    });
+    g.finish();
+
     // Hashing alone (into a reused 16 Ki-hash buffer, as the fingerprinter
     // does), to show what selection costs on top.
     let mut g = c.benchmark_group("hash-bytes");

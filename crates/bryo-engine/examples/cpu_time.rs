@@ -76,6 +76,12 @@ fn main() -> Result<(), bryo_engine::Error> {
             true,
         ),
         (
+            "kr-scalar-symbols",
+            HashFunction::KarpRabin,
+            Selection::Winnow,
+            true,
+        ),
+        (
             "rabin-symbols",
             HashFunction::RABIN_DEFAULT,
             Selection::Winnow,
@@ -86,7 +92,7 @@ fn main() -> Result<(), bryo_engine::Error> {
         if !name.contains(filter.as_str()) {
             continue;
         }
-        // `kr-scalar-bytes`: the same work as `kr-bytes` without explicit SIMD.
+        // `kr-scalar-*`: the same work as `kr-*` without explicit SIMD.
         let mut f =
             Fingerprinter::new(config, function, selection)?.with_simd(!name.contains("scalar"));
         let mut out = Vec::new();

@@ -72,7 +72,7 @@ impl Fingerprinter {
     }
 
     /// Allows (the default) or forbids explicit SIMD. With `true`, plain
-    /// winnowing of bytes with Karp–Rabin runs eight lanes in AVX-512
+    /// winnowing with Karp–Rabin (bytes or symbols) runs eight lanes in AVX-512
     /// vectors when the processor has AVX-512 F, DQ and BW (checked once per
     /// process; the environment variable `BRYO_NO_SIMD=1` turns it off for
     /// the whole process). The fingerprints are the same either way; this
@@ -82,7 +82,8 @@ impl Fingerprinter {
         self
     }
 
-    /// Whether [`fingerprint_bytes`](Fingerprinter::fingerprint_bytes) uses
+    /// Whether [`fingerprint_bytes`](Fingerprinter::fingerprint_bytes) and
+    /// [`fingerprint_symbols`](Fingerprinter::fingerprint_symbols) use
     /// explicit SIMD on this processor for this configuration.
     pub fn uses_simd(&self) -> bool {
         self.simd
@@ -186,11 +187,14 @@ impl Fingerprinter {
 
     fn run_symbols(&mut self, input: &[u64], out: &mut Vec<Fingerprint>) -> Result<(), Error> {
         let total = self.check_len(input.len())?;
+        let simd = self.simd;
         match &mut self.fused {
             Some(f) if f.takes(total) => {
                 out.clear();
                 match &f.hash {
-                    FusedHash::KarpRabin(kr) => f.lanes.run(kr.symbols(), input, total, out),
+                    FusedHash::KarpRabin(kr) => {
+                        f.lanes.run(kr.symbols_wide(simd), input, total, out)
+                    }
                     FusedHash::Rabin(r) => f.lanes.run(r.symbols(), input, total, out),
                 }
                 self.rehash_from(out, 0);
@@ -659,8 +663,19 @@ mod tests {
                     }
                 }
                 prop_assert_eq!(&got, &want);
+                if function == HashFunction::KarpRabin {
+                    got.clear();
+                    lanes.run(
+                        KarpRabin::new(k).symbols_wide(true),
+                        &symbols,
+                        total,
+                        &mut got,
+                    );
+                    prop_assert_eq!(&got, &want);
+                }
             }
             prop_assert_eq!(&f.fingerprints_symbols(&symbols).unwrap(), &want);
+            prop_assert_eq!(&g.fingerprints_symbols(&symbols).unwrap(), &want);
         }
         Ok(())
     }
@@ -755,6 +770,19 @@ mod tests {
                 assert_eq!(f.fingerprints_bytes(bytes).unwrap(), want);
                 let mut g = f.clone().with_simd(false);
                 assert_eq!(g.fingerprints_bytes(bytes).unwrap(), want);
+            }
+            // Symbols spread over all 64 bits.
+            for bytes in [&random, &small] {
+                let symbols: Vec<u64> = bytes
+                    .iter()
+                    .map(|&b| u64::from(b).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+                    .collect();
+                let mut hashes = Vec::new();
+                f.hasher().hash_symbols(&symbols, &mut hashes);
+                let want = naive_winnow_fast(&hashes, w);
+                assert_eq!(f.fingerprints_symbols(&symbols).unwrap(), want);
+                let mut g = f.clone().with_simd(false);
+                assert_eq!(g.fingerprints_symbols(&symbols).unwrap(), want);
             }
         }
     }

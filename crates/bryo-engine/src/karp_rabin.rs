@@ -67,7 +67,13 @@ impl KarpRabin {
     }
 
     pub(crate) fn symbols(&self) -> KarpRabinSymbols<'_> {
-        KarpRabinSymbols(self)
+        KarpRabinSymbols(self, false)
+    }
+
+    /// The symbol scheme, with eight-lane AVX-512 rolling if `simd` and the
+    /// processor has it.
+    pub(crate) fn symbols_wide(&self, simd: bool) -> KarpRabinSymbols<'_> {
+        KarpRabinSymbols(self, simd && crate::simd::available())
     }
 }
 
@@ -86,7 +92,7 @@ fn pow(mut base: u64, mut e: u64) -> u64 {
 #[derive(Clone, Copy)]
 pub(crate) struct KarpRabinBytes<'a>(&'a KarpRabin, bool);
 #[derive(Clone, Copy)]
-pub(crate) struct KarpRabinSymbols<'a>(&'a KarpRabin);
+pub(crate) struct KarpRabinSymbols<'a>(&'a KarpRabin, bool);
 
 impl Roll for KarpRabinBytes<'_> {
     type Sym = u8;
@@ -126,7 +132,7 @@ impl Roll for KarpRabinBytes<'_> {
     ) -> std::ops::Range<usize> {
         let mstride = stride / crate::select::BLOCK;
         let mut lanes = crate::simd::Lanes8 {
-            input,
+            input: crate::simd::Input::Bytes(input),
             k,
             b_k: self.0.b_k,
             at,
@@ -155,5 +161,37 @@ impl Roll for KarpRabinSymbols<'_> {
     #[inline(always)]
     fn finish(&self, state: u64) -> u64 {
         state
+    }
+    fn wide(&self) -> bool {
+        self.1
+    }
+    #[inline(always)]
+    fn roll8(
+        &self,
+        input: &[u64],
+        k: usize,
+        at: usize,
+        spacing: usize,
+        state: &mut [u64; 8],
+        buf: &mut [u64],
+        stride: usize,
+        fill: usize,
+        q: usize,
+        minima: &mut [u64],
+    ) -> std::ops::Range<usize> {
+        let mstride = stride / crate::select::BLOCK;
+        let mut lanes = crate::simd::Lanes8 {
+            input: crate::simd::Input::Symbols(input),
+            k,
+            b_k: self.0.b_k,
+            at,
+            spacing,
+            buf,
+            stride,
+            fill,
+            minima,
+            mstride,
+        };
+        lanes.roll(state, q)
     }
 }

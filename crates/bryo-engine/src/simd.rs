@@ -58,10 +58,35 @@ pub(crate) fn hardware() -> bool {
     }
 }
 
-/// Where eight Karp–Rabin lanes over bytes read and write.
+/// A document: bytes, or `u64` symbols.
+#[derive(Clone, Copy)]
+pub(crate) enum Input<'a> {
+    /// Each byte a symbol.
+    Bytes(&'a [u8]),
+    /// Front-end symbols.
+    Symbols(&'a [u64]),
+}
+
+impl Input<'_> {
+    fn len(self) -> usize {
+        match self {
+            Input::Bytes(b) => b.len(),
+            Input::Symbols(s) => s.len(),
+        }
+    }
+
+    fn get(self, p: usize) -> u64 {
+        match self {
+            Input::Bytes(b) => u64::from(b[p]),
+            Input::Symbols(s) => s[p],
+        }
+    }
+}
+
+/// Where eight Karp–Rabin lanes read and write.
 pub(crate) struct Lanes8<'a> {
     /// The document.
-    pub input: &'a [u8],
+    pub input: Input<'a>,
     /// The k-gram length.
     pub k: usize,
     /// `b^k` modulo 2^64.
@@ -132,8 +157,8 @@ impl Lanes8<'_> {
         for i in steps {
             for (j, s) in state.iter_mut().enumerate() {
                 let p = self.at - 1 + j * sp + i;
-                let out = u64::from(self.input[p]);
-                let inc = u64::from(self.input[p + k]);
+                let out = self.input.get(p);
+                let inc = self.input.get(p + k);
                 let delta = inc.wrapping_sub(out.wrapping_mul(self.b_k));
                 *s = s.wrapping_add(delta).wrapping_mul(KARP_RABIN_BASE);
                 self.buf[j * self.stride + self.fill + i] = *s;
@@ -160,37 +185,96 @@ impl Lanes8<'_> {
         lo: usize,
     ) {
         use std::arch::x86_64::*;
-        let (k, sp) = (self.k, self.spacing);
+        let (k, sp, at) = (self.k, self.spacing, self.at);
+        match self.input {
+            Input::Bytes(bytes) => {
+                // Byte t of each 64-bit lane, zero-extended: vpshufb works
+                // within 128-bit blocks, so the odd lanes read bytes 8 + t.
+                let pick: [__m512i; 8] = std::array::from_fn(|t| {
+                    let even = 0x8080_8080_8080_8000u64 | t as u64;
+                    let odd = even + 8;
+                    _mm512_set_epi64(
+                        odd as i64,
+                        even as i64,
+                        odd as i64,
+                        even as i64,
+                        odd as i64,
+                        even as i64,
+                        odd as i64,
+                        even as i64,
+                    )
+                });
+                let word = |p: usize| -> i64 {
+                    let bytes: &[u8; 8] = bytes[p..]
+                        .first_chunk()
+                        .expect("checked by the caller's bounds");
+                    i64::from_le_bytes(*bytes)
+                };
+                // The eight lanes' eight bytes from `base`, one word each.
+                let words = |base: usize| {
+                    _mm512_set_epi64(
+                        word(base + 7 * sp),
+                        word(base + 6 * sp),
+                        word(base + 5 * sp),
+                        word(base + 4 * sp),
+                        word(base + 3 * sp),
+                        word(base + 2 * sp),
+                        word(base + sp),
+                        word(base),
+                    )
+                };
+                self.run_groups(state, first, groups, lo, |i| {
+                    let (leaving, entering) = (words(at - 1 + i), words(at - 1 + k + i));
+                    (
+                        std::array::from_fn(|t| _mm512_shuffle_epi8(leaving, pick[t])),
+                        std::array::from_fn(|t| _mm512_shuffle_epi8(entering, pick[t])),
+                    )
+                });
+            }
+            Input::Symbols(symbols) => {
+                // Lane j's eight symbols from `p`.
+                let load = |p: usize| {
+                    let v: &[u64; 8] = symbols[p..]
+                        .first_chunk()
+                        .expect("checked by the caller's bounds");
+                    // SAFETY: `v` is 8 readable u64 (64 bytes); the load is
+                    // unaligned.
+                    unsafe { _mm512_loadu_si512(v.as_ptr().cast()) }
+                };
+                self.run_groups(state, first, groups, lo, |i| {
+                    let (l, e) = (at - 1 + i, at - 1 + k + i);
+                    (
+                        transpose(std::array::from_fn(|j| load(l + j * sp))),
+                        transpose(std::array::from_fn(|j| load(e + j * sp))),
+                    )
+                });
+            }
+        }
+    }
+
+    /// The loop of [`groups_avx512`](Self::groups_avx512): `symbols(i)`
+    /// gives the leaving and entering symbols of steps `i .. i + 8`, one
+    /// vector per step with one lane per chain.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512dq,avx512bw")]
+    fn run_groups<F>(
+        &mut self,
+        state: &mut [u64; 8],
+        first: usize,
+        groups: usize,
+        lo: usize,
+        mut symbols: F,
+    ) where
+        F: FnMut(
+            usize,
+        ) -> (
+            [std::arch::x86_64::__m512i; 8],
+            [std::arch::x86_64::__m512i; 8],
+        ),
+    {
+        use std::arch::x86_64::*;
         let b = _mm512_set1_epi64(KARP_RABIN_BASE as i64);
         let b_k = _mm512_set1_epi64(self.b_k as i64);
-        // Byte t of each 64-bit lane, zero-extended: vpshufb works within
-        // 128-bit blocks, so the odd lanes read bytes 8 + t.
-        let pick: [__m512i; 8] = std::array::from_fn(|t| {
-            let even = 0x8080_8080_8080_8000u64 | t as u64;
-            let odd = even + 8;
-            _mm512_set_epi64(
-                odd as i64,
-                even as i64,
-                odd as i64,
-                even as i64,
-                odd as i64,
-                even as i64,
-                odd as i64,
-                even as i64,
-            )
-        });
-        // Two-source permutations of the 8×8 transpose.
-        let idx = |a: [i64; 8]| _mm512_set_epi64(a[7], a[6], a[5], a[4], a[3], a[2], a[1], a[0]);
-        let mid_lo = idx([0, 1, 8, 9, 4, 5, 12, 13]);
-        let mid_hi = idx([2, 3, 10, 11, 6, 7, 14, 15]);
-        let last_lo = idx([0, 1, 2, 3, 8, 9, 10, 11]);
-        let last_hi = idx([4, 5, 6, 7, 12, 13, 14, 15]);
-        let word = |p: usize| -> i64 {
-            let bytes: &[u8; 8] = self.input[p..]
-                .first_chunk()
-                .expect("checked by the caller's bounds");
-            i64::from_le_bytes(*bytes)
-        };
         let mut h = _mm512_set_epi64(
             state[7] as i64,
             state[6] as i64,
@@ -204,34 +288,11 @@ impl Lanes8<'_> {
         let mut tmp = [0u64; 8];
         for g in 0..groups {
             let i = first + g * BLOCK;
-            let base = self.at - 1 + i;
-            let leaving = _mm512_set_epi64(
-                word(base + 7 * sp),
-                word(base + 6 * sp),
-                word(base + 5 * sp),
-                word(base + 4 * sp),
-                word(base + 3 * sp),
-                word(base + 2 * sp),
-                word(base + sp),
-                word(base),
-            );
-            let base = base + k;
-            let entering = _mm512_set_epi64(
-                word(base + 7 * sp),
-                word(base + 6 * sp),
-                word(base + 5 * sp),
-                word(base + 4 * sp),
-                word(base + 3 * sp),
-                word(base + 2 * sp),
-                word(base + sp),
-                word(base),
-            );
+            let (c_out, c_in) = symbols(i);
             // r[t]: the hashes of step t of the eight lanes.
             let mut r = [_mm512_setzero_si512(); 8];
             for (t, slot) in r.iter_mut().enumerate() {
-                let c_out = _mm512_shuffle_epi8(leaving, pick[t]);
-                let c_in = _mm512_shuffle_epi8(entering, pick[t]);
-                let delta = _mm512_sub_epi64(c_in, _mm512_mullo_epi64(c_out, b_k));
+                let delta = _mm512_sub_epi64(c_in[t], _mm512_mullo_epi64(c_out[t], b_k));
                 h = _mm512_mullo_epi64(_mm512_add_epi64(h, delta), b);
                 *slot = h;
             }
@@ -245,33 +306,10 @@ impl Lanes8<'_> {
             for (j, &v) in tmp.iter().enumerate() {
                 self.minima[j * self.mstride + lo + g] = v;
             }
-            // Transpose: lane j's vector holds its hashes of steps 0..8.
-            let s: [__m512i; 8] = std::array::from_fn(|a| {
-                let e = a & !1;
-                if a & 1 == 0 {
-                    _mm512_unpacklo_epi64(r[e], r[e + 1])
-                } else {
-                    _mm512_unpackhi_epi64(r[e], r[e + 1])
-                }
-            });
-            // u[0]: elements 0 and 4 of r[0..4]; u[1]: 1, 5; u[2]: 2, 6;
-            // u[3]: 3, 7; u[4..8] the same of r[4..8].
-            let u: [__m512i; 8] = std::array::from_fn(|a| {
-                let (half, x) = (a & 4, a & 3);
-                let (p, q) = (s[half + (x & 1)], s[half + (x & 1) + 2]);
-                if x < 2 {
-                    _mm512_permutex2var_epi64(p, mid_lo, q)
-                } else {
-                    _mm512_permutex2var_epi64(p, mid_hi, q)
-                }
-            });
+            // Lane j's vector holds its hashes of steps 0..8.
+            let lanes = transpose(r);
             let dst = self.fill + i;
-            for j in 0..8 {
-                let v = if j < 4 {
-                    _mm512_permutex2var_epi64(u[j], last_lo, u[j + 4])
-                } else {
-                    _mm512_permutex2var_epi64(u[j - 4], last_hi, u[j])
-                };
+            for (j, &v) in lanes.iter().enumerate() {
                 let at = j * self.stride + dst;
                 let lane: &mut [u64; 8] = (&mut self.buf[at..at + 8])
                     .try_into()
@@ -285,4 +323,44 @@ impl Lanes8<'_> {
         unsafe { _mm512_storeu_si512(tmp.as_mut_ptr().cast(), h) };
         *state = tmp;
     }
+}
+
+/// The 8×8 transpose of 64-bit elements: element `j` of vector `t` becomes
+/// element `t` of vector `j`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn transpose(r: [std::arch::x86_64::__m512i; 8]) -> [std::arch::x86_64::__m512i; 8] {
+    use std::arch::x86_64::*;
+    let idx = |a: [i64; 8]| _mm512_set_epi64(a[7], a[6], a[5], a[4], a[3], a[2], a[1], a[0]);
+    let mid_lo = idx([0, 1, 8, 9, 4, 5, 12, 13]);
+    let mid_hi = idx([2, 3, 10, 11, 6, 7, 14, 15]);
+    let last_lo = idx([0, 1, 2, 3, 8, 9, 10, 11]);
+    let last_hi = idx([4, 5, 6, 7, 12, 13, 14, 15]);
+    // s[2a], s[2a+1]: the even and odd elements of r[2a] and r[2a+1].
+    let s: [__m512i; 8] = std::array::from_fn(|a| {
+        let e = a & !1;
+        if a & 1 == 0 {
+            _mm512_unpacklo_epi64(r[e], r[e + 1])
+        } else {
+            _mm512_unpackhi_epi64(r[e], r[e + 1])
+        }
+    });
+    // u[0]: elements 0 and 4 of r[0..4]; u[1]: 1, 5; u[2]: 2, 6;
+    // u[3]: 3, 7; u[4..8] the same of r[4..8].
+    let u: [__m512i; 8] = std::array::from_fn(|a| {
+        let (half, x) = (a & 4, a & 3);
+        let (p, q) = (s[half + (x & 1)], s[half + (x & 1) + 2]);
+        if x < 2 {
+            _mm512_permutex2var_epi64(p, mid_lo, q)
+        } else {
+            _mm512_permutex2var_epi64(p, mid_hi, q)
+        }
+    });
+    std::array::from_fn(|j| {
+        if j < 4 {
+            _mm512_permutex2var_epi64(u[j], last_lo, u[j + 4])
+        } else {
+            _mm512_permutex2var_epi64(u[j - 4], last_hi, u[j])
+        }
+    })
 }
