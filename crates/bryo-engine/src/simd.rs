@@ -124,7 +124,7 @@ impl Lanes8<'_> {
     /// short for these positions.
     pub(crate) fn roll(&mut self, state: &mut [u64; 8], q: usize) -> Range<usize> {
         let (k, sp, at, fill) = (self.k, self.spacing, self.at, self.fill);
-        assert!(at >= 1 && q <= self.stride - fill.min(self.stride));
+        assert!(at >= 1 && fill + q <= self.stride);
         assert!(at - 1 + k + 7 * sp + q <= self.input.len());
         assert!(7 * self.stride + fill + q <= self.buf.len());
         // Steps before the first block boundary, whole blocks, the rest.
@@ -133,22 +133,36 @@ impl Lanes8<'_> {
         let lo = (fill + head) / BLOCK;
         assert!(groups == 0 || 7 * self.mstride + lo + groups <= self.minima.len());
         self.scalar(state, 0..head);
-        let mut done = head;
+        if groups > 0 && self.groups_vector(state, head, groups, lo) {
+            self.scalar(state, head + groups * BLOCK..q);
+            lo..lo + groups
+        } else {
+            // No vector path: the blocks are left to the caller.
+            self.scalar(state, head..q);
+            lo..lo
+        }
+    }
+
+    /// Runs [`groups_avx512`](Self::groups_avx512) if the processor can;
+    /// returns whether it did.
+    fn groups_vector(
+        &mut self,
+        state: &mut [u64; 8],
+        first: usize,
+        groups: usize,
+        lo: usize,
+    ) -> bool {
         #[cfg(target_arch = "x86_64")]
-        if groups > 0 && available() {
+        if available() {
             // SAFETY: `available()` checked that the processor has
             // AVX-512 F, DQ and BW, the features `groups_avx512` enables;
             // it checks its own memory accesses (see its comment).
-            unsafe { self.groups_avx512(state, head, groups, lo) };
-            done += groups * BLOCK;
+            unsafe { self.groups_avx512(state, first, groups, lo) };
+            return true;
         }
-        if done == head {
-            // No vector path: the blocks are left to the caller.
-            self.scalar(state, head..q);
-            return lo..lo;
-        }
-        self.scalar(state, done..q);
-        lo..lo + groups
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (state, first, groups, lo);
+        false
     }
 
     /// Steps `steps` (relative to `at` and `fill`) one lane at a time.
