@@ -714,7 +714,7 @@ mod tests {
             k in 1usize..10,
             w in 1usize..30,
             extra in 0usize..3,
-            stretches in 0usize..9,
+            stretches in 0usize..18,
             shape in 0usize..4,
         ) {
             const LEN: usize = 7;
@@ -723,7 +723,8 @@ mod tests {
                 0 => 0,
                 // exactly one window
                 1 => 1,
-                // whole stretches, and one or two windows more
+                // whole stretches (up to two segments of eight), and one or
+                // two windows more
                 _ => stretches * LEN + extra,
             };
             let len = match (shape, extra) {
