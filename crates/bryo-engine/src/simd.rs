@@ -185,10 +185,11 @@ impl Lanes8<'_> {
     ///
     /// # Safety
     ///
-    /// The processor must support AVX-512 F, DQ and BW. Memory: the input
-    /// is read through bounds-checked slices; each vector store writes
-    /// through a pointer to an 8-element sub-slice of `buf` (bounds-checked
-    /// when taken) or to a local `[u64; 8]`.
+    /// The processor must support AVX-512 F, DQ and BW. Memory: bytes are
+    /// read through bounds-checked slices; each vector load or store goes
+    /// through a pointer to an 8-element sub-slice of the symbols or of
+    /// `buf` (bounds-checked when taken) or to a local `[u64; 8]`, so no
+    /// access can leave its slice.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512dq,avx512bw")]
     unsafe fn groups_avx512(
