@@ -79,6 +79,31 @@ fn bench(c: &mut Criterion) {
     });
     g.finish();
 
+    // The fused path with and without explicit SIMD (eight lanes in AVX-512
+    // vectors where the processor has it), in one run.
+    let mut g = c.benchmark_group("winnow-bytes-simd");
+    g.sample_size(10).throughput(Throughput::Bytes(n as u64));
+    let mut f = Fingerprinter::new(config, HashFunction::KarpRabin, Selection::Winnow).unwrap();
+    let simd = if f.uses_simd() {
+        "simd"
+    } else {
+        "simd-unavailable"
+    };
+    g.bench_function(BenchmarkId::from_parameter(simd), |b| {
+        b.iter(|| {
+            f.fingerprint_bytes(&bytes, &mut out).unwrap();
+            out.len()
+        })
+    });
+    let mut f = f.with_simd(false);
+    g.bench_function(BenchmarkId::from_parameter("scalar"), |b| {
+        b.iter(|| {
+            f.fingerprint_bytes(&bytes, &mut out).unwrap();
+            out.len()
+        })
+    });
+    g.finish();
+
     // The u64-symbol path, over the same number of input bytes (n / 8 symbols).
     let symbols: Vec<u64> = bytes
         .chunks_exact(8)
@@ -97,6 +122,31 @@ fn bench(c: &mut Criterion) {
             })
         });
     }
+    g.finish();
+
+    // The symbol path with and without explicit SIMD, in one run.
+    let mut g = c.benchmark_group("winnow-symbols-simd");
+    g.sample_size(10)
+        .throughput(Throughput::Elements(symbols.len() as u64));
+    let mut f = Fingerprinter::new(config, HashFunction::KarpRabin, Selection::Winnow).unwrap();
+    let simd = if f.uses_simd() {
+        "simd"
+    } else {
+        "simd-unavailable"
+    };
+    g.bench_function(BenchmarkId::from_parameter(simd), |b| {
+        b.iter(|| {
+            f.fingerprint_symbols(&symbols, &mut out).unwrap();
+            out.len()
+        })
+    });
+    let mut f = f.with_simd(false);
+    g.bench_function(BenchmarkId::from_parameter("scalar"), |b| {
+        b.iter(|| {
+            f.fingerprint_symbols(&symbols, &mut out).unwrap();
+            out.len()
+        })
+    });
     g.finish();
 
     // Hashing alone (into a reused 16 Ki-hash buffer, as the fingerprinter

@@ -58,6 +58,12 @@ fn main() -> Result<(), bryo_engine::Error> {
             false,
         ),
         (
+            "kr-scalar-bytes",
+            HashFunction::KarpRabin,
+            Selection::Winnow,
+            false,
+        ),
+        (
             "kr-robust-bytes",
             HashFunction::KarpRabin,
             Selection::RobustWinnow,
@@ -65,6 +71,12 @@ fn main() -> Result<(), bryo_engine::Error> {
         ),
         (
             "kr-symbols",
+            HashFunction::KarpRabin,
+            Selection::Winnow,
+            true,
+        ),
+        (
+            "kr-scalar-symbols",
             HashFunction::KarpRabin,
             Selection::Winnow,
             true,
@@ -80,7 +92,9 @@ fn main() -> Result<(), bryo_engine::Error> {
         if !name.contains(filter.as_str()) {
             continue;
         }
-        let mut f = Fingerprinter::new(config, function, selection)?;
+        // `kr-scalar-*`: the same work as `kr-*` without explicit SIMD.
+        let mut f =
+            Fingerprinter::new(config, function, selection)?.with_simd(!name.contains("scalar"));
         let mut out = Vec::new();
         let (mut cpu, mut wall) = (f64::MAX, f64::MAX);
         for _ in 0..reps {

@@ -57,11 +57,23 @@ impl KarpRabin {
     }
 
     pub(crate) fn bytes(&self) -> KarpRabinBytes<'_> {
-        KarpRabinBytes(self)
+        KarpRabinBytes(self, false)
+    }
+
+    /// The byte scheme, with eight-lane AVX-512 rolling if `simd` and the
+    /// processor has it.
+    pub(crate) fn bytes_wide(&self, simd: bool) -> KarpRabinBytes<'_> {
+        KarpRabinBytes(self, simd && crate::simd::available())
     }
 
     pub(crate) fn symbols(&self) -> KarpRabinSymbols<'_> {
-        KarpRabinSymbols(self)
+        KarpRabinSymbols(self, false)
+    }
+
+    /// The symbol scheme, with eight-lane AVX-512 rolling if `simd` and the
+    /// processor has it.
+    pub(crate) fn symbols_wide(&self, simd: bool) -> KarpRabinSymbols<'_> {
+        KarpRabinSymbols(self, simd && crate::simd::available())
     }
 }
 
@@ -78,9 +90,9 @@ fn pow(mut base: u64, mut e: u64) -> u64 {
 }
 
 #[derive(Clone, Copy)]
-pub(crate) struct KarpRabinBytes<'a>(&'a KarpRabin);
+pub(crate) struct KarpRabinBytes<'a>(&'a KarpRabin, bool);
 #[derive(Clone, Copy)]
-pub(crate) struct KarpRabinSymbols<'a>(&'a KarpRabin);
+pub(crate) struct KarpRabinSymbols<'a>(&'a KarpRabin, bool);
 
 impl Roll for KarpRabinBytes<'_> {
     type Sym = u8;
@@ -101,6 +113,38 @@ impl Roll for KarpRabinBytes<'_> {
     fn finish(&self, state: u64) -> u64 {
         state
     }
+    fn wide(&self) -> bool {
+        self.1
+    }
+    #[inline(always)]
+    fn roll8(
+        &self,
+        input: &[u8],
+        k: usize,
+        at: usize,
+        spacing: usize,
+        state: &mut [u64; 8],
+        buf: &mut [u64],
+        stride: usize,
+        fill: usize,
+        q: usize,
+        minima: &mut [u64],
+    ) -> std::ops::Range<usize> {
+        let mstride = stride / crate::select::BLOCK;
+        let mut lanes = crate::simd::Lanes8 {
+            input: crate::simd::Input::Bytes(input),
+            k,
+            b_k: self.0.b_k,
+            at,
+            spacing,
+            buf,
+            stride,
+            fill,
+            minima,
+            mstride,
+        };
+        lanes.roll(state, q)
+    }
 }
 
 impl Roll for KarpRabinSymbols<'_> {
@@ -117,5 +161,37 @@ impl Roll for KarpRabinSymbols<'_> {
     #[inline(always)]
     fn finish(&self, state: u64) -> u64 {
         state
+    }
+    fn wide(&self) -> bool {
+        self.1
+    }
+    #[inline(always)]
+    fn roll8(
+        &self,
+        input: &[u64],
+        k: usize,
+        at: usize,
+        spacing: usize,
+        state: &mut [u64; 8],
+        buf: &mut [u64],
+        stride: usize,
+        fill: usize,
+        q: usize,
+        minima: &mut [u64],
+    ) -> std::ops::Range<usize> {
+        let mstride = stride / crate::select::BLOCK;
+        let mut lanes = crate::simd::Lanes8 {
+            input: crate::simd::Input::Symbols(input),
+            k,
+            b_k: self.0.b_k,
+            at,
+            spacing,
+            buf,
+            stride,
+            fill,
+            minima,
+            mstride,
+        };
+        lanes.roll(state, q)
     }
 }

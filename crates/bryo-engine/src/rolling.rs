@@ -18,6 +18,42 @@ pub(crate) trait Roll: Copy {
     fn roll(&self, state: u64, out: Self::Sym, inc: Self::Sym) -> u64;
     /// The published hash for a state.
     fn finish(&self, state: u64) -> u64;
+    /// Whether [`roll8`](Roll::roll8) uses explicit SIMD, so that eight
+    /// lanes pay off.
+    fn wide(&self) -> bool {
+        false
+    }
+    /// Advances eight lanes: what [`Lanes8::roll`](crate::simd::Lanes8::roll)
+    /// does, for any scheme. This default steps them with [`roll_lanes`] and
+    /// leaves every block minimum to the caller.
+    #[allow(clippy::too_many_arguments)]
+    fn roll8(
+        &self,
+        input: &[Self::Sym],
+        k: usize,
+        at: usize,
+        spacing: usize,
+        state: &mut [u64; 8],
+        buf: &mut [u64],
+        stride: usize,
+        fill: usize,
+        q: usize,
+        _minima: &mut [u64],
+    ) -> std::ops::Range<usize> {
+        roll_lanes(
+            *self,
+            input,
+            k,
+            at,
+            spacing,
+            state,
+            &mut buf[fill..],
+            stride,
+            q,
+        );
+        let end = (fill + q) / crate::select::BLOCK;
+        end..end
+    }
 }
 
 const LANES: usize = 4;

@@ -1,0 +1,381 @@
+//! Explicit SIMD (AVX-512) for the fused Karp–Rabin byte path. This module
+//! holds all of the crate's `unsafe` code.
+//!
+//! Eight hash chains, one per 64-bit lane of a 512-bit vector, each over its
+//! own stretch of the input, advance together: per step
+//! `H ← (H + c_in − c_out·b^k)·b` with the native 64-bit multiply
+//! (`vpmullq`). The bytes of eight steps are read with one 8-byte load per
+//! lane and per side (entering, leaving) and picked out per step with a byte
+//! shuffle. Every eight steps the eight step vectors are reduced to the
+//! lanes' block minima (seven `vpminuq`) and transposed so that each lane's
+//! eight consecutive hashes are stored with one store into its own part of
+//! the buffer, where the lane's winnower reads them.
+//!
+//! The processor is checked once, at first use, with
+//! `is_x86_feature_detected!`; setting the environment variable
+//! `BRYO_NO_SIMD` to anything but `0` or the empty string before that turns
+//! the vector path off for the whole process. Without the features (or off
+//! x86-64) the same function computes the same values with scalar code.
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use crate::select::BLOCK;
+use crate::KARP_RABIN_BASE;
+
+/// 0: not yet checked; 1: no vector path; 2: the vector path is used.
+static STATE: AtomicU8 = AtomicU8::new(0);
+
+/// Whether the AVX-512 path is used: the processor has AVX-512 F, DQ and BW
+/// and `BRYO_NO_SIMD` is not set. Checked once per process.
+pub(crate) fn available() -> bool {
+    match STATE.load(Ordering::Relaxed) {
+        1 => false,
+        2 => true,
+        _ => {
+            let on = !disabled_by_env() && hardware();
+            STATE.store(if on { 2 } else { 1 }, Ordering::Relaxed);
+            on
+        }
+    }
+}
+
+fn disabled_by_env() -> bool {
+    std::env::var_os("BRYO_NO_SIMD").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// Whether the processor has the instructions the vector path needs.
+pub(crate) fn hardware() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        is_x86_feature_detected!("avx512f")
+            && is_x86_feature_detected!("avx512dq")
+            && is_x86_feature_detected!("avx512bw")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// A document: bytes, or `u64` symbols.
+#[derive(Clone, Copy)]
+pub(crate) enum Input<'a> {
+    /// Each byte a symbol.
+    Bytes(&'a [u8]),
+    /// Front-end symbols.
+    Symbols(&'a [u64]),
+}
+
+impl Input<'_> {
+    fn len(self) -> usize {
+        match self {
+            Input::Bytes(b) => b.len(),
+            Input::Symbols(s) => s.len(),
+        }
+    }
+
+    fn get(self, p: usize) -> u64 {
+        match self {
+            Input::Bytes(b) => u64::from(b[p]),
+            Input::Symbols(s) => s[p],
+        }
+    }
+}
+
+/// Where eight Karp–Rabin lanes read and write.
+pub(crate) struct Lanes8<'a> {
+    /// The document.
+    pub input: Input<'a>,
+    /// The k-gram length.
+    pub k: usize,
+    /// `b^k` modulo 2^64.
+    pub b_k: u64,
+    /// Lane `j`'s next k-gram starts at `at + j·spacing` (`at >= 1`).
+    pub at: usize,
+    /// Distance between the lanes in the input.
+    pub spacing: usize,
+    /// Eight lanes' hash buffers, `stride` apart.
+    pub buf: &'a mut [u64],
+    /// Distance between the lanes in `buf`.
+    pub stride: usize,
+    /// Lane `j`'s next hash goes to `buf[j·stride + fill]`.
+    pub fill: usize,
+    /// Eight lanes' block minima, `mstride` apart.
+    pub minima: &'a mut [u64],
+    /// Distance between the lanes in `minima`.
+    pub mstride: usize,
+}
+
+impl Lanes8<'_> {
+    /// Advances the eight chains in `state` by `q` steps: on entry
+    /// `state[j]` is the state of the k-gram starting at `at + j·spacing − 1`,
+    /// on return that of the one at `at + j·spacing + q − 1`, and
+    /// `buf[j·stride + fill + i]` holds the hash of the k-gram at
+    /// `at + j·spacing + i` for `i < q` (exactly what
+    /// [`roll_lanes`](crate::rolling::roll_lanes) computes).
+    ///
+    /// Also writes the minimum of some complete blocks of [`BLOCK`] hashes
+    /// (buffer indices `BLOCK·b ..`) into `minima[j·mstride + b]` and returns
+    /// the range of those `b`, which lies within
+    /// `⌊fill/BLOCK⌋ ..= ⌊(fill+q)/BLOCK⌋`; the caller computes the others.
+    ///
+    /// Panics (a bug in the caller) if the input, buffer or minima are too
+    /// short for these positions.
+    pub(crate) fn roll(&mut self, state: &mut [u64; 8], q: usize) -> Range<usize> {
+        let (k, sp, at, fill) = (self.k, self.spacing, self.at, self.fill);
+        assert!(at >= 1 && fill + q <= self.stride);
+        assert!(at - 1 + k + 7 * sp + q <= self.input.len());
+        assert!(7 * self.stride + fill + q <= self.buf.len());
+        // Steps before the first block boundary, whole blocks, the rest.
+        let head = (fill.next_multiple_of(BLOCK) - fill).min(q);
+        let groups = (q - head) / BLOCK;
+        let lo = (fill + head) / BLOCK;
+        assert!(groups == 0 || 7 * self.mstride + lo + groups <= self.minima.len());
+        self.scalar(state, 0..head);
+        if groups > 0 && self.groups_vector(state, head, groups, lo) {
+            self.scalar(state, head + groups * BLOCK..q);
+            lo..lo + groups
+        } else {
+            // No vector path: the blocks are left to the caller.
+            self.scalar(state, head..q);
+            lo..lo
+        }
+    }
+
+    /// Runs [`groups_avx512`](Self::groups_avx512) if the processor can;
+    /// returns whether it did.
+    fn groups_vector(
+        &mut self,
+        state: &mut [u64; 8],
+        first: usize,
+        groups: usize,
+        lo: usize,
+    ) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if available() {
+            // SAFETY: `available()` checked that the processor has
+            // AVX-512 F, DQ and BW, the features `groups_avx512` enables;
+            // it checks its own memory accesses (see its comment).
+            unsafe { self.groups_avx512(state, first, groups, lo) };
+            return true;
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (state, first, groups, lo);
+        false
+    }
+
+    /// Steps `steps` (relative to `at` and `fill`) one lane at a time.
+    fn scalar(&mut self, state: &mut [u64; 8], steps: Range<usize>) {
+        let (k, sp) = (self.k, self.spacing);
+        for i in steps {
+            for (j, s) in state.iter_mut().enumerate() {
+                let p = self.at - 1 + j * sp + i;
+                let out = self.input.get(p);
+                let inc = self.input.get(p + k);
+                let delta = inc.wrapping_sub(out.wrapping_mul(self.b_k));
+                *s = s.wrapping_add(delta).wrapping_mul(KARP_RABIN_BASE);
+                self.buf[j * self.stride + self.fill + i] = *s;
+            }
+        }
+    }
+
+    /// `groups` blocks of eight steps each, the first at step `first`, which
+    /// is at the start of block `lo` of the buffer.
+    ///
+    /// # Safety
+    ///
+    /// The processor must support AVX-512 F, DQ and BW. Memory: bytes are
+    /// read through bounds-checked slices; each vector load or store goes
+    /// through a pointer to an 8-element sub-slice of the symbols or of
+    /// `buf` (bounds-checked when taken) or to a local `[u64; 8]`, so no
+    /// access can leave its slice.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512dq,avx512bw")]
+    unsafe fn groups_avx512(
+        &mut self,
+        state: &mut [u64; 8],
+        first: usize,
+        groups: usize,
+        lo: usize,
+    ) {
+        use std::arch::x86_64::*;
+        let (k, sp, at) = (self.k, self.spacing, self.at);
+        match self.input {
+            Input::Bytes(bytes) => {
+                // Byte t of each 64-bit lane, zero-extended: vpshufb works
+                // within 128-bit blocks, so the odd lanes read bytes 8 + t.
+                let pick: [__m512i; 8] = std::array::from_fn(|t| {
+                    let even = 0x8080_8080_8080_8000u64 | t as u64;
+                    let odd = even + 8;
+                    _mm512_set_epi64(
+                        odd as i64,
+                        even as i64,
+                        odd as i64,
+                        even as i64,
+                        odd as i64,
+                        even as i64,
+                        odd as i64,
+                        even as i64,
+                    )
+                });
+                let word = |p: usize| -> i64 {
+                    let bytes: &[u8; 8] = bytes[p..]
+                        .first_chunk()
+                        .expect("checked by the caller's bounds");
+                    i64::from_le_bytes(*bytes)
+                };
+                // The eight lanes' eight bytes from `base`, one word each.
+                let words = |base: usize| {
+                    _mm512_set_epi64(
+                        word(base + 7 * sp),
+                        word(base + 6 * sp),
+                        word(base + 5 * sp),
+                        word(base + 4 * sp),
+                        word(base + 3 * sp),
+                        word(base + 2 * sp),
+                        word(base + sp),
+                        word(base),
+                    )
+                };
+                self.run_groups(state, first, groups, lo, |i| {
+                    let (leaving, entering) = (words(at - 1 + i), words(at - 1 + k + i));
+                    (
+                        std::array::from_fn(|t| _mm512_shuffle_epi8(leaving, pick[t])),
+                        std::array::from_fn(|t| _mm512_shuffle_epi8(entering, pick[t])),
+                    )
+                });
+            }
+            Input::Symbols(symbols) => {
+                // Lane j's eight symbols from `p`.
+                let load = |p: usize| {
+                    let v: &[u64; 8] = symbols[p..]
+                        .first_chunk()
+                        .expect("checked by the caller's bounds");
+                    // SAFETY: `v` is 8 readable u64 (64 bytes); the load is
+                    // unaligned.
+                    unsafe { _mm512_loadu_si512(v.as_ptr().cast()) }
+                };
+                self.run_groups(state, first, groups, lo, |i| {
+                    let (l, e) = (at - 1 + i, at - 1 + k + i);
+                    (
+                        transpose(std::array::from_fn(|j| load(l + j * sp))),
+                        transpose(std::array::from_fn(|j| load(e + j * sp))),
+                    )
+                });
+            }
+        }
+    }
+
+    /// The loop of [`groups_avx512`](Self::groups_avx512): `symbols(i)`
+    /// gives the leaving and entering symbols of steps `i .. i + 8`, one
+    /// vector per step with one lane per chain.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512dq,avx512bw")]
+    fn run_groups<F>(
+        &mut self,
+        state: &mut [u64; 8],
+        first: usize,
+        groups: usize,
+        lo: usize,
+        mut symbols: F,
+    ) where
+        F: FnMut(
+            usize,
+        ) -> (
+            [std::arch::x86_64::__m512i; 8],
+            [std::arch::x86_64::__m512i; 8],
+        ),
+    {
+        use std::arch::x86_64::*;
+        let b = _mm512_set1_epi64(KARP_RABIN_BASE as i64);
+        let b_k = _mm512_set1_epi64(self.b_k as i64);
+        let mut h = _mm512_set_epi64(
+            state[7] as i64,
+            state[6] as i64,
+            state[5] as i64,
+            state[4] as i64,
+            state[3] as i64,
+            state[2] as i64,
+            state[1] as i64,
+            state[0] as i64,
+        );
+        let mut tmp = [0u64; 8];
+        for g in 0..groups {
+            let i = first + g * BLOCK;
+            let (c_out, c_in) = symbols(i);
+            // r[t]: the hashes of step t of the eight lanes.
+            let mut r = [_mm512_setzero_si512(); 8];
+            for (t, slot) in r.iter_mut().enumerate() {
+                let delta = _mm512_sub_epi64(c_in[t], _mm512_mullo_epi64(c_out[t], b_k));
+                h = _mm512_mullo_epi64(_mm512_add_epi64(h, delta), b);
+                *slot = h;
+            }
+            // Block minima of the eight lanes.
+            let m = _mm512_min_epu64(
+                _mm512_min_epu64(_mm512_min_epu64(r[0], r[1]), _mm512_min_epu64(r[2], r[3])),
+                _mm512_min_epu64(_mm512_min_epu64(r[4], r[5]), _mm512_min_epu64(r[6], r[7])),
+            );
+            // SAFETY: `tmp` is 64 writable bytes; the store is unaligned.
+            unsafe { _mm512_storeu_si512(tmp.as_mut_ptr().cast(), m) };
+            for (j, &v) in tmp.iter().enumerate() {
+                self.minima[j * self.mstride + lo + g] = v;
+            }
+            // Lane j's vector holds its hashes of steps 0..8.
+            let lanes = transpose(r);
+            let dst = self.fill + i;
+            for (j, &v) in lanes.iter().enumerate() {
+                let at = j * self.stride + dst;
+                let lane: &mut [u64; 8] = (&mut self.buf[at..at + 8])
+                    .try_into()
+                    .expect("eight elements");
+                // SAFETY: `lane` is 8 writable u64 (64 bytes) of `buf`; the
+                // store is unaligned.
+                unsafe { _mm512_storeu_si512(lane.as_mut_ptr().cast(), v) };
+            }
+        }
+        // SAFETY: `tmp` is 64 writable bytes; the store is unaligned.
+        unsafe { _mm512_storeu_si512(tmp.as_mut_ptr().cast(), h) };
+        *state = tmp;
+    }
+}
+
+/// The 8×8 transpose of 64-bit elements: element `j` of vector `t` becomes
+/// element `t` of vector `j`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn transpose(r: [std::arch::x86_64::__m512i; 8]) -> [std::arch::x86_64::__m512i; 8] {
+    use std::arch::x86_64::*;
+    let idx = |a: [i64; 8]| _mm512_set_epi64(a[7], a[6], a[5], a[4], a[3], a[2], a[1], a[0]);
+    let mid_lo = idx([0, 1, 8, 9, 4, 5, 12, 13]);
+    let mid_hi = idx([2, 3, 10, 11, 6, 7, 14, 15]);
+    let last_lo = idx([0, 1, 2, 3, 8, 9, 10, 11]);
+    let last_hi = idx([4, 5, 6, 7, 12, 13, 14, 15]);
+    // s[2a], s[2a+1]: the even and odd elements of r[2a] and r[2a+1].
+    let s: [__m512i; 8] = std::array::from_fn(|a| {
+        let e = a & !1;
+        if a & 1 == 0 {
+            _mm512_unpacklo_epi64(r[e], r[e + 1])
+        } else {
+            _mm512_unpackhi_epi64(r[e], r[e + 1])
+        }
+    });
+    // u[0]: elements 0 and 4 of r[0..4]; u[1]: 1, 5; u[2]: 2, 6;
+    // u[3]: 3, 7; u[4..8] the same of r[4..8].
+    let u: [__m512i; 8] = std::array::from_fn(|a| {
+        let (half, x) = (a & 4, a & 3);
+        let (p, q) = (s[half + (x & 1)], s[half + (x & 1) + 2]);
+        if x < 2 {
+            _mm512_permutex2var_epi64(p, mid_lo, q)
+        } else {
+            _mm512_permutex2var_epi64(p, mid_hi, q)
+        }
+    });
+    std::array::from_fn(|j| {
+        if j < 4 {
+            _mm512_permutex2var_epi64(u[j], last_lo, u[j + 4])
+        } else {
+            _mm512_permutex2var_epi64(u[j - 4], last_hi, u[j])
+        }
+    })
+}
