@@ -60,7 +60,8 @@ pub fn gcd(a: u128, b: u128) -> u128 {
     a
 }
 
-fn prime_factors(mut n: u32) -> Vec<u32> {
+/// The distinct prime factors of `n`, ascending.
+pub(crate) fn prime_factors(mut n: u32) -> Vec<u32> {
     let mut out = Vec::new();
     let mut q = 2;
     while q * q <= n {

@@ -167,7 +167,7 @@ impl Modulus {
         if squarings[n as usize] != t {
             return false;
         }
-        prime_factors(n)
+        gf2::prime_factors(n)
             .into_iter()
             .all(|q| self.gcd_with_p(squarings[(n / q) as usize] ^ t) == 1)
     }
@@ -450,24 +450,6 @@ const SPREAD: [u16; 256] = {
 
 fn grow(a: u64, b: u64) -> Result<u64, Error> {
     a.checked_add(b).ok_or(Error::StringTooLong)
-}
-
-fn prime_factors(mut n: u32) -> Vec<u32> {
-    let mut out = Vec::new();
-    let mut q = 2;
-    while q * q <= n {
-        if n.is_multiple_of(q) {
-            out.push(q);
-            while n.is_multiple_of(q) {
-                n /= q;
-            }
-        }
-        q += 1;
-    }
-    if n > 1 {
-        out.push(n);
-    }
-    out
 }
 
 impl From<Polynomial> for Modulus {
