@@ -50,15 +50,29 @@ const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
 /// lexeme, then the SplitMix64 finalizer. Part of the stability contract.
 #[inline]
 pub fn symbol(class: SymbolClass, lexeme: &[u8]) -> u64 {
-    let mut h = (FNV_OFFSET ^ class as u64).wrapping_mul(FNV_PRIME);
-    for &b in lexeme {
-        h = (h ^ u64::from(b)).wrapping_mul(FNV_PRIME);
-    }
-    finalize(h)
+    finalize(lexeme.iter().fold(fnv_start(class), |h, &b| fnv_byte(h, b)))
 }
 
+// The steps of `symbol`, for front-ends that hash a lexeme while they read
+// it (`text`): `finalize(fnv_byte(…fnv_byte(fnv_start(class), b0)…))`.
+
+/// The FNV-1a state after the class byte.
 #[inline]
-fn finalize(h: u64) -> u64 {
+pub(crate) const fn fnv_start(class: SymbolClass) -> u64 {
+    fnv_byte(FNV_OFFSET, class as u8)
+}
+
+/// One FNV-1a step.
+#[inline]
+pub(crate) const fn fnv_byte(h: u64, b: u8) -> u64 {
+    (h ^ b as u64).wrapping_mul(FNV_PRIME)
+}
+
+/// The SplitMix64 finalizer. The engine's `bryo_engine::rehash` is the same
+/// function, but belongs to the hash scheme (versioned apart) and front-ends
+/// do not depend on the engine; a test checks that the two agree.
+#[inline]
+pub(crate) fn finalize(h: u64) -> u64 {
     let mut z = h;
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -86,6 +100,17 @@ mod tests {
         // Pinned: a change here changes every stored symbol (bump the version).
         assert_eq!(symbol(SymbolClass::Identifier, b""), GOLDEN_IDENT);
         assert_eq!(symbol(SymbolClass::Keyword, b"while"), GOLDEN_WHILE);
+    }
+
+    #[test]
+    fn finalizer_is_the_engines_rehash() {
+        let mut rng = bryo_engine::SplitMix64::new(12);
+        for x in [0, 1, u64::MAX]
+            .into_iter()
+            .chain((0..1000).map(|_| rng.next()))
+        {
+            assert_eq!(finalize(x), bryo_engine::rehash(x));
+        }
     }
 
     const GOLDEN_IDENT: u64 = 0x0e49_abb0_b396_f44c; // computed independently in Python

@@ -6,6 +6,7 @@ use std::sync::OnceLock;
 
 use caseless::Caseless;
 
+use crate::symbol::{finalize, fnv_byte, fnv_start};
 use crate::{symbol, Normalized, Span, SymbolClass};
 
 /// What a prose symbol stands for.
@@ -130,22 +131,7 @@ fn ascii_char_symbols() -> &'static [u64; 128] {
 // The symbol scheme's hash (see `symbol`), computed incrementally so a word's
 // symbol is ready when its last byte is read. A test checks it against
 // `symbol` on arbitrary words.
-const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
-const WORD_INIT: u64 = (FNV_OFFSET ^ SymbolClass::TextWord as u64).wrapping_mul(FNV_PRIME);
-
-#[inline]
-fn fnv_byte(h: u64, b: u8) -> u64 {
-    (h ^ u64::from(b)).wrapping_mul(FNV_PRIME)
-}
-
-#[inline]
-fn finalize(h: u64) -> u64 {
-    let mut z = h;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+const WORD_INIT: u64 = fnv_start(SymbolClass::TextWord);
 
 /// Whether a character is kept (see [`normalize_text`]).
 #[inline]

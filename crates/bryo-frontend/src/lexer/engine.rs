@@ -153,8 +153,8 @@ fn starts(rest: &[u8], p: &[u8]) -> bool {
 }
 
 impl Keywords {
-    fn new(keywords: &[&'static str], comments: &[&'static str]) -> Keywords {
-        let n = keywords.len() + comments.len();
+    fn new(spec: &LexSpec) -> Keywords {
+        let n = spec.keywords().count() + spec.comment_words.len();
         let cap = (n * 4).next_power_of_two().max(16);
         let mut kw = Keywords {
             slots: vec![None; cap],
@@ -162,10 +162,10 @@ impl Keywords {
             min_len: usize::MAX,
             max_len: 0,
         };
-        let all = keywords
-            .iter()
+        let all = spec
+            .keywords()
             .map(|w| (w, false))
-            .chain(comments.iter().map(|w| (w, true)));
+            .chain(spec.comment_words.iter().map(|&w| (w, true)));
         for (w, comment) in all {
             let word = w.as_bytes();
             if kw.find(word).is_some() {
@@ -339,7 +339,7 @@ impl Lexer {
             starters,
             ops,
             single_op,
-            keywords: Keywords::new(spec.keywords, spec.comment_words),
+            keywords: Keywords::new(spec),
             sym_ident: symbol(SymbolClass::Identifier, b""),
             sym_number: symbol(SymbolClass::Number, b""),
             sym_class,
@@ -1259,10 +1259,9 @@ mod tests {
 
     /// The keyword table against a linear search of the language's list.
     fn naive_keyword(spec: &LexSpec, w: &[u8]) -> Option<bool> {
-        let is = |list: &[&str]| list.iter().any(|k| k.as_bytes() == w);
-        if is(spec.keywords) {
+        if spec.keywords().any(|k| k.as_bytes() == w) {
             Some(false)
-        } else if is(spec.comment_words) {
+        } else if spec.comment_words.iter().any(|k| k.as_bytes() == w) {
             Some(true)
         } else {
             None
@@ -1278,11 +1277,13 @@ mod tests {
                 0..3usize
             )
                 .prop_map(|(l, k, cut)| {
-                    let spec = Language::all()[l].spec.map_or(&[][..], |s| s.keywords);
-                    let w = if spec.is_empty() {
+                    let words: Vec<&str> = Language::all()[l]
+                        .spec
+                        .map_or(Vec::new(), |s| s.keywords().collect());
+                    let w = if words.is_empty() {
                         "if"
                     } else {
-                        spec[k.index(spec.len())]
+                        words[k.index(words.len())]
                     };
                     let mut v = w.as_bytes().to_vec();
                     match cut {
@@ -1319,13 +1320,60 @@ mod tests {
         }
     }
 
+    /// The keyword sets are pinned (`tests/fixtures/keywords.tsv`, captured
+    /// when the tables became rows): a keyword more or less changes symbols.
+    #[test]
+    fn keyword_sets_are_pinned() {
+        let pinned = include_str!("../../tests/fixtures/keywords.tsv");
+        let mut expected = std::collections::BTreeMap::new();
+        for line in pinned.lines().filter(|l| !l.starts_with("# ")) {
+            let mut f = line.split('\t');
+            let (lang, list, words) = (f.next().unwrap(), f.next().unwrap(), f.next().unwrap());
+            expected.insert((lang, list), words.split(' ').collect::<Vec<_>>());
+        }
+        let mut actual = std::collections::BTreeMap::new();
+        for lang in Language::all() {
+            let Some(spec) = lang.spec else { continue };
+            let lists: [(&str, Vec<&str>); 2] = [
+                ("keywords", spec.keywords().collect()),
+                ("comment_words", spec.comment_words.to_vec()),
+            ];
+            for (list, mut words) in lists {
+                let n = words.len();
+                words.sort_unstable();
+                words.dedup();
+                assert_eq!(
+                    words.len(),
+                    n,
+                    "{}: a {list} word is listed twice",
+                    lang.name()
+                );
+                if !words.is_empty() {
+                    actual.insert((lang.name(), list), words);
+                }
+            }
+        }
+        let keys: std::collections::BTreeSet<_> = actual.keys().chain(expected.keys()).collect();
+        let mut diffs = Vec::new();
+        for key in keys {
+            let (a, e) = (actual.get(key), expected.get(key));
+            let (a, e) = (a.map_or(&[][..], |v| v), e.map_or(&[][..], |v| v));
+            let missing: Vec<_> = e.iter().filter(|w| !a.contains(w)).collect();
+            let extra: Vec<_> = a.iter().filter(|w| !e.contains(w)).collect();
+            if !missing.is_empty() || !extra.is_empty() {
+                diffs.push(format!("{key:?}: missing {missing:?}, extra {extra:?}"));
+            }
+        }
+        assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+    }
+
     #[test]
     fn case_insensitive_keyword_lists_are_lower_case() {
         for lang in Language::all() {
             let Some(spec) = lang.spec else { continue };
             if spec.case_insensitive {
-                for k in spec.keywords.iter().chain(spec.comment_words) {
-                    assert_eq!(*k, k.to_ascii_lowercase(), "{}: {k}", lang.name());
+                for k in spec.keywords().chain(spec.comment_words.iter().copied()) {
+                    assert_eq!(k, k.to_ascii_lowercase(), "{}: {k}", lang.name());
                 }
             }
         }

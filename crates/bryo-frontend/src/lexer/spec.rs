@@ -106,7 +106,9 @@ pub(crate) struct LexSpec {
     /// Bytes forming a two-byte special variable after the sigil `$`
     /// (`$?`, `$#`, `$!`).
     pub sigil_specials: &'static [u8],
-    /// Keywords (lower case for case-insensitive languages).
+    /// Keywords (lower case for case-insensitive languages): tables of
+    /// whitespace-separated words, e.g. a base language's table and this
+    /// language's extras (`&[JS_KW, TS_KW]`). See [`LexSpec::keywords`].
     pub keywords: &'static [&'static str],
     /// Operators and punctuation, matched longest first.
     pub operators: &'static [&'static str],
@@ -151,6 +153,16 @@ pub(crate) struct LexSpec {
     /// (JavaScript, Perl, Ruby): not right after an identifier, literal or
     /// closing bracket.
     pub regex: bool,
+}
+
+impl LexSpec {
+    /// Every keyword of the language, table after table; the lexer builds its
+    /// look-up table from these once, so lookups never split strings.
+    pub(crate) fn keywords(&self) -> impl Iterator<Item = &'static str> {
+        self.keywords
+            .iter()
+            .flat_map(|t| t.split_ascii_whitespace())
+    }
 }
 
 /// Defaults for the fields most languages leave alone; each language
