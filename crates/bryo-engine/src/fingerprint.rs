@@ -1,6 +1,6 @@
 //! The whole pipeline: symbols → k-gram hashes → selected fingerprints.
 
-use crate::hash::{kgram_count, Symbol};
+use crate::hash::{kgram_count, Schemes, Symbol};
 use crate::rolling::{roll_lanes, Roll};
 use crate::select::{block_minima, SpanWinnower, BLOCK};
 use crate::{rehash, Config, Error, HashFunction, Hasher, KarpRabin, Rabin, Selection, Selector};
@@ -128,7 +128,7 @@ impl Fingerprinter {
         bytes: &[u8],
         out: &mut Vec<Fingerprint>,
     ) -> Result<(), Error> {
-        self.run_bytes(bytes, out)
+        self.run(bytes, out)
     }
 
     /// Replaces the contents of `out` with the fingerprints of `symbols`.
@@ -137,20 +137,20 @@ impl Fingerprinter {
         symbols: &[u64],
         out: &mut Vec<Fingerprint>,
     ) -> Result<(), Error> {
-        self.run_symbols(symbols, out)
+        self.run(symbols, out)
     }
 
     /// The fingerprints of `bytes` in a new vector.
     pub fn fingerprints_bytes(&mut self, bytes: &[u8]) -> Result<Vec<Fingerprint>, Error> {
         let mut out = Vec::new();
-        self.run_bytes(bytes, &mut out)?;
+        self.run(bytes, &mut out)?;
         Ok(out)
     }
 
     /// The fingerprints of `symbols` in a new vector.
     pub fn fingerprints_symbols(&mut self, symbols: &[u64]) -> Result<Vec<Fingerprint>, Error> {
         let mut out = Vec::new();
-        self.run_symbols(symbols, &mut out)?;
+        self.run(symbols, &mut out)?;
         Ok(out)
     }
 
@@ -168,24 +168,8 @@ impl Fingerprinter {
         Fingerprints::new(self, symbols)
     }
 
-    fn run_bytes(&mut self, input: &[u8], out: &mut Vec<Fingerprint>) -> Result<(), Error> {
-        let total = self.check_len(input.len())?;
-        let simd = self.simd;
-        match &mut self.fused {
-            Some(f) if f.takes(total) => {
-                out.clear();
-                match &f.hash {
-                    FusedHash::KarpRabin(kr) => f.lanes.run(kr.bytes_wide(simd), input, total, out),
-                    FusedHash::Rabin(r) => f.lanes.run(r.bytes(), input, total, out),
-                }
-                self.rehash_from(out, 0);
-                Ok(())
-            }
-            _ => self.run(input, out),
-        }
-    }
-
-    fn run_symbols(&mut self, input: &[u64], out: &mut Vec<Fingerprint>) -> Result<(), Error> {
+    /// The fused path when it takes the document, else the chunked one.
+    fn run<S: Schemes>(&mut self, input: &[S], out: &mut Vec<Fingerprint>) -> Result<(), Error> {
         let total = self.check_len(input.len())?;
         let simd = self.simd;
         match &mut self.fused {
@@ -193,18 +177,23 @@ impl Fingerprinter {
                 out.clear();
                 match &f.hash {
                     FusedHash::KarpRabin(kr) => {
-                        f.lanes.run(kr.symbols_wide(simd), input, total, out)
+                        f.lanes.run(kr.rolling::<S>(simd), input, total, out)
                     }
-                    FusedHash::Rabin(r) => f.lanes.run(r.symbols(), input, total, out),
+                    FusedHash::Rabin(r) => f.lanes.run(S::rabin(r), input, total, out),
                 }
                 self.rehash_from(out, 0);
                 Ok(())
             }
-            _ => self.run(input, out),
+            _ => self.run_chunked(input, out),
         }
     }
 
-    fn run<S: Symbol>(&mut self, input: &[S], out: &mut Vec<Fingerprint>) -> Result<(), Error> {
+    /// Hashes a chunk, selects from it, and so on: every selection.
+    fn run_chunked<S: Symbol>(
+        &mut self,
+        input: &[S],
+        out: &mut Vec<Fingerprint>,
+    ) -> Result<(), Error> {
         out.clear();
         let total = self.check_len(input.len())?;
         self.selector.reset();
@@ -626,9 +615,12 @@ mod tests {
             let mut got = Vec::new();
             if total >= w {
                 match function {
-                    HashFunction::KarpRabin => {
-                        lanes.run(KarpRabin::new(k).bytes(), bytes, total, &mut got)
-                    }
+                    HashFunction::KarpRabin => lanes.run(
+                        KarpRabin::new(k).rolling::<u8>(false),
+                        bytes,
+                        total,
+                        &mut got,
+                    ),
                     HashFunction::Rabin(p) => {
                         lanes.run(Rabin::new(p, k).bytes(), bytes, total, &mut got)
                     }
@@ -638,7 +630,12 @@ mod tests {
                     // Eight lanes in AVX-512 vectors where the processor
                     // has it, eight scalar lanes where not.
                     got.clear();
-                    lanes.run(KarpRabin::new(k).bytes_wide(true), bytes, total, &mut got);
+                    lanes.run(
+                        KarpRabin::new(k).rolling::<u8>(true),
+                        bytes,
+                        total,
+                        &mut got,
+                    );
                     prop_assert_eq!(&got, &want);
                 }
             }
@@ -655,9 +652,12 @@ mod tests {
             if total >= w {
                 got.clear();
                 match function {
-                    HashFunction::KarpRabin => {
-                        lanes.run(KarpRabin::new(k).symbols(), &symbols, total, &mut got)
-                    }
+                    HashFunction::KarpRabin => lanes.run(
+                        KarpRabin::new(k).rolling::<u64>(false),
+                        &symbols,
+                        total,
+                        &mut got,
+                    ),
                     HashFunction::Rabin(p) => {
                         lanes.run(Rabin::new(p, k).symbols(), &symbols, total, &mut got)
                     }
@@ -666,7 +666,7 @@ mod tests {
                 if function == HashFunction::KarpRabin {
                     got.clear();
                     lanes.run(
-                        KarpRabin::new(k).symbols_wide(true),
+                        KarpRabin::new(k).rolling::<u64>(true),
                         &symbols,
                         total,
                         &mut got,
@@ -749,7 +749,7 @@ mod tests {
         let r = Fingerprinter::new(config, HashFunction::RABIN_DEFAULT, Selection::Winnow).unwrap();
         assert!(!r.uses_simd());
         if crate::simd::hardware() && !off {
-            assert!(KarpRabin::new(50).bytes_wide(true).wide());
+            assert!(KarpRabin::new(50).rolling::<u8>(true).wide());
         }
     }
 

@@ -3,6 +3,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::karp_rabin::KarpRabinSymbol;
+use crate::rabin::{RabinBytes, RabinSymbols};
 use crate::rolling::{hash_range, Roll};
 use crate::{Config, Error, KarpRabin, Polynomial, Rabin};
 
@@ -216,19 +218,45 @@ mod sealed {
 
 impl Symbol for u8 {
     fn hash_range(h: &Hasher, input: &[u8], first: usize, out: &mut [u64]) {
-        match &h.inner {
-            Inner::KarpRabin(kr) => run(&kr.bytes(), input, h.k, first, out),
-            Inner::Rabin(r) => run(&r.bytes(), input, h.k, first, out),
-        }
+        hash_range_of(h, input, first, out)
     }
 }
 
 impl Symbol for u64 {
     fn hash_range(h: &Hasher, input: &[u64], first: usize, out: &mut [u64]) {
-        match &h.inner {
-            Inner::KarpRabin(kr) => run(&kr.symbols(), input, h.k, first, out),
-            Inner::Rabin(r) => run(&r.symbols(), input, h.k, first, out),
-        }
+        hash_range_of(h, input, first, out)
+    }
+}
+
+/// The rolling schemes of a symbol type, so that code over bytes and `u64`
+/// symbols is written once (monomorphized, it is the same code as two
+/// copies: the engine's benches measure no difference).
+pub(crate) trait Schemes: Symbol + KarpRabinSymbol {
+    /// Rabin's scheme over this symbol type: bytes and `u64` symbols use
+    /// different tables.
+    type Rabin<'a>: Roll<Sym = Self>;
+    /// `r` over this symbol type.
+    fn rabin(r: &Rabin) -> Self::Rabin<'_>;
+}
+
+impl Schemes for u8 {
+    type Rabin<'a> = RabinBytes<'a>;
+    fn rabin(r: &Rabin) -> RabinBytes<'_> {
+        r.bytes()
+    }
+}
+
+impl Schemes for u64 {
+    type Rabin<'a> = RabinSymbols<'a>;
+    fn rabin(r: &Rabin) -> RabinSymbols<'_> {
+        r.symbols()
+    }
+}
+
+fn hash_range_of<S: Schemes>(h: &Hasher, input: &[S], first: usize, out: &mut [u64]) {
+    match &h.inner {
+        Inner::KarpRabin(kr) => run(&kr.rolling::<S>(false), input, h.k, first, out),
+        Inner::Rabin(r) => run(&S::rabin(r), input, h.k, first, out),
     }
 }
 

@@ -1,6 +1,9 @@
 //! Karp–Rabin hashing modulo 2^64 in the winnowing paper's improved form.
 
+use std::marker::PhantomData;
+
 use crate::rolling::Roll;
+use crate::simd::Input;
 
 /// The base `b` of the Karp–Rabin polynomial: `⌊2^64/φ⌋`, an odd constant
 /// whose bits are well spread, so `b` is invertible modulo 2^64 and every
@@ -44,36 +47,22 @@ impl KarpRabin {
 
     /// The hash of one k-gram of symbols, computed from scratch (Horner's rule).
     pub fn hash_symbols(&self, kgram: &[u64]) -> u64 {
-        kgram.iter().fold(0u64, |h, &c| {
-            h.wrapping_add(c).wrapping_mul(KARP_RABIN_BASE)
-        })
+        self.rolling(false).start(kgram)
     }
 
     /// The hash of one k-gram of bytes, computed from scratch.
     pub fn hash_bytes(&self, kgram: &[u8]) -> u64 {
-        kgram.iter().fold(0u64, |h, &c| {
-            h.wrapping_add(u64::from(c)).wrapping_mul(KARP_RABIN_BASE)
-        })
+        self.rolling(false).start(kgram)
     }
 
-    pub(crate) fn bytes(&self) -> KarpRabinBytes<'_> {
-        KarpRabinBytes(self, false)
-    }
-
-    /// The byte scheme, with eight-lane AVX-512 rolling if `simd` and the
-    /// processor has it.
-    pub(crate) fn bytes_wide(&self, simd: bool) -> KarpRabinBytes<'_> {
-        KarpRabinBytes(self, simd && crate::simd::available())
-    }
-
-    pub(crate) fn symbols(&self) -> KarpRabinSymbols<'_> {
-        KarpRabinSymbols(self, false)
-    }
-
-    /// The symbol scheme, with eight-lane AVX-512 rolling if `simd` and the
-    /// processor has it.
-    pub(crate) fn symbols_wide(&self, simd: bool) -> KarpRabinSymbols<'_> {
-        KarpRabinSymbols(self, simd && crate::simd::available())
+    /// The rolling scheme over symbols `S`, with eight-lane AVX-512 rolling
+    /// if `simd` and the processor has it.
+    pub(crate) fn rolling<S: KarpRabinSymbol>(&self, simd: bool) -> KarpRabinRoll<'_, S> {
+        KarpRabinRoll {
+            kr: self,
+            wide: simd && crate::simd::available(),
+            sym: PhantomData,
+        }
     }
 }
 
@@ -89,73 +78,75 @@ fn pow(mut base: u64, mut e: u64) -> u64 {
     acc
 }
 
-#[derive(Clone, Copy)]
-pub(crate) struct KarpRabinBytes<'a>(&'a KarpRabin, bool);
-#[derive(Clone, Copy)]
-pub(crate) struct KarpRabinSymbols<'a>(&'a KarpRabin, bool);
+/// What the Karp–Rabin scheme needs of a symbol type (`u8` or `u64`).
+pub(crate) trait KarpRabinSymbol: Copy {
+    /// The symbol's value `c`.
+    fn value(self) -> u64;
+    /// `c·b^k`, the term of the symbol leaving the window.
+    fn leaving(self, kr: &KarpRabin) -> u64;
+    /// The document as the vector path reads it.
+    fn input(s: &[Self]) -> Input<'_>;
+}
 
-impl Roll for KarpRabinBytes<'_> {
-    type Sym = u8;
+impl KarpRabinSymbol for u8 {
     #[inline(always)]
-    fn start(&self, kgram: &[u8]) -> u64 {
-        self.0.hash_bytes(kgram)
+    fn value(self) -> u64 {
+        u64::from(self)
     }
+    /// One table look-up instead of a multiply.
     #[inline(always)]
-    fn roll(&self, state: u64, out: u8, inc: u8) -> u64 {
-        // (H + c_in − c_out·b^k)·b = H·b + c_in·b − c_out·b^(k+1): the term
-        // in brackets after H does not depend on the chain, so one add and
-        // one multiply sit on it, and one table look-up (for the leaving
-        // byte) feeds it.
-        let delta = u64::from(inc).wrapping_sub(self.0.leaving[out as usize]);
-        state.wrapping_add(delta).wrapping_mul(KARP_RABIN_BASE)
+    fn leaving(self, kr: &KarpRabin) -> u64 {
+        kr.leaving[self as usize]
     }
-    #[inline(always)]
-    fn finish(&self, state: u64) -> u64 {
-        state
-    }
-    fn wide(&self) -> bool {
-        self.1
-    }
-    #[inline(always)]
-    fn roll8(
-        &self,
-        input: &[u8],
-        k: usize,
-        at: usize,
-        spacing: usize,
-        state: &mut [u64; 8],
-        buf: &mut [u64],
-        stride: usize,
-        fill: usize,
-        q: usize,
-        minima: &mut [u64],
-    ) -> std::ops::Range<usize> {
-        let mstride = stride / crate::select::BLOCK;
-        let mut lanes = crate::simd::Lanes8 {
-            input: crate::simd::Input::Bytes(input),
-            k,
-            b_k: self.0.b_k,
-            at,
-            spacing,
-            buf,
-            stride,
-            fill,
-            minima,
-            mstride,
-        };
-        lanes.roll(state, q)
+    fn input(s: &[u8]) -> Input<'_> {
+        Input::Bytes(s)
     }
 }
 
-impl Roll for KarpRabinSymbols<'_> {
-    type Sym = u64;
+impl KarpRabinSymbol for u64 {
     #[inline(always)]
-    fn start(&self, kgram: &[u64]) -> u64 {
-        self.0.hash_symbols(kgram)
+    fn value(self) -> u64 {
+        self
     }
     #[inline(always)]
-    fn roll(&self, state: u64, out: u64, inc: u64) -> u64 {
-        let delta = inc.wrapping_sub(out.wrapping_mul(self.0.b_k));
+    fn leaving(self, kr: &KarpRabin) -> u64 {
+        self.wrapping_mul(kr.b_k)
+    }
+    fn input(s: &[u64]) -> Input<'_> {
+        Input::Symbols(s)
+    }
+}
+
+/// [`KarpRabin`] as a [`Roll`] over symbols `S`; `wide` when the vector
+/// path may run.
+pub(crate) struct KarpRabinRoll<'a, S> {
+    kr: &'a KarpRabin,
+    wide: bool,
+    sym: PhantomData<fn(S)>,
+}
+
+impl<S> Clone for KarpRabinRoll<'_, S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<S> Copy for KarpRabinRoll<'_, S> {}
+
+impl<S: KarpRabinSymbol> Roll for KarpRabinRoll<'_, S> {
+    type Sym = S;
+    #[inline(always)]
+    fn start(&self, kgram: &[S]) -> u64 {
+        kgram.iter().fold(0u64, |h, &c| {
+            h.wrapping_add(c.value()).wrapping_mul(KARP_RABIN_BASE)
+        })
+    }
+    #[inline(always)]
+    fn roll(&self, state: u64, out: S, inc: S) -> u64 {
+        // (H + c_in − c_out·b^k)·b = H·b + c_in·b − c_out·b^(k+1): the term
+        // in brackets after H does not depend on the chain, so one add and
+        // one multiply sit on it.
+        let delta = inc.value().wrapping_sub(out.leaving(self.kr));
         state.wrapping_add(delta).wrapping_mul(KARP_RABIN_BASE)
     }
     #[inline(always)]
@@ -163,12 +154,12 @@ impl Roll for KarpRabinSymbols<'_> {
         state
     }
     fn wide(&self) -> bool {
-        self.1
+        self.wide
     }
     #[inline(always)]
     fn roll8(
         &self,
-        input: &[u64],
+        input: &[S],
         k: usize,
         at: usize,
         spacing: usize,
@@ -181,9 +172,9 @@ impl Roll for KarpRabinSymbols<'_> {
     ) -> std::ops::Range<usize> {
         let mstride = stride / crate::select::BLOCK;
         let mut lanes = crate::simd::Lanes8 {
-            input: crate::simd::Input::Symbols(input),
+            input: S::input(input),
             k,
-            b_k: self.0.b_k,
+            b_k: self.kr.b_k,
             at,
             spacing,
             buf,
