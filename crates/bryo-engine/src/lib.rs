@@ -187,16 +187,14 @@
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 
-mod bintree;
+mod algebra;
 mod config;
-mod dag;
 mod error;
 mod fingerprint;
 mod gf2;
 mod hash;
 mod karp_rabin;
 mod mix;
-mod modulus;
 mod rabin;
 mod rng;
 mod rolling;
@@ -204,23 +202,24 @@ mod select;
 #[allow(unsafe_code)]
 mod simd;
 mod stats;
-mod subset;
 
-pub use bintree::{intercalate, tree_fingerprint, BinaryTree};
+// Broder's fingerprint algebra: strings, sets, trees and DAG nodes.
+pub use algebra::{
+    bits_of, intercalate, residue_bits, tree_fingerprint, BinaryTree, DagTagger, Element,
+    ElementPolynomials, Fp, GroundSet, Modulus, PowerTable, SubsetProduct, SubsetSum,
+    TagPermutation, MAX_DEGREE,
+};
 pub use config::{Config, MAX_PARAMETER};
-pub use dag::{DagTagger, TagPermutation};
 pub use error::Error;
 pub use fingerprint::{Fingerprint, Fingerprinter, Fingerprints};
 pub use gf2::Polynomial;
 pub use hash::{HashFunction, Hasher, Symbol, UnknownHashFunction};
 pub use karp_rabin::{KarpRabin, KARP_RABIN_BASE};
 pub use mix::rehash;
-pub use modulus::{bits_of, residue_bits, Fp, Modulus, PowerTable, MAX_DEGREE};
 pub use rabin::Rabin;
 pub use rng::SplitMix64;
 pub use select::{Selection, Selector};
 pub use stats::GapMeter;
-pub use subset::{Element, ElementPolynomials, GroundSet, SubsetProduct, SubsetSum};
 
 /// Arithmetic on polynomials over GF(2) held in a `u128` (bit `i` is the
 /// coefficient of `t^i`), as used to build and check Rabin polynomials.
