@@ -6,7 +6,8 @@
 //! fixtures `a.*` (a program), `b.*` (the same program disguised: renamed,
 //! literals changed, re-indented, reflowed, comments changed) and `c.*` (a
 //! different program) under `tests/fixtures/lexer/<name>/`; the fixture
-//! test fails for a code language without them.
+//! test fails for a code language without them. Its keyword set goes into
+//! `tests/fixtures/keywords.tsv`, which pins every language's.
 
 use super::spec::{LexSpec, PrefixKind, Quote, Tick, BASE};
 use crate::SymbolClass;
@@ -101,6 +102,10 @@ const SCHEME_OPS: &[&str] = &[",@", "#(", "#'", "#\\"];
 /// Bytes that form user-defined operators in Haskell, ML, Scala, Swift and
 /// Prolog (brackets and separators excluded).
 const SYMBOLIC_OPS: &[u8] = b"!#$%&*+./<=>?@\\^|-~:";
+
+// Keyword tables: whitespace-separated words, split once when a language's
+// lexer is built (`LexSpec::keywords`). A language lists its tables, a base
+// language's first: `keywords: &[JS_KW, TS_KW]`.
 
 /// Keywords C and C++ share.
 const C_CORE_KW: &str = "
