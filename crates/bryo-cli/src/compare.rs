@@ -11,6 +11,7 @@ use bryo_html::write_html;
 use bryo_input::{discover, parse_file_list, InputOptions};
 use bryo_report::{write_csv, write_json, write_table, Report, TableOptions};
 
+use crate::args::{Format, ThreadsArg};
 use crate::frontend_args::FrontendArgs;
 
 #[derive(clap::Args, Debug)]
@@ -126,17 +127,8 @@ pub struct Args {
     #[arg(long = "color", value_enum, default_value_t = ColorArg::Auto)]
     color: ColorArg,
 
-    /// Worker threads [default: one per core].
-    #[arg(short = 'j', long = "threads", value_name = "N")]
-    threads: Option<usize>,
-}
-
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-enum Format {
-    Text,
-    Json,
-    Csv,
-    Html,
+    #[command(flatten)]
+    threads: ThreadsArg,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -165,12 +157,10 @@ fn parse_fraction(s: &str) -> Result<f64, String> {
 
 /// Runs the command; `Ok(true)` when `--fail-above` was reached.
 pub fn run(args: &Args) -> Result<bool> {
-    if let Some(n) = args.threads {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(n.max(1))
-            .build_global()
-            .context("cannot start the worker threads")?;
-    }
+    args.threads.pool()?.install(|| compare(args))
+}
+
+fn compare(args: &Args) -> Result<bool> {
     let analyze = args.frontend.analyze_options()?;
     let language = analyze.language;
     let mut files_from = Vec::new();

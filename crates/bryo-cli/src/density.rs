@@ -8,16 +8,13 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use bryo_engine::{
-    Config, Fingerprint, GapMeter, HashFunction, Hasher, Selection, Selector, SplitMix64,
-    HASH_SCHEME_VERSION,
-};
-use rayon::prelude::*;
+use bryo_corpus::DensityMeter;
+use bryo_engine::{HashFunction, Hasher, Selection, SplitMix64, HASH_SCHEME_VERSION};
 use serde::Serialize;
 
+use crate::args::{formats, Format, TEXT_JSON};
 use crate::corpus::{
-    group, list, progress_bar, CorpusArgs, EngineArgs, FileEntry, InputFormat, Reader, Skipped,
-    CHUNK,
+    all_skipped, group, list, progress_bar, CorpusArgs, EngineArgs, InputFormat, Skipped,
 };
 
 /// Letters of the random text: text after case folding and dropping
@@ -54,7 +51,7 @@ pub struct Args {
     p: Option<u64>,
 
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
+    #[arg(long, default_value = "text", value_parser = formats(TEXT_JSON))]
     format: Format,
 
     /// Add the wall-clock time and throughput to the JSON output (which is
@@ -67,12 +64,6 @@ pub struct Args {
     /// the winnowing paper did; runs on one thread. At most 2^32 hashes.
     #[arg(long, conflicts_with = "random")]
     one_stream: bool,
-}
-
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-enum Format {
-    Text,
-    Json,
 }
 
 /// The result, as `--format json` prints it.
@@ -144,154 +135,6 @@ struct Timing {
     symbols_per_second: f64,
 }
 
-/// Totals of one strategy: fingerprints, and the longest gap with the
-/// index of the first document (in listing order) where it occurs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct StrategyTotals {
-    fingerprints: u64,
-    longest_gap: u64,
-    gap_doc: usize,
-}
-
-/// Totals over documents. Combining is associative and commutative, so the
-/// result does not depend on how the documents were split between threads.
-#[derive(Clone, Debug, Default)]
-struct Totals {
-    documents: u64,
-    bytes: u64,
-    symbols: u64,
-    hashes: u64,
-    /// Documents with at least one hash.
-    with_hashes: u64,
-    /// Hashes after each document's first window: the sum of max(n − w, 0).
-    past_first_window: u64,
-    strategies: [StrategyTotals; 4],
-    skipped: Vec<(usize, Skipped)>,
-}
-
-impl Totals {
-    fn combine(mut self, other: Totals) -> Totals {
-        self.documents += other.documents;
-        self.bytes += other.bytes;
-        self.symbols += other.symbols;
-        self.hashes += other.hashes;
-        self.with_hashes += other.with_hashes;
-        self.past_first_window += other.past_first_window;
-        for (a, b) in self.strategies.iter_mut().zip(other.strategies) {
-            a.fingerprints += b.fingerprints;
-            if (b.longest_gap, std::cmp::Reverse(b.gap_doc))
-                > (a.longest_gap, std::cmp::Reverse(a.gap_doc))
-            {
-                a.longest_gap = b.longest_gap;
-                a.gap_doc = b.gap_doc;
-            }
-        }
-        self.skipped.extend(other.skipped);
-        self
-    }
-}
-
-/// One selection strategy applied to the current document.
-#[derive(Clone)]
-struct Tally {
-    selector: Selector,
-    gaps: GapMeter,
-    fingerprints: u64,
-    buf: Vec<Fingerprint>,
-}
-
-impl Tally {
-    fn new(selection: Selection, config: &Config) -> Result<Tally> {
-        Ok(Tally {
-            selector: Selector::new(selection, config.w())?,
-            gaps: GapMeter::new(config.k()),
-            fingerprints: 0,
-            buf: Vec::new(),
-        })
-    }
-
-    fn push(&mut self, hashes: &[u64]) -> Result<()> {
-        self.buf.clear();
-        self.selector.push(hashes, &mut self.buf)?;
-        self.count();
-        Ok(())
-    }
-
-    /// Ends a document of `symbols` symbols: its fingerprints and longest
-    /// gap; the tally is ready for the next document.
-    fn finish(&mut self, symbols: u64) -> (u64, u64) {
-        self.buf.clear();
-        self.selector.finish(&mut self.buf);
-        self.count();
-        let fps = std::mem::take(&mut self.fingerprints);
-        (fps, self.gaps.finish(symbols))
-    }
-
-    fn reset(&mut self) {
-        self.selector.reset();
-        self.gaps.finish(0);
-        self.fingerprints = 0;
-    }
-
-    fn count(&mut self) {
-        self.fingerprints += self.buf.len() as u64;
-        for f in &self.buf {
-            self.gaps.observe(u64::from(f.pos));
-        }
-    }
-}
-
-/// Everything one worker needs to measure documents.
-#[derive(Clone)]
-struct Measurer {
-    tallies: [Tally; 4],
-    w: u64,
-}
-
-impl Measurer {
-    fn document(&mut self, doc: usize, symbols: u64, bytes: u64, hashes: u64) -> Totals {
-        let mut strategies = [StrategyTotals::default(); 4];
-        for (s, t) in strategies.iter_mut().zip(&mut self.tallies) {
-            let (fingerprints, longest_gap) = t.finish(symbols);
-            *s = StrategyTotals {
-                fingerprints,
-                longest_gap,
-                gap_doc: doc,
-            };
-        }
-        Totals {
-            documents: 1,
-            bytes,
-            symbols,
-            hashes,
-            with_hashes: u64::from(hashes > 0),
-            past_first_window: hashes.saturating_sub(self.w),
-            strategies,
-            skipped: Vec::new(),
-        }
-    }
-
-    fn push(&mut self, hashes: &[u64]) -> Result<()> {
-        self.tallies.iter_mut().try_for_each(|t| t.push(hashes))
-    }
-
-    /// Measures one in-memory document of bytes.
-    fn bytes(&mut self, hasher: &Hasher, bytes: &[u8]) -> Result<Totals> {
-        let total = hasher.kgram_count(bytes.len());
-        let mut buf = Vec::new();
-        let mut first = 0;
-        while first < total {
-            let n = CHUNK.min(total - first);
-            buf.resize(n, 0);
-            hasher.hash_bytes_range(bytes, first, &mut buf)?;
-            self.push(&buf)?;
-            first += n;
-        }
-        let len = bytes.len() as u64;
-        Ok(self.document(0, len, len, total as u64))
-    }
-}
-
 pub fn run(args: &Args) -> Result<()> {
     let (config, function) = args.engine.engine()?;
     if args.p == Some(0) {
@@ -306,16 +149,7 @@ pub fn run(args: &Args) -> Result<()> {
         Selection::ModP { p },
         Selection::SafeModP { p },
     ];
-    let tallies = [
-        Tally::new(selections[0], &config)?,
-        Tally::new(selections[1], &config)?,
-        Tally::new(selections[2], &config)?,
-        Tally::new(selections[3], &config)?,
-    ];
-    let mut measurer = Measurer {
-        tallies,
-        w: config.w() as u64,
-    };
+    let mut meter = DensityMeter::new(&config, &selections)?;
     let started = Instant::now();
     let mut threads = 1;
     let (totals, input, paths) = if let Some(bytes) = args.random {
@@ -326,87 +160,43 @@ pub fn run(args: &Args) -> Result<()> {
         }
         text.resize(len, 0);
         SplitMix64::new(args.seed).fill_from(ALPHABET, &mut text);
-        let hasher = Hasher::new(function, &config);
-        let totals = measurer.bytes(&hasher, &text)?;
+        let totals = meter.bytes(&Hasher::new(function, &config), &text)?;
         let input = Input::Random {
             bytes,
             seed: args.seed,
         };
         (totals, input, Vec::new())
-    } else if args.one_stream {
-        let listing = list(&args.paths, args.corpus.language);
-        let bar = progress_bar(listing.files.iter().map(|f| f.len).sum(), "density");
-        let reader = Reader::new(&args.corpus, &config, function).one_stream();
-        let result = one_stream(&listing.files, reader, &mut measurer, &bar);
-        bar.finish_and_clear();
-        let (totals, skipped) = result?;
-        let mut all_skipped = listing.skipped;
-        all_skipped.extend(skipped);
-        let input = Input::Files {
-            skipped: all_skipped,
-            other_extension: listing.other_extension,
-        };
-        // The longest gaps may span files: no single path is reported.
-        (totals, input, Vec::new())
     } else {
         let listing = list(&args.paths, args.corpus.language);
-        let pool = args.corpus.pool()?;
-        threads = pool.current_num_threads();
         let bar = progress_bar(listing.files.iter().map(|f| f.len).sum(), "density");
-        let reader = Reader::new(&args.corpus, &config, function);
-        let result = pool.install(|| {
-            listing
-                .files
-                .par_iter()
-                .enumerate()
-                .map_init(
-                    || (measurer.clone(), reader.clone()),
-                    |(m, r), (i, file)| -> Result<Totals> {
-                        let outcome = r.hash_file(&file.path, &mut |h| m.push(h))?;
-                        bar.inc(file.len);
-                        Ok(match outcome {
-                            Ok(info) => m.document(i, info.symbols, info.bytes, info.hashes),
-                            Err(reason) => {
-                                m.tallies.iter_mut().for_each(Tally::reset);
-                                Totals {
-                                    skipped: vec![(
-                                        i,
-                                        Skipped {
-                                            path: file.path.display().to_string(),
-                                            reason,
-                                        },
-                                    )],
-                                    ..Totals::default()
-                                }
-                            }
-                        })
-                    },
-                )
-                .try_reduce(Totals::default, |a, b| Ok(a.combine(b)))
-        });
+        let reader = args.corpus.reader(&config, function);
+        let totals = if args.one_stream {
+            meter
+                .one_stream(&listing.files, reader.one_stream(), &|n| bar.inc(n))
+                .context("--one-stream")
+        } else {
+            let pool = args.corpus.threads.pool()?;
+            threads = pool.current_num_threads();
+            pool.install(|| meter.files(&listing.files, &reader, &|n| bar.inc(n)))
+                .map_err(anyhow::Error::from)
+        };
         bar.finish_and_clear();
-        let mut totals = result?;
-        totals.skipped.sort_by_key(|(i, _)| *i);
-        let mut skipped = listing.skipped;
-        skipped.extend(
-            std::mem::take(&mut totals.skipped)
-                .into_iter()
-                .map(|(_, s)| s),
-        );
+        let totals = totals?;
         let input = Input::Files {
-            skipped,
+            skipped: all_skipped(&listing, &totals.skipped),
             other_extension: listing.other_extension,
         };
-        let paths: Vec<String> = listing
-            .files
-            .iter()
-            .map(|f| f.path.display().to_string())
-            .collect();
+        // With --one-stream the longest gaps may span files: no path.
+        let paths = match args.one_stream {
+            true => Vec::new(),
+            false => listing.files.into_iter().map(|f| f.display_path).collect(),
+        };
         (totals, input, paths)
     };
     let seconds = started.elapsed().as_secs_f64();
 
     let w = config.w();
+    let expected_for_lengths = totals.expected_winnow_density(w);
     let strategy = |i: usize| {
         let s = totals.strategies[i];
         Strategy {
@@ -418,11 +208,7 @@ pub fn run(args: &Args) -> Result<()> {
             density: ratio(s.fingerprints, totals.hashes),
             expected_density: selections[i].expected_density(w).unwrap_or(0.0),
             expected_density_for_lengths: match selections[i] {
-                Selection::Winnow | Selection::RobustWinnow if totals.hashes > 0 => Some(
-                    (totals.with_hashes as f64
-                        + 2.0 / (w as f64 + 1.0) * totals.past_first_window as f64)
-                        / totals.hashes as f64,
-                ),
+                Selection::Winnow | Selection::RobustWinnow => expected_for_lengths,
                 _ => None,
             },
             longest_gap: s.longest_gap,
@@ -483,45 +269,9 @@ pub fn run(args: &Args) -> Result<()> {
             serde_json::to_writer_pretty(&mut stdout, &report)?;
             writeln!(stdout)?;
         }
-        Format::Text => print_text(&mut stdout, &report, seconds, threads)?,
+        _ => print_text(&mut stdout, &report, seconds, threads)?,
     }
     Ok(())
-}
-
-/// Reads `files` in order as one stream: one reader carrying the last
-/// k − 1 symbols between files, one measurer whose selectors and gap meters
-/// are finished once, at the end of the stream.
-fn one_stream(
-    files: &[FileEntry],
-    mut reader: Reader,
-    measurer: &mut Measurer,
-    bar: &indicatif::ProgressBar,
-) -> Result<(Totals, Vec<Skipped>)> {
-    let mut read = Totals::default();
-    let mut skipped = Vec::new();
-    for file in files {
-        let outcome = reader
-            .hash_file(&file.path, &mut |h| measurer.push(h))
-            .context("--one-stream")?;
-        bar.inc(file.len);
-        match outcome {
-            Ok(info) => {
-                read.documents += 1;
-                read.bytes += info.bytes;
-                read.symbols += info.symbols;
-                read.hashes += info.hashes;
-            }
-            Err(reason) => skipped.push(Skipped {
-                path: file.path.display().to_string(),
-                reason,
-            }),
-        }
-    }
-    // The whole stream is one document for the selectors, the gap meters
-    // and the expected density; `usize::MAX` names no file for the gaps.
-    let mut totals = measurer.document(usize::MAX, read.symbols, read.bytes, read.hashes);
-    totals.documents = read.documents;
-    Ok((totals, skipped))
 }
 
 fn ratio(a: u64, b: u64) -> f64 {

@@ -11,6 +11,7 @@ use bryo_engine::Polynomial;
 use rayon::prelude::*;
 use serde::Serialize;
 
+use crate::args::{formats, Format, TEXT_JSON};
 use crate::frontend_args::FrontendArgs;
 
 #[derive(clap::Args, Debug)]
@@ -23,14 +24,8 @@ pub struct FingerprintArgs {
     frontend: FrontendArgs,
 
     /// Output format.
-    #[arg(long = "format", value_enum, default_value_t = Format::Text)]
+    #[arg(long = "format", default_value = "text", value_parser = formats(TEXT_JSON))]
     format: Format,
-}
-
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-enum Format {
-    Text,
-    Json,
 }
 
 #[derive(Serialize)]
@@ -140,7 +135,7 @@ pub fn run(args: &FingerprintArgs) -> Result<()> {
             serde_json::to_writer_pretty(&mut w, &out)?;
             writeln!(w)?;
         }
-        Format::Text => {
+        _ => {
             writeln!(
                 w,
                 "{:<16}  {:<16}  {:>8}  file",

@@ -2,7 +2,9 @@
 
 use anyhow::{Context, Result};
 use bryo_compare::{AnalyzeOptions, Normalization, Parser};
-use bryo_frontend::{Language, TextMode};
+use bryo_frontend::Language;
+
+use crate::args::TextModeArg;
 
 #[derive(clap::Args, Debug)]
 pub struct FrontendArgs {
@@ -48,12 +50,6 @@ enum NormalizationArg {
     Verbatim,
 }
 
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-enum TextModeArg {
-    Chars,
-    Words,
-}
-
 impl FrontendArgs {
     /// The language given with `-l`, if any; an unknown name is an error.
     pub fn language(&self) -> Result<Option<&'static Language>> {
@@ -80,10 +76,7 @@ impl FrontendArgs {
                 (_, NormalizationArg::Full) => Normalization::Full,
                 (_, NormalizationArg::KeepStrings) => Normalization::KeepStrings,
             },
-            text_mode: match self.text_mode {
-                TextModeArg::Chars => TextMode::Chars,
-                TextModeArg::Words => TextMode::Words,
-            },
+            text_mode: self.text_mode.into(),
         })
     }
 }

@@ -1,5 +1,6 @@
 //! `bryo`: copy detection with winnowing fingerprints.
 
+mod args;
 mod compare;
 mod corpus;
 mod density;

@@ -5,18 +5,16 @@
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::Instant;
 
-use anyhow::{anyhow, Context, Result};
-use bryo_corpus::{summarize, FrequencyTable, HashCount, HashCounter, Summary, BYTES_PER_ENTRY};
-use bryo_engine::{Fingerprint, Selection, Selector, HASH_SCHEME_VERSION};
-use rayon::prelude::*;
+use anyhow::{bail, Context, Result};
+use bryo_corpus::{count_hashes, sample_hashes, FrequencyTable, HashCount, Sample, Summary};
+use bryo_engine::HASH_SCHEME_VERSION;
 use serde::Serialize;
 
+use crate::args::{formats, Format, TEXT_JSON};
 use crate::corpus::{
-    group, list, progress_bar, CorpusArgs, EngineArgs, FileEntry, InputFormat, Reader, Skipped,
+    all_skipped, group, list, progress_bar, CorpusArgs, EngineArgs, InputFormat, Skipped,
 };
 use crate::plot::{draw_rank_plot, font_ready, Curve};
 
@@ -58,14 +56,8 @@ pub struct Args {
     font: Option<PathBuf>,
 
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
+    #[arg(long, default_value = "text", value_parser = formats(TEXT_JSON))]
     format: Format,
-}
-
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-enum Format {
-    Text,
-    Json,
 }
 
 #[derive(Serialize, Debug)]
@@ -173,16 +165,6 @@ impl Distribution {
     }
 }
 
-/// What one counting worker saw.
-struct Counted {
-    all: HashCounter,
-    fingerprints: HashCounter,
-    documents: u64,
-    bytes: u64,
-    symbols: u64,
-    skipped: Vec<(usize, Skipped)>,
-}
-
 pub fn run(args: &Args) -> Result<()> {
     let (config, function) = args.engine.engine()?;
     // Checked before the long part: a bad --font is reported at once.
@@ -191,94 +173,35 @@ pub fn run(args: &Args) -> Result<()> {
         None => false,
     };
     let listing = list(&args.paths, args.corpus.language);
-    let threads = args.corpus.pool()?.current_num_threads();
+    let pool = args.corpus.threads.pool()?;
+    let threads = pool.current_num_threads();
     let spill_dir = args.spill_dir.clone().unwrap_or_else(std::env::temp_dir);
-    let budget_bytes = usize::try_from(args.memory).unwrap_or(usize::MAX);
-    // Fingerprints are about 2/(w+1) of the hashes: an eighth of the budget.
-    let per_thread = budget_bytes / threads;
-    let all_budget = (per_thread - per_thread / 8) / BYTES_PER_ENTRY;
-    let fp_budget = (per_thread / 8) / BYTES_PER_ENTRY;
-    if all_budget == 0 || fp_budget == 0 {
-        anyhow::bail!("--memory is too small for {threads} threads");
-    }
+    let memory = usize::try_from(args.memory).unwrap_or(usize::MAX);
     let started = Instant::now();
-    let reader = Reader::new(&args.corpus, &config, function);
-    let selector = Selector::new(Selection::Winnow, config.w())?;
+    let reader = args.corpus.reader(&config, function);
     let total: u64 = listing.files.iter().map(|f| f.len).sum();
 
     // Pass 1: count every hash and every fingerprint.
     let bar = progress_bar(total, "count");
-    let next = AtomicUsize::new(0);
-    let files = &listing.files;
-    let counted: Vec<Result<Counted>> = std::thread::scope(|s| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                let (mut reader, mut selector) = (reader.clone(), selector.clone());
-                let (bar, next, spill_dir) = (&bar, &next, &spill_dir);
-                s.spawn(move || -> Result<Counted> {
-                    let mut c = Counted {
-                        all: HashCounter::new(all_budget, spill_dir)?,
-                        fingerprints: HashCounter::new(fp_budget, spill_dir)?,
-                        documents: 0,
-                        bytes: 0,
-                        symbols: 0,
-                        skipped: Vec::new(),
-                    };
-                    let mut buf: Vec<Fingerprint> = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(file) = files.get(i) else { break };
-                        let outcome = reader.hash_file(&file.path, &mut |h| {
-                            c.all.add_all(h)?;
-                            buf.clear();
-                            selector.push(h, &mut buf)?;
-                            buf.iter().try_for_each(|f| c.fingerprints.add(f.hash))?;
-                            Ok(())
-                        })?;
-                        bar.inc(file.len);
-                        match outcome {
-                            Ok(info) => {
-                                buf.clear();
-                                selector.finish(&mut buf);
-                                buf.iter().try_for_each(|f| c.fingerprints.add(f.hash))?;
-                                c.documents += 1;
-                                c.bytes += info.bytes;
-                                c.symbols += info.symbols;
-                            }
-                            Err(reason) => {
-                                selector.reset();
-                                c.skipped.push((i, skipped(file, reason)));
-                            }
-                        }
-                    }
-                    Ok(c)
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .map(|w| w.join().unwrap_or_else(|_| Err(anyhow!("a worker failed"))))
-            .collect()
+    let counts = pool.install(|| {
+        count_hashes(
+            &listing.files,
+            &reader,
+            &config,
+            memory,
+            &spill_dir,
+            args.top,
+            &|n| bar.inc(n),
+        )
     });
     bar.finish_and_clear();
-    let mut all = Vec::new();
-    let mut fps = Vec::new();
-    let (mut documents, mut bytes, mut symbols) = (0, 0, 0);
-    let mut skipped_files = Vec::new();
-    let mut spilled_runs = 0;
-    for c in counted {
-        let c = c?;
-        documents += c.documents;
-        bytes += c.bytes;
-        symbols += c.symbols;
-        skipped_files.extend(c.skipped);
-        spilled_runs += c.all.spilled_runs() + c.fingerprints.spilled_runs();
-        all.push(c.all);
-        fps.push(c.fingerprints);
-    }
-    skipped_files.sort_by_key(|(i, _)| *i);
-    let all = summarize(all, args.top).context("merging the counts of all hashes")?;
-    let fps = summarize(fps, args.top).context("merging the counts of fingerprints")?;
+    let counts = match counts {
+        Err(bryo_corpus::Error::MemoryTooSmall { threads }) => {
+            bail!("--memory is too small for {threads} threads")
+        }
+        other => other.context("counting")?,
+    };
+    let (all, fps) = (&counts.all, &counts.fingerprints);
 
     // Pass 2: one sample (the first in listing order) of each top k-gram.
     let mut wanted: Vec<HashCount> = all.top.iter().chain(&fps.top).copied().collect();
@@ -288,20 +211,31 @@ pub fn run(args: &Args) -> Result<()> {
         Vec::new()
     } else {
         let bar = progress_bar(total, "samples");
-        let pool = args.corpus.pool()?;
-        let found = pool.install(|| samples(&listing.files, &reader, &wanted, &bar))?;
+        let found =
+            pool.install(|| sample_hashes(&listing.files, &reader, &wanted, &|n| bar.inc(n)));
         bar.finish_and_clear();
-        found
+        found?
     };
-    let by_hash: HashMap<u64, &TopKgram> = wanted.iter().map(|c| c.hash).zip(&found).collect();
+    let by_hash: HashMap<u64, &Sample> = wanted.iter().map(|c| c.hash).zip(&found).collect();
     let listed = |top: &[HashCount]| -> Vec<TopKgram> {
         top.iter()
             .enumerate()
             .filter_map(|(i, c)| {
-                by_hash.get(&c.hash).map(|t| TopKgram {
-                    rank: i + 1,
-                    count: c.count,
-                    ..(*t).clone()
+                by_hash.get(&c.hash).map(|s| {
+                    let (doc, position, text) = s.first.clone().unwrap_or_default();
+                    TopKgram {
+                        rank: i + 1,
+                        hash: format!("{:#018x}", c.hash),
+                        count: c.count,
+                        documents: s.documents,
+                        path: listing
+                            .files
+                            .get(doc)
+                            .map(|f| f.display_path.clone())
+                            .unwrap_or_default(),
+                        position,
+                        text,
+                    }
                 })
             })
             .collect()
@@ -310,7 +244,7 @@ pub fn run(args: &Args) -> Result<()> {
     let seconds = started.elapsed().as_secs_f64();
 
     let plot = match &args.output {
-        Some(dir) => Some(plot(dir, labels, &all, &fps)?),
+        Some(dir) => Some(plot(dir, labels, all, fps)?),
         None => None,
     };
     let report = Report {
@@ -325,16 +259,12 @@ pub fn run(args: &Args) -> Result<()> {
             InputFormat::Text | InputFormat::Html => Some(args.corpus.text_mode().name()),
             InputFormat::Raw => None,
         },
-        documents,
-        total_bytes: bytes,
-        symbols,
-        skipped: listing
-            .skipped
-            .into_iter()
-            .chain(skipped_files.into_iter().map(|(_, s)| s))
-            .collect(),
+        documents: counts.documents,
+        total_bytes: counts.bytes,
+        symbols: counts.symbols,
+        skipped: all_skipped(&listing, &counts.skipped),
         other_extension: listing.other_extension,
-        spilled_runs,
+        spilled_runs: counts.spilled_runs,
         hashes: Distribution::new(&all.table),
         fingerprints: Distribution::new(&fps.table),
         top,
@@ -347,15 +277,15 @@ pub fn run(args: &Args) -> Result<()> {
             serde_json::to_writer_pretty(&mut out, &report)?;
             writeln!(out)?;
         }
-        Format::Text => print_text(&mut out, &report)?,
-    }
-    if args.format == Format::Text {
-        writeln!(
-            out,
-            "time: {seconds:.1} s on {threads} thread(s) ({:.1} MB/s over two passes; {} runs spilled)",
-            bytes as f64 / 1e6 / seconds.max(1e-9),
-            report.spilled_runs
-        )?;
+        _ => {
+            print_text(&mut out, &report)?;
+            writeln!(
+                out,
+                "time: {seconds:.1} s on {threads} thread(s) ({:.1} MB/s over two passes; {} runs spilled)",
+                counts.bytes as f64 / 1e6 / seconds.max(1e-9),
+                report.spilled_runs
+            )?;
+        }
     }
     Ok(())
 }
@@ -380,102 +310,6 @@ fn parse_size(s: &str) -> std::result::Result<u64, String> {
         .map_err(|_| format!("not a size: {s:?}"))?;
     n.checked_mul(1 << shift)
         .ok_or_else(|| format!("too large: {s:?}"))
-}
-
-fn skipped(file: &FileEntry, reason: String) -> Skipped {
-    Skipped {
-        path: file.path.display().to_string(),
-        reason,
-    }
-}
-
-/// Where a top k-gram was first seen and in how many documents.
-#[derive(Clone, Debug, Default)]
-struct Sample {
-    documents: u64,
-    first: Option<(usize, u64, String)>,
-}
-
-/// The sample of each of `top` (rank and count are filled in by the caller).
-fn samples(
-    files: &[FileEntry],
-    reader: &Reader,
-    top: &[HashCount],
-    bar: &indicatif::ProgressBar,
-) -> Result<Vec<TopKgram>> {
-    let index: HashMap<u64, usize> = top.iter().enumerate().map(|(i, c)| (c.hash, i)).collect();
-    let n = top.len();
-    let merged: Mutex<Vec<Sample>> = Mutex::new(vec![Sample::default(); n]);
-    files.par_iter().enumerate().try_for_each_init(
-        || (reader.clone(), vec![None::<u64>; n]),
-        |(reader, first_pos), (doc, file)| -> Result<()> {
-            first_pos.iter_mut().for_each(|p| *p = None);
-            let mut offset = 0u64;
-            let outcome = reader.hash_file(&file.path, &mut |h| {
-                for (j, hash) in h.iter().enumerate() {
-                    if let Some(&t) = index.get(hash) {
-                        first_pos[t].get_or_insert(offset + j as u64);
-                    }
-                }
-                offset += h.len() as u64;
-                Ok(())
-            })?;
-            bar.inc(file.len);
-            if outcome.is_err() {
-                return Ok(());
-            }
-            // Texts are read before taking the lock, only where this file
-            // may be the first one.
-            let candidates: Vec<(usize, u64)> = {
-                let m = merged.lock().map_err(|_| anyhow!("a worker failed"))?;
-                first_pos
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(t, p)| p.map(|p| (t, p)))
-                    .filter(|&(t, _)| m[t].first.as_ref().is_none_or(|f| doc < f.0))
-                    .collect()
-            };
-            let texts: Vec<(usize, u64, String)> = candidates
-                .into_iter()
-                .map(|(t, p)| (t, p, reader.kgram_text(p, 200).unwrap_or_default()))
-                .collect();
-            let mut m = merged.lock().map_err(|_| anyhow!("a worker failed"))?;
-            for (t, p) in first_pos.iter().enumerate() {
-                if p.is_some() {
-                    m[t].documents += 1;
-                }
-            }
-            for (t, p, text) in texts {
-                if m[t].first.as_ref().is_none_or(|f| doc < f.0) {
-                    m[t].first = Some((doc, p, text));
-                }
-            }
-            Ok(())
-        },
-    )?;
-    let merged = merged
-        .into_inner()
-        .map_err(|_| anyhow!("a worker failed"))?;
-    Ok(top
-        .iter()
-        .zip(merged)
-        .enumerate()
-        .map(|(i, (c, s)): (usize, (&HashCount, Sample))| {
-            let (doc, position, text) = s.first.unwrap_or_default();
-            TopKgram {
-                rank: i + 1,
-                hash: format!("{:#018x}", c.hash),
-                count: c.count,
-                documents: s.documents,
-                path: files
-                    .get(doc)
-                    .map(|f| f.path.display().to_string())
-                    .unwrap_or_default(),
-                position,
-                text,
-            }
-        })
-        .collect())
 }
 
 fn plot(dir: &Path, labels: bool, all: &Summary, fps: &Summary) -> Result<PlotFiles> {

@@ -8,6 +8,7 @@ use bryo_compare::{analyze, has_tree_sitter};
 use bryo_frontend::{FrontendKind, Language};
 use serde::Serialize;
 
+use crate::args::{formats, Format, TEXT_JSON};
 use crate::frontend_args::FrontendArgs;
 
 #[derive(clap::Args, Debug)]
@@ -20,21 +21,15 @@ pub struct TokensArgs {
     frontend: FrontendArgs,
 
     /// Output format.
-    #[arg(long = "format", value_enum, default_value_t = Format::Text)]
+    #[arg(long = "format", default_value = "text", value_parser = formats(TEXT_JSON))]
     format: Format,
 }
 
 #[derive(clap::Args, Debug)]
 pub struct LanguagesArgs {
     /// Output format.
-    #[arg(long = "format", value_enum, default_value_t = Format::Text)]
+    #[arg(long = "format", default_value = "text", value_parser = formats(TEXT_JSON))]
     format: Format,
-}
-
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-enum Format {
-    Text,
-    Json,
 }
 
 #[derive(Serialize)]
@@ -93,7 +88,7 @@ pub fn tokens(args: &TokensArgs) -> Result<()> {
             serde_json::to_writer_pretty(&mut w, &out)?;
             writeln!(w)?;
         }
-        Format::Text => {
+        _ => {
             writeln!(
                 w,
                 "{}: {} via {}, {} symbols",
@@ -151,7 +146,7 @@ pub fn languages(args: &LanguagesArgs) -> Result<()> {
             serde_json::to_writer_pretty(&mut w, &list)?;
             writeln!(w)?;
         }
-        Format::Text => {
+        _ => {
             let rows: Vec<[String; 4]> = list
                 .iter()
                 .map(|l| {

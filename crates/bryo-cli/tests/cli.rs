@@ -1,25 +1,7 @@
 //! End-to-end tests of the `bryo` binary.
 
-use assert_cmd::Command;
-use serde_json::Value;
-
-fn bryo() -> Command {
-    Command::cargo_bin("bryo").unwrap()
-}
-
-fn json(args: &[&str]) -> Value {
-    let out = bryo()
-        .args(args)
-        .args(["--format", "json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
+mod support;
+use support::{bryo, json};
 
 #[test]
 fn density_of_random_text_reports_every_strategy() {

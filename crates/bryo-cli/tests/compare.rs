@@ -5,13 +5,11 @@ use std::fs;
 use std::io::Write;
 use std::path::Path;
 
-use assert_cmd::Command;
 use serde_json::Value;
 use tempfile::TempDir;
 
-fn bryo() -> Command {
-    Command::cargo_bin("bryo").unwrap()
-}
+mod support;
+use support::{bryo, json_bytes, json_in};
 
 fn write(dir: &Path, rel: &str, text: &str) {
     let path = dir.join(rel);
@@ -22,19 +20,7 @@ fn write(dir: &Path, rel: &str, text: &str) {
 /// Runs `bryo compare --format json` in `dir`; panics unless the exit code
 /// is `code`.
 fn compare_json(dir: &Path, args: &[&str]) -> Value {
-    let out = bryo()
-        .current_dir(dir)
-        .arg("compare")
-        .args(args)
-        .args(["--format", "json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    json_in(dir, &[&["compare"], args].concat())
 }
 
 fn names(report: &Value) -> Vec<String> {
@@ -479,6 +465,21 @@ fn output_is_deterministic_in_every_format() {
         };
         assert_eq!(run(), run(), "{format}");
     }
+}
+
+/// Results do not depend on the number of threads: 1, 2 and 8 threads
+/// write the same bytes (the JSON has no timing fields).
+#[test]
+fn json_is_byte_identical_at_1_2_and_8_threads() {
+    let dir = TempDir::new().unwrap();
+    for i in 0..12 {
+        write(dir.path(), &format!("s{i:02}.py"), &program(i % 4));
+    }
+    let run = |j: &str| json_bytes(Some(dir.path()), &["compare", "-n", "0", "-j", j, "."]);
+    let one = run("1");
+    assert!(!one.is_empty());
+    assert_eq!(one, run("2"), "-j 1 vs -j 2");
+    assert_eq!(one, run("8"), "-j 1 vs -j 8");
 }
 
 #[test]

@@ -9,11 +9,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
-
-fn bryo() -> Command {
-    Command::cargo_bin("bryo").unwrap()
-}
+mod support;
+use support::bryo;
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

@@ -4,27 +4,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use assert_cmd::Command;
 use bryo_engine::{Config, HashFunction, Hasher};
 use serde_json::Value;
 
-fn bryo() -> Command {
-    Command::cargo_bin("bryo").unwrap()
-}
-
-fn run_json(args: &[&str]) -> Value {
-    let out = bryo()
-        .args(args)
-        .args(["--format", "json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
+mod support;
+use support::{bryo, json, json_bytes};
 
 /// Lowercase letters from a fixed-seed xorshift generator.
 fn letters(seed: u64, n: usize) -> Vec<u8> {
@@ -192,9 +176,11 @@ fn density_of_a_planted_low_entropy_run_matches_the_naive_reference() {
     let e = expected(&hashes, &symbols, k, w, p);
     let total_hashes: usize = hashes.iter().map(Vec::len).sum();
     let d = dir.path().to_str().unwrap();
-    let one = run_json(&["density", "-k", "5", "-w", "10", "-j", "1", d]);
-    let two = run_json(&["density", "-k", "5", "-w", "10", "-j", "2", d]);
-    assert_eq!(one, two, "results do not depend on the threads");
+    let run = |j| json_bytes(None, &["density", "-k", "5", "-w", "10", "-j", j, d]);
+    let bytes = run("1");
+    assert_eq!(bytes, run("2"), "results do not depend on the threads");
+    assert_eq!(bytes, run("8"), "results do not depend on the threads");
+    let one: Value = serde_json::from_slice(&bytes).unwrap();
     check_density(&one, &e, total_hashes, w, p);
     assert_eq!(one["documents"], 3);
     assert_eq!(one["total_bytes"], 13_000 + 2000 + 3);
@@ -250,7 +236,7 @@ fn density_of_html_counts_text_characters() {
     }
     std::fs::write(dir.path().join("style.css"), "p { color: red }").unwrap();
     let e = expected(&hashes, &symbols, k, w, p);
-    let v = run_json(&[
+    let v = json(&[
         "density",
         "-l",
         "html",
@@ -274,10 +260,16 @@ fn density_timing_is_only_reported_when_asked() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.txt"), letters(1, 1000)).unwrap();
     let d = dir.path().to_str().unwrap();
-    let v = run_json(&["density", d]);
+    let v = json(&["density", d]);
     assert!(v.get("timing").is_none());
-    let v = run_json(&["density", "--timing", d]);
-    assert!(v["timing"]["seconds"].as_f64().unwrap() >= 0.0);
+    let v = json(&["density", "--timing", "-j", "3", d]);
+    let seconds = v["timing"]["seconds"].as_f64().unwrap();
+    assert!(seconds > 0.0 && seconds < 60.0, "{seconds}");
+    assert_eq!(v["timing"]["threads"], 3);
+    // Timing is the only difference from a run without it.
+    let mut without = v.clone();
+    without.as_object_mut().unwrap().remove("timing");
+    assert_eq!(without, json(&["density", d]));
     assert_eq!(
         v["timing"]["bytes_per_second"].as_f64().unwrap(),
         1000.0 / v["timing"]["seconds"].as_f64().unwrap()
@@ -326,7 +318,7 @@ fn rank_of_a_pool_of_kgrams_with_known_frequencies() {
     std::fs::create_dir(&corpus).unwrap();
     let pool = pool_corpus(&corpus, k);
     let plots = dir.path().join("plots");
-    let v = run_json(&[
+    let v = json(&[
         "rank",
         "-k",
         "8",
@@ -450,9 +442,14 @@ fn rank_counts_equal_a_naive_count_with_and_without_spilling() {
         }
     }
     let d = dir.path().to_str().unwrap();
-    let roomy = run_json(&["rank", "-k", "6", "-w", "5", "-j", "2", d]);
-    let tiny = run_json(&["rank", "-k", "6", "-w", "5", "-j", "1", "--memory", "4K", d]);
+    let roomy = json(&["rank", "-k", "6", "-w", "5", "-j", "2", d]);
+    let tiny = json(&["rank", "-k", "6", "-w", "5", "-j", "1", "--memory", "4K", d]);
     assert_eq!(roomy["spilled_runs"], 0);
+    // Without spilling, 1, 2 and 8 threads write the same bytes.
+    let at = |j| json_bytes(None, &["rank", "-k", "6", "-w", "5", "-j", j, d]);
+    let one = at("1");
+    assert_eq!(one, at("2"), "-j 1 vs -j 2");
+    assert_eq!(one, at("8"), "-j 1 vs -j 8");
     assert!(
         tiny["spilled_runs"].as_u64().unwrap() > 10,
         "{}",
@@ -557,7 +554,7 @@ fn density_of_text_in_characters_and_words() {
         let mut h = Vec::new();
         hasher.hash_symbols(&n.symbols, &mut h);
         let e = expected(std::slice::from_ref(&h), &[n.symbols.len()], k, w, p);
-        let v = run_json(&[
+        let v = json(&[
             "density",
             "-l",
             "text",
@@ -576,7 +573,7 @@ fn density_of_text_in_characters_and_words() {
     }
     // A binary file is listed as skipped, with the reason, and counts nowhere.
     std::fs::write(dir.path().join("z.bin"), b"\x00\x01\x02binary").unwrap();
-    let v = run_json(&["density", "-l", "text", "-k", "3", "-w", "4", d]);
+    let v = json(&["density", "-l", "text", "-k", "3", "-w", "4", d]);
     assert_eq!(v["documents"], 1);
     let skipped = v["input"]["skipped"].as_array().unwrap();
     assert_eq!(skipped.len(), 1);
@@ -609,7 +606,7 @@ fn check_one_stream(dir: &Path, format: &str, hasher: &Hasher, symbols: &[u64], 
     hasher.hash_symbols(symbols, &mut h);
     let e = expected(std::slice::from_ref(&h), &[symbols.len()], k, w, p);
     let d = dir.to_str().unwrap();
-    let v = run_json(&[
+    let v = json(&[
         "density",
         "--one-stream",
         "-l",
@@ -634,7 +631,7 @@ fn check_one_stream(dir: &Path, format: &str, hasher: &Hasher, symbols: &[u64], 
     }
     // The per-document mode of the same files differs: k-grams and
     // windows no longer span the boundaries.
-    let per_doc = run_json(&["density", "-l", format, "-k", "5", "-w", "8", d]);
+    let per_doc = json(&["density", "-l", format, "-k", "5", "-w", "8", d]);
     assert_eq!(per_doc["one_stream"], false);
     assert!(
         per_doc["hashes"].as_u64().unwrap() < v["hashes"].as_u64().unwrap(),
@@ -734,8 +731,8 @@ fn one_stream_of_a_single_file_equals_the_per_document_mode() {
         let path = dir.path().join(file);
         let p = path.to_str().unwrap();
         let args = ["density", "-l", format, "-k", "7", "-w", "9", p];
-        let mut per_doc = run_json(&args);
-        let mut one = run_json(&[&args[..], &["--one-stream"]].concat());
+        let mut per_doc = json(&args);
+        let mut one = json(&[&args[..], &["--one-stream"]].concat());
         assert_eq!(one["one_stream"], true);
         assert_eq!(per_doc["one_stream"], false);
         for v in [&mut per_doc, &mut one] {

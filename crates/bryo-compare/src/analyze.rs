@@ -4,7 +4,7 @@ use std::path::Path;
 
 use bryo_frontend::{
     decode, normalize_html_into, normalize_text_into, Decoded, FrontendKind, Language, LexMode,
-    LexNoteKind, LineIndex, Normalized, Span, TextMode,
+    LexNote, LexNoteKind, LineIndex, Normalized, Span, TextMode,
 };
 use bryo_report::Frontend;
 
@@ -139,53 +139,19 @@ pub fn analyze(path: &str, bytes: &[u8], options: &AnalyzeOptions) -> Result<Ana
         notes.push(note);
     }
     let mut normalized = Normalized::default();
-    let mut fallback = None;
-    let frontend = match language.frontend() {
-        FrontendKind::Text => {
-            normalize_text_into(text, options.text_mode, &mut normalized);
-            Frontend::Text
-        }
-        FrontendKind::Html => {
-            normalize_html_into(text, options.text_mode, &mut normalized);
-            Frontend::Html
-        }
-        _ => {
-            let mut used = Frontend::Lexer;
-            if options.parser == Parser::TreeSitter {
-                match tree_sitter(language, text, options.normalization) {
-                    Ok(n) => {
-                        normalized = n;
-                        used = Frontend::TreeSitter;
-                    }
-                    Err(reason) => fallback = Some(reason),
-                }
-            }
-            if used == Frontend::Lexer {
-                let lexer = language
-                    .lexer()
-                    .ok_or_else(|| format!("no lexer for language {}", language.name()))?;
-                let mode = match options.normalization {
-                    Normalization::Full => LexMode::Normalized,
-                    Normalization::KeepStrings => LexMode::KeepStrings,
-                    Normalization::Verbatim => LexMode::Verbatim,
-                };
-                let lexed = lexer.lex(text, mode);
-                for note in &lexed.notes {
-                    let (line, col) = lines.line_col(note.offset);
-                    let what = match note.kind {
-                        LexNoteKind::UnterminatedString => "unterminated literal",
-                        LexNoteKind::UnterminatedComment => "unterminated comment",
-                        LexNoteKind::UnterminatedInterpolation => "unterminated interpolation",
-                        LexNoteKind::Truncated => "file truncated",
-                        _ => "lexer recovery",
-                    };
-                    notes.push(format!("{what} at {line}:{col}"));
-                }
-                normalized = lexed.normalized;
-            }
-            used
-        }
-    };
+    let run = normalize_into(language, text, options, &mut normalized)?;
+    for note in &run.lex_notes {
+        let (line, col) = lines.line_col(note.offset);
+        let what = match note.kind {
+            LexNoteKind::UnterminatedString => "unterminated literal",
+            LexNoteKind::UnterminatedComment => "unterminated comment",
+            LexNoteKind::UnterminatedInterpolation => "unterminated interpolation",
+            LexNoteKind::Truncated => "file truncated",
+            _ => "lexer recovery",
+        };
+        notes.push(format!("{what} at {line}:{col}"));
+    }
+    let (frontend, fallback) = (run.frontend, run.fallback);
     Ok(Analyzed {
         path: path.to_string(),
         decoded,
@@ -196,6 +162,72 @@ pub fn analyze(path: &str, bytes: &[u8], options: &AnalyzeOptions) -> Result<Ana
         normalized,
         lines,
     })
+}
+
+/// What [`normalize_into`] did besides writing the symbols.
+#[derive(Clone, Debug)]
+pub struct FrontendRun {
+    /// The front-end that produced the symbols.
+    pub frontend: Frontend,
+    /// Why a simpler front-end than the one asked for was used, if it was.
+    pub fallback: Option<String>,
+    /// The lexer's recoveries (unterminated constructs), by byte offset.
+    pub lex_notes: Vec<LexNote>,
+}
+
+/// The front-end dispatch of every bryo command: turns decoded `text` of
+/// `language` into symbols with the front-end `options` ask for (prose,
+/// HTML, tree-sitter with the lexer as recorded fallback, or the lexer),
+/// writing into `out` (cleared first; prose and HTML reuse its buffers).
+/// [`analyze`] is this plus decoding, detection and line mapping.
+///
+/// `Err` is the reason the text cannot be normalized (no lexer for the
+/// language).
+pub fn normalize_into(
+    language: &'static Language,
+    text: &str,
+    options: &AnalyzeOptions,
+    out: &mut Normalized,
+) -> Result<FrontendRun, String> {
+    let mut run = FrontendRun {
+        frontend: Frontend::Lexer,
+        fallback: None,
+        lex_notes: Vec::new(),
+    };
+    match language.frontend() {
+        FrontendKind::Text => {
+            normalize_text_into(text, options.text_mode, out);
+            run.frontend = Frontend::Text;
+        }
+        FrontendKind::Html => {
+            normalize_html_into(text, options.text_mode, out);
+            run.frontend = Frontend::Html;
+        }
+        _ => {
+            if options.parser == Parser::TreeSitter {
+                match tree_sitter(language, text, options.normalization) {
+                    Ok(n) => {
+                        *out = n;
+                        run.frontend = Frontend::TreeSitter;
+                        return Ok(run);
+                    }
+                    Err(reason) => run.fallback = Some(reason),
+                }
+            }
+            let lexer = language
+                .lexer()
+                .ok_or_else(|| format!("no lexer for language {}", language.name()))?;
+            let mode = match options.normalization {
+                Normalization::Full => LexMode::Normalized,
+                Normalization::KeepStrings => LexMode::KeepStrings,
+                Normalization::Verbatim => LexMode::Verbatim,
+            };
+            let lexed = lexer.lex(text, mode);
+            *out = lexed.normalized;
+            run.lex_notes = lexed.notes;
+        }
+    }
+    Ok(run)
 }
 
 #[cfg(feature = "tree-sitter")]

@@ -22,7 +22,10 @@ mod analyze;
 mod identical;
 mod run;
 
-pub use analyze::{analyze, has_tree_sitter, AnalyzeOptions, Analyzed, Normalization, Parser};
+pub use analyze::{
+    analyze, has_tree_sitter, normalize_into, AnalyzeOptions, Analyzed, FrontendRun, Normalization,
+    Parser,
+};
 pub use identical::{FileFingerprint, FileFingerprinter};
 pub use run::{
     chain_gap, compare, compare_with_progress, default_min_fragment, default_thresholds,

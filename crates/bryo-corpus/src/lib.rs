@@ -1,5 +1,21 @@
 //! # bryo-corpus: corpus-wide statistics of k-gram hashes
 //!
+//! A *corpus* here is a set of files measured as a whole (a web crawl, a
+//! source tree), read as streams of k-gram hashes, never held in memory:
+//! [`bryo_input::list_files`] names the files, a [`HashReader`] per thread
+//! turns one file at a time into hashes (raw bytes streamed, or text and
+//! HTML through the front-end dispatch of [`bryo_compare::normalize_into`]),
+//! optionally as one continuous stream across files
+//! ([`HashReader::one_stream`]). On top of it:
+//!
+//! * [`DensityMeter`] — fingerprint density of several selection
+//!   strategies at once (the paper's §5.1, Figure 3);
+//! * [`count_hashes`] and [`sample_hashes`] — frequency by rank (Figure 4)
+//!   and a sample of the most frequent k-grams.
+//!
+//! Both run on the current rayon pool, and their results do not depend on
+//! the number of threads.
+//!
 //! The winnowing paper (Schleimer, Wilkerson & Aiken, SIGMOD 2003, §5.1 and
 //! Figure 4) studies how often each k-gram recurs across a web corpus: the
 //! frequency of every hash, sorted in decreasing order, against its rank,
@@ -38,12 +54,18 @@
 #![forbid(unsafe_code)]
 
 mod counter;
+mod density;
 mod error;
 mod frequency;
+mod rank;
+mod read;
 
 pub use counter::{merge_counts, HashCount, HashCounter, MergedCounts, BYTES_PER_ENTRY};
+pub use density::{DensityMeter, StrategyTotals, Totals};
 pub use error::Error;
 pub use frequency::{fit_line, FrequencyTable, Plateau, PowerLaw, TopHashes};
+pub use rank::{count_hashes, sample_hashes, Counts, Sample};
+pub use read::{DocInfo, HashReader, InputFormat, ReadOptions, ReadOutcome, CHUNK};
 
 /// The frequency distribution and the most frequent hashes of a corpus.
 #[derive(Clone, Debug)]

@@ -294,14 +294,14 @@ impl<S: Symbol> Iterator for Fingerprints<'_, S> {
             if self.next < self.total {
                 let first = self.next;
                 self.next += CHUNK.min(self.total - first);
-                // The length was checked up front, so positions fit.
-                if self
-                    .owner
+                // `step` fails only when positions pass `u32`: `new` checked
+                // that the input has at most 2^32 k-grams and reset the
+                // selector, and the iterator borrows the fingerprinter
+                // mutably, so nothing else can push. A failure is a bug,
+                // never a silent end of the fingerprints.
+                self.owner
                     .step(self.input, first, self.total, &mut self.queue)
-                    .is_err()
-                {
-                    self.done = true;
-                }
+                    .expect("input length checked when the iterator was made");
             } else {
                 self.owner.end(&mut self.queue);
                 self.done = true;

@@ -91,6 +91,60 @@ pub fn normalize_html_into(html: &str, mode: TextMode, out: &mut Normalized) {
     e.finish();
 }
 
+/// The text of an HTML document or fragment as a reader sees it, by the
+/// rules of [`normalize_html`]: every piece of markup (tags, comments,
+/// declarations, `<script>` and `<style>` with their contents) becomes one
+/// space and every character reference is decoded; case, whitespace and
+/// punctuation are kept. For showing a passage of HTML as text.
+///
+/// ```
+/// use bryo_frontend::html_to_text;
+///
+/// let html = "<p>Caf&eacute;<b>au</b>&nbsp;lait<script>x()</script> 3 &lt; 4";
+/// assert_eq!(html_to_text(html), " Café au \u{a0}lait  3 < 4");
+/// ```
+pub fn html_to_text(html: &str) -> String {
+    let b = html.as_bytes();
+    let mut out = String::with_capacity(html.len());
+    let mut i = 0;
+    while i < b.len() {
+        let Some(off) = memchr::memchr2(b'<', b'&', &b[i..]) else {
+            out.push_str(&html[i..]);
+            break;
+        };
+        let j = i + off;
+        out.push_str(&html[i..j]);
+        if b[j] == b'&' {
+            match char_ref(b, j) {
+                Some((CharRef::Named(s), end)) => {
+                    out.push_str(s);
+                    i = end;
+                }
+                Some((CharRef::Numeric(c), end)) => {
+                    out.push(c);
+                    i = end;
+                }
+                None => {
+                    out.push('&');
+                    i = j + 1;
+                }
+            }
+        } else {
+            match markup_end(b, j) {
+                Some(end) => {
+                    out.push(' ');
+                    i = end;
+                }
+                None => {
+                    out.push('<');
+                    i = j + 1;
+                }
+            }
+        }
+    }
+    out
+}
+
 // ---------------------------------------------------------------------------
 // Markup.
 

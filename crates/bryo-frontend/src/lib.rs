@@ -16,7 +16,7 @@ mod symbol;
 mod text;
 
 pub use decode::{decode, DecodeError, Decoded, TextEncoding};
-pub use html::{normalize_html, normalize_html_into};
+pub use html::{html_to_text, normalize_html, normalize_html_into};
 pub use lines::LineIndex;
 pub use normalized::{Normalized, Span};
 pub use symbol::{symbol, SymbolClass, SYMBOL_SCHEME_VERSION};

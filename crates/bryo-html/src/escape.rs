@@ -55,11 +55,7 @@ pub fn escape_html(text: &str) -> String {
 /// rounded down like the terminal table, so only a full match reads
 /// `100.0%` (a hair above the value absorbs binary rounding).
 pub(crate) fn percent(value: f64) -> String {
-    if value.is_nan() {
-        return "?%".to_owned();
-    }
-    let tenths = (value.clamp(0.0, 100.0) * 10.0 + 1e-9).floor() as u32;
-    format!("{}.{}%", tenths / 10, tenths % 10)
+    bryo_report::percent_down(value, 100.0, 1)
 }
 
 /// A fraction (0..1) as a percentage with one decimal.

@@ -84,6 +84,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod checked;
 mod error;
 mod escape;
 mod overview;
@@ -97,6 +98,7 @@ use std::path::Path;
 use bryo_report::Report;
 use rayon::prelude::*;
 
+pub use checked::CheckedLoader;
 pub use error::HtmlError;
 pub use escape::escape_html;
 pub use source::{DiskLoader, SourceLoader};

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use bryo_report::{FileStatus, Report};
+use bryo_report::{plural, FileStatus, Report};
 
 use crate::escape::{escape_into, fraction, percent, push_fmt};
 use crate::page::{head, tail};
@@ -261,14 +261,6 @@ pub(crate) fn old_marker(report: &Report, index: usize) -> &'static str {
 /// The last component of a submission name, for graph labels.
 fn short_name(name: &str) -> &str {
     name.rsplit('/').find(|s| !s.is_empty()).unwrap_or(name)
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
 }
 
 /// An SVG bar chart of the pairs' similarity in 5% bins.

@@ -31,10 +31,8 @@ where
 /// Reads files from disk: a display path is taken relative to `root` (the
 /// directory `bryo compare` ran in, where the paths of the report are
 /// valid); absolute paths are read as they are. It trusts the paths it is
-/// given: to render a result from elsewhere, check each file first (`bryo
-/// report` shows a file only when its bytes have the `raw_fingerprint` the
-/// result records, and without one reads no absolute path or path with
-/// `..`).
+/// given: to render a result from elsewhere, wrap it in a
+/// [`CheckedLoader`](crate::CheckedLoader).
 #[derive(Clone, Debug)]
 pub struct DiskLoader {
     root: PathBuf,

@@ -92,6 +92,20 @@ pub fn discover(options: &InputOptions) -> Result<Inputs, InputError> {
     })
 }
 
+/// The directory walker of every bryo command: `.gitignore`, `.ignore` and
+/// `.git/info/exclude` rules (also outside a git repository, never the
+/// user's global excludes), hidden files left out, links not followed,
+/// entries sorted by name.
+pub(crate) fn walker(root: &Path) -> ignore::Walk {
+    WalkBuilder::new(root)
+        .standard_filters(true)
+        .require_git(false)
+        .git_global(false)
+        .follow_links(false)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .build()
+}
+
 /// Which list the files of a named path go to.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Role {
@@ -102,7 +116,7 @@ enum Role {
 
 /// Identity of a file, to read each one once.
 #[derive(Clone, PartialEq, Eq, Hash)]
-enum Key {
+pub(crate) enum Key {
     /// Device and inode: cheaper than resolving the path, and hard links
     /// count as the same file.
     #[cfg(unix)]
@@ -115,7 +129,7 @@ enum Key {
 }
 
 /// The identity of an open file.
-fn file_key(path: &Path, meta: &fs::Metadata) -> Key {
+pub(crate) fn file_key(path: &Path, meta: &fs::Metadata) -> Key {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
@@ -275,14 +289,7 @@ impl Discovery<'_> {
     fn walk(&mut self, root: &Path, display: &str, role: Role) -> Gathered {
         let mut out = Vec::new();
         let mut tops = TopDirs::default();
-        let walker = WalkBuilder::new(root)
-            .standard_filters(true)
-            .require_git(false)
-            .git_global(false)
-            .follow_links(false)
-            .sort_by_file_name(|a, b| a.cmp(b))
-            .build();
-        for item in walker {
+        for item in walker(root) {
             let entry = match item {
                 Ok(entry) => entry,
                 Err(err) => {
@@ -641,7 +648,7 @@ fn is_zip(path: &Path) -> bool {
 
 /// The path as the user wrote it, `/`-separated, without `.` components
 /// or a trailing `/`; `.` for the current directory.
-fn display_root(path: &Path) -> String {
+pub(crate) fn display_root(path: &Path) -> String {
     let mut parts: Vec<String> = Vec::new();
     let mut absolute = false;
     for c in path.components() {
@@ -661,7 +668,7 @@ fn display_root(path: &Path) -> String {
     }
 }
 
-fn join(root: &str, rel: &str) -> String {
+pub(crate) fn join(root: &str, rel: &str) -> String {
     match root {
         "." | "" => rel.to_owned(),
         "/" => format!("/{rel}"),
@@ -670,7 +677,7 @@ fn join(root: &str, rel: &str) -> String {
 }
 
 /// A relative path as `/`-separated text.
-fn relative(path: &Path) -> String {
+pub(crate) fn relative(path: &Path) -> String {
     let parts: Vec<_> = path
         .components()
         .filter_map(|c| match c {
@@ -707,7 +714,7 @@ fn safe_entry_name(name: &str) -> Option<String> {
 }
 
 /// The path an `ignore` error is about, and its message without the path.
-fn split_walk_error(err: &ignore::Error) -> (Option<&Path>, String) {
+pub(crate) fn split_walk_error(err: &ignore::Error) -> (Option<&Path>, String) {
     match err {
         ignore::Error::WithPath { path, err } => (Some(path), split_walk_error(err).1),
         ignore::Error::WithDepth { err, .. } => split_walk_error(err),

@@ -67,6 +67,23 @@ impl Filter {
         })
     }
 
+    /// A filter by extension only (no globs, so it cannot fail).
+    pub(crate) fn for_extensions(extensions: &[String]) -> Self {
+        let none = || Patterns {
+            by_name: GlobSet::empty(),
+            by_path: GlobSet::empty(),
+            empty: true,
+        };
+        Filter {
+            include: none(),
+            exclude: none(),
+            extensions: extensions
+                .iter()
+                .map(|e| e.trim_start_matches('.').to_ascii_lowercase())
+                .collect(),
+        }
+    }
+
     /// Whether the include and exclude globs take the file at `path`
     /// (relative, `/`-separated).
     pub(crate) fn globs_accept(&self, path: &str) -> bool {

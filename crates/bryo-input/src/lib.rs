@@ -58,11 +58,13 @@
 mod discover;
 mod error;
 mod filter;
+mod listing;
 mod model;
 mod options;
 
 pub use discover::discover;
 pub use error::InputError;
+pub use listing::{list_files, ListedFile, Listing};
 pub use model::{InputFile, Inputs, SkipReason, Skipped, Source, Submission};
 pub use options::{
     parse_file_list, InputOptions, DEFAULT_MAX_ARCHIVE_ENTRIES, DEFAULT_MAX_ARCHIVE_SIZE,

@@ -93,6 +93,7 @@ mod delimited;
 mod error;
 mod json;
 mod model;
+mod numbers;
 mod table;
 
 pub use delimited::{write_csv, CSV_HEADER};
@@ -102,4 +103,5 @@ pub use model::{
     Cluster, FileEntry, FileRef, FileStatus, Fragment, Frontend, IdenticalFiles, Location, Options,
     Pair, Region, Report, Schema, Skipped, Stats, Submission, SCHEMA_ID,
 };
+pub use numbers::{percent_down, plural};
 pub use table::{write_table, TableOptions};

@@ -2,7 +2,7 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::io::Write;
 
-use crate::{FileStatus, Report, ReportError};
+use crate::{percent_down, plural, FileStatus, Report, ReportError};
 
 /// How [`write_table`] lays out the table.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -327,23 +327,9 @@ fn footer(report: &Report, text: &mut String, paint: &Painter, name_width: usize
     }
 }
 
-fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
-}
-
 /// `NN%`, rounded down and clamped to 0..=100.
 fn percent(p: f64) -> String {
-    if p.is_nan() {
-        return "?%".to_owned();
-    }
-    // The cast saturates; clamp first so the meaning is explicit.
-    // A hair above the value absorbs binary rounding (29.0 stored as
-    // 28.999…), far below what one symbol changes.
-    format!("{}%", (p.clamp(0.0, 100.0) + 1e-9).floor() as u32)
+    percent_down(p, 100.0, 0)
 }
 
 /// A 0..1 similarity as `NN.N%`, rounded down.
@@ -351,8 +337,7 @@ fn similarity_text(s: f64) -> String {
     if s.is_nan() {
         return "?".to_owned();
     }
-    let tenths = (s.clamp(0.0, 1.0) * 1000.0 + 1e-9).floor() as u32;
-    format!("{}.{}%", tenths / 10, tenths % 10)
+    percent_down(s, 1.0, 1)
 }
 
 fn similarity_cell(s: f64, identical: bool) -> String {

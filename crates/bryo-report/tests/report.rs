@@ -199,10 +199,10 @@ fn golden_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
 }
 
-/// Compares `actual` with the golden file, or rewrites it under BRYO_BLESS.
+/// Compares `actual` with the golden file, or rewrites it when BRYO_BLESS=1.
 fn check_golden(name: &str, actual: &[u8]) {
     let path = golden_dir().join(name);
-    if std::env::var_os("BRYO_BLESS").is_some() {
+    if std::env::var_os("BRYO_BLESS").is_some_and(|v| v == "1") {
         std::fs::write(&path, actual).unwrap();
         return;
     }
