@@ -502,15 +502,17 @@ def run_tool(tool, spec, args, res_dir):
     res_dir.mkdir(parents=True, exist_ok=True)
     if tool.startswith("bryo"):
         extra = shlex.split(args.bryo_args) if tool == "bryo" else shlex.split(tool_args(tool))
-        cmd = [args.bryo, "compare", "-l", spec["lang"], "-n", "0", "--format", "json"]
+        # CSV carries the JSON report's pairs[].similarity at full precision, one row per
+        # pair and without fragments: with -m 0 on Cheers set2 the JSON is 3.9 GB.
+        cmd = [args.bryo, "compare", "-l", spec["lang"], "-n", "0", "--format", args.bryo_format]
         cmd += (["-d"] if spec["dirmode"] else []) + extra + spec["bryo_paths"]
         key = hashlib.sha1(json.dumps(cmd).encode()).hexdigest()[:10]
-        out = res_dir / f"bryo-{key}.json"
+        out = res_dir / f"bryo-{key}.{args.bryo_format}"
         status, secs = run_cmd(cmd, out, args.budget)
         info = {"cmd": cmd, "status": status, "seconds": round(secs, 2)}
         if status != "ok":
             return None, info
-        raw = load_bryo(out)
+        raw = load_bryo(out) if args.bryo_format == "json" else load_csv(out)
         scores, missing = scores_by_id(raw, spec["bryo_ids"])
         if not args.keep:
             out.unlink()
@@ -626,6 +628,9 @@ def main(argv=None):
     ap.add_argument("--bryo-args", default="", help='extra flags for bryo, e.g. "-m 0"')
     ap.add_argument("--compare-args", action="append", default=[], metavar="ARGS",
                     help="also run bryo with these flags as another column (repeatable)")
+    ap.add_argument("--bryo-format", choices=("csv", "json"), default="csv",
+                    help="report format read for the scores (the same similarity; "
+                         "default: %(default)s, much smaller)")
     ap.add_argument("--peers", action="store_true", help="also run Dolos and copydetect")
     ap.add_argument("--fast", action="store_true", help="the CI subset (bryo, < 60 s)")
     ap.add_argument("--sets", default=None,
