@@ -205,6 +205,22 @@ class FastSubsetTest(unittest.TestCase):
     def test_irplag(self):
         self.check("irplag")
 
+    def test_csv_scores_equal_json_scores(self):
+        """run.py reads --format csv; the judge reads pairs[].similarity of the JSON."""
+        if self.bryo is None or not run.dataset_present("irplag", self.datasets):
+            self.skipTest("no bryo binary or no IR-Plag")
+        import contextlib
+        import io
+        got = {}
+        for fmt in ("csv", "json"):
+            with contextlib.redirect_stdout(io.StringIO()), \
+                    contextlib.redirect_stderr(io.StringIO()):
+                res = run.main(["--fast", "--bryo", self.bryo, "--sets", "irplag",
+                                "--bryo-format", fmt, "--datasets", str(self.datasets),
+                                "--cache", self.cache])
+            got[fmt] = res["sets"]["irplag"]["tools"]["bryo"]["metrics"]
+        self.assertEqual(got["csv"], got["json"])
+
     def test_cheers1(self):
         self.check("cheers1")
 
