@@ -646,7 +646,26 @@ def main(argv=None):
     ap.add_argument("--copydetect-python", default=str(BENCH / ".venv" / "bin" / "python"))
     ap.add_argument("--json", metavar="FILE", help="write the results as JSON")
     ap.add_argument("--keep", action="store_true", help="keep bryo's JSON in the cache")
+    ap.add_argument("--render", nargs="+", metavar="JSON",
+                    help="only print the table of earlier --json files (sets merged, later "
+                         "files win)")
     args = ap.parse_args(argv)
+    if args.render:
+        merged = None
+        for f in args.render:
+            with open(f) as fh:
+                r = json.load(fh)
+            if merged is None:
+                merged = r
+            else:
+                merged["sets"].update(r["sets"])
+        tools = []
+        for sres in merged["sets"].values():
+            for t in sres.get("tools", {}):
+                if t not in tools:
+                    tools.append(t)
+        print(markdown(merged, tools))
+        return merged
     args.datasets = Path(args.datasets).resolve()
     if args.sets is None:
         args.sets = ",".join(FAST_SETS if args.fast else ALL_SETS)
