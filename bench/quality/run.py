@@ -659,6 +659,8 @@ def main(argv=None):
                 merged = r
             else:
                 merged["sets"].update(r["sets"])
+        merged["sets"] = {k: merged["sets"][k] for k in sorted(
+            merged["sets"], key=lambda k: ALL_SETS.index(k) if k in ALL_SETS else 99)}
         tools = []
         for sres in merged["sets"].values():
             for t in sres.get("tools", {}):
