@@ -178,7 +178,14 @@ class FastSubsetTest(unittest.TestCase):
         cls.bryo = find_bryo()
         cls.datasets = Path(os.environ.get(
             "BRYO_DATASETS", run.REPO / ".." / "shared" / "datasets")).resolve()
+        cls.own_cache = not os.environ.get("BRYO_QUALITY_CACHE")
         cls.cache = os.environ.get("BRYO_QUALITY_CACHE") or tempfile.mkdtemp(prefix="bryo-q-")
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.own_cache:
+            import shutil
+            shutil.rmtree(cls.cache, ignore_errors=True)
 
     def check(self, name):
         if self.bryo is None:
