@@ -1,8 +1,13 @@
-"""Tests of the benchmark helpers: python3 -m unittest discover -s bench -p 'test_*.py'"""
+"""Tests of the benchmark helpers: python3 -m unittest discover -s bench -p 'test_*.py'
+
+The accuracy benchmark's tests (bench/quality/test_quality.py) are loaded from here too
+(load_tests below), so `.ci/run`'s `python3 -m unittest -q test_bench` runs them.
+"""
 
 import json
 import os
 import random
+import sys
 import tempfile
 import unittest
 
@@ -105,3 +110,11 @@ class PairsIoTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+def load_tests(loader, tests, pattern):
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "quality"))
+    import test_quality
+
+    tests.addTests(loader.loadTestsFromModule(test_quality))
+    return tests
