@@ -84,7 +84,7 @@ impl Totals {
 }
 
 /// One selection strategy applied to the current document.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 struct Tally {
     selector: Selector,
     gaps: GapMeter,
@@ -135,7 +135,7 @@ impl Tally {
 
 /// Measures fingerprint density: every hash goes to one selector and gap
 /// meter per strategy. Clone one per worker thread.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct DensityMeter {
     tallies: Vec<Tally>,
     w: u64,

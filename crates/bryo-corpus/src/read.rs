@@ -98,7 +98,7 @@ pub enum ReadOutcome {
 /// Reads documents one at a time and hands their hashes, in order, to a
 /// consumer in slices of at most [`CHUNK`]; buffers are reused. Clone one
 /// per worker thread.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct HashReader {
     options: ReadOptions,
     analyze: AnalyzeOptions,
