@@ -51,16 +51,14 @@ pub struct Args {
     #[arg(long = "exclude", value_name = "GLOB")]
     exclude: Vec<String>,
 
-    /// A passage found in more than N submissions is ignored as a common
-    /// idiom (MOSS -m); 0 = no limit. `-m 2` keeps only passages in exactly
-    /// two submissions.
-    #[arg(
-        short = 'm',
-        long = "max-submissions",
-        value_name = "N",
-        default_value_t = 10
-    )]
-    max_submissions: u32,
+    /// MOSS's rule: a passage found in more than N submissions is ignored
+    /// as a common idiom (MOSS -m); 0 = no limit; `-m 2` keeps only passages
+    /// in exactly two submissions. Without -m, only template code is
+    /// ignored: passages in more than half of the submissions (identical
+    /// files counted once, at least 10); passages a group of copiers
+    /// shares stay matched.
+    #[arg(short = 'm', long = "max-submissions", value_name = "N")]
+    max_submissions: Option<u32>,
 
     /// Number of pairs reported (MOSS -n); 0 = every pair that shares a
     /// fingerprint. Pairs of identical submissions count like the others,
@@ -216,7 +214,7 @@ fn compare(args: &Args) -> Result<bool> {
         k: args.k,
         w: args.w,
         t: args.t,
-        max_submissions: args.max_submissions as usize,
+        max_submissions: args.max_submissions.map(|m| m as usize),
         max_pairs: args.pairs as usize,
         min_similarity: args.min_similarity,
         min_fragment_symbols: args.min_tokens,
@@ -277,12 +275,14 @@ impl Progress for Bar {
 /// a big common template), and the user should know why pairs are missing.
 fn warn_about_common_passages(report: &Report) {
     let stats = &report.stats;
-    let m = report.options.max_submissions;
+    let Some(m) = report.options.max_submissions else {
+        return;
+    };
     if m > 0 && stats.fingerprints > 0 && stats.common_hashes * 5 > stats.fingerprints {
         eprintln!(
             "bryo: note: {:.0}% of all fingerprints are in more than {m} submissions and were \
              ignored as common code (-m {m}); if many submissions share a source on purpose, \
-             pass it with -b, or raise -m (-m 0: no limit)",
+             pass it with -b, raise -m (-m 0: no limit), or leave -m out to ignore only template code",
             100.0 * stats.common_hashes as f64 / stats.fingerprints as f64
         );
     }

@@ -83,10 +83,6 @@ pub(crate) struct Identical {
     pub groups: Vec<Vec<usize>>,
     /// File contents shared by several submissions.
     pub files: Vec<IdenticalFiles>,
-    /// For every submission, its counted files (file index), in a canonical
-    /// order: two identical submissions list matching files at the same
-    /// positions.
-    pub counted: Vec<Vec<usize>>,
 }
 
 /// A file that takes part in exact-copy detection.
@@ -222,10 +218,6 @@ pub(crate) fn detect(
     Identical {
         groups,
         files: shared,
-        counted: counted
-            .iter()
-            .map(|files| files.iter().map(|c| c.file).collect())
-            .collect(),
     }
 }
 
@@ -284,19 +276,6 @@ mod tests {
         let subs: Vec<&[Analyzed]> = vec![&a, &b, &c];
         let found = run(&subs, &[false, false, false], &[]);
         assert_eq!(found.groups, vec![vec![0, 1]]);
-        // Matching files sit at the same positions.
-        let paths = |s: usize, files: &[Analyzed]| -> Vec<String> {
-            found.counted[s]
-                .iter()
-                .map(|&f| files[f].path.clone())
-                .collect()
-        };
-        assert_eq!(paths(0, &a).len(), 2);
-        for (x, y) in paths(0, &a).iter().zip(paths(1, &b)) {
-            let fx = a.iter().find(|f| &f.path == x).unwrap();
-            let fy = b.iter().find(|f| f.path == y).unwrap();
-            assert_eq!(fx.normalized.symbols, fy.normalized.symbols);
-        }
         // x = 1 is in all three submissions, print(2) in two.
         assert_eq!(found.files.len(), 2);
         let xs: Vec<(usize, &str)> = found

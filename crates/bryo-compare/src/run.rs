@@ -3,10 +3,10 @@
 use bryo_engine::Config;
 use bryo_frontend::{FrontendKind, TextMode};
 use bryo_input::Inputs;
-use bryo_match::{Corpus, Document, MatchOptions, Role, SubmissionId};
+use bryo_match::{CommonRule, Corpus, Document, MatchOptions, PairScore, Role, SubmissionId};
 use bryo_report::{
     Cluster, FileEntry, FileStatus, Fragment, Frontend, Location, Options, Pair, Region, Report,
-    Skipped, Stats, Submission,
+    Scheme, Score, Skipped, Stats, Submission,
 };
 use rayon::prelude::*;
 
@@ -72,8 +72,10 @@ pub struct CompareOptions {
     /// Guarantee threshold, instead of `w` (`w = t − k + 1`).
     pub t: Option<usize>,
     /// MOSS `-m`: passages in more submissions than this are ignored; 0 = no
-    /// limit.
-    pub max_submissions: usize,
+    /// limit. `None` (the default) applies the rarity rule
+    /// ([`bryo_match::Rarity`]): only template code is ignored, and
+    /// widespread passages stay matchable.
+    pub max_submissions: Option<usize>,
     /// MOSS `-n`: pairs reported; 0 = all. Pairs of identical submissions
     /// count like the others, ranked by their matched symbols.
     pub max_pairs: usize,
@@ -102,7 +104,7 @@ impl Default for CompareOptions {
             k: None,
             w: None,
             t: None,
-            max_submissions: bryo_match::DEFAULT_MAX_SUBMISSIONS,
+            max_submissions: None,
             max_pairs: 250,
             min_similarity: 0.0,
             min_fragment_symbols: None,
@@ -274,20 +276,13 @@ pub fn compare_with_progress(
 
     let (config, min_fragment) = thresholds(options, &kept)?;
     let mut match_options = MatchOptions::new(config);
-    match_options.max_submissions = options.max_submissions;
-    // The matcher picks its pairs by shared fingerprints; the report ranks
-    // by matched symbols and applies --min-similarity. Fragments are computed
-    // for a generous margin of candidates, so the top `max_pairs` of the
-    // final ranking come out right in practice; with --min-similarity every
-    // candidate is scored so that no pair above it is missed.
-    match_options.max_pairs = match (options.max_pairs, options.min_similarity > 0.0) {
-        (0, _) | (_, true) => 0,
-        (n, false) => n.saturating_mul(4).max(n.saturating_add(200)),
-    };
-    // With a chain gap, short fragments are kept by the matcher and judged
-    // by the length of the chain they belong to (see `chain_fragments`).
-    let gap = chain_gap(kind_of(options, &kept), options.analyze.text_mode);
-    match_options.min_fragment_symbols = if gap > 0 { config.k() } else { min_fragment };
+    if let Some(m) = options.max_submissions {
+        match_options.common = CommonRule::MaxSubmissions(m);
+    }
+    match_options.max_pairs = options.max_pairs;
+    match_options.min_similarity = options.min_similarity;
+    match_options.chain_gap = chain_gap(kind_of(options, &kept), options.analyze.text_mode);
+    match_options.min_fragment_symbols = min_fragment;
     match_options.cluster_threshold = options.cluster_threshold;
 
     let mut corpus = Corpus::new();
@@ -306,23 +301,14 @@ pub fn compare_with_progress(
             Document::new(SubmissionId(u32::MAX), &file.normalized.symbols).with_role(Role::Base),
         );
     }
+    let identical_pairs = identical_pairs(&identical, &kept);
+    for &(a, b) in &identical_pairs {
+        corpus.declare_identical(SubmissionId(a as u32), SubmissionId(b as u32));
+    }
     let comparison = bryo_match::compare(&corpus, &match_options);
     progress.done();
-    let mut comparison = comparison?;
-    if gap > 0 {
-        for m in &mut comparison.pairs {
-            chain_fragments(m, gap, min_fragment);
-        }
-        comparison.pairs.sort_by(|x, y| {
-            (y.covered_a + y.covered_b)
-                .cmp(&(x.covered_a + x.covered_b))
-                .then(y.shared_fingerprints.cmp(&x.shared_fingerprints))
-                .then(x.a.cmp(&y.a))
-                .then(x.b.cmp(&y.b))
-        });
-    }
+    let comparison = comparison?;
 
-    let identical_pairs = identical_pairs(&identical, &kept);
     let to_pair = |m: &bryo_match::PairMatch| {
         let mut fragments = Vec::with_capacity(m.fragments.len());
         let mut a_lines = Vec::new();
@@ -358,74 +344,14 @@ pub fn compare_with_progress(
             fragments,
         }
     };
-    // The matcher's order: most matched symbols first.
-    let mut pairs: Vec<Pair> = comparison
-        .pairs
-        .iter()
-        .filter(|m| m.similarity >= options.min_similarity)
-        .take(if options.max_pairs == 0 {
-            usize::MAX
-        } else {
-            options.max_pairs
-        })
-        .map(to_pair)
-        .collect();
-    // Identical submissions are reported even when --min-similarity would
-    // drop them: with the matcher's fragments when it found the pair, else
-    // with one whole-file fragment per file (their passages may all be
-    // shorter than k, or common to more than -m submissions). They take
-    // their place in the ranking by matched symbols like any other pair, so
-    // a tiny identical file does not push a long copy out of the top -n.
-    let key = |a: usize, b: usize| (a.min(b), a.max(b));
-    let shown: std::collections::HashSet<(usize, usize)> =
-        pairs.iter().map(|p| key(p.a, p.b)).collect();
-    let matched: std::collections::HashMap<(usize, usize), &bryo_match::PairMatch> = comparison
-        .pairs
-        .iter()
-        .map(|m| (key(m.a.0 as usize, m.b.0 as usize), m))
-        .collect();
-    // `identical_pairs` is a sorted set: the added pairs come in index order.
-    for &(a, b) in identical_pairs.iter().filter(|p| !shown.contains(p)) {
-        pairs.push(match matched.get(&(a, b)).copied() {
-            Some(m) => to_pair(m),
-            None => whole_file_pair(&identical, &kept, a, b),
-        });
-    }
-    // The matcher's order (most matched symbols first; stable, so ties keep
-    // it), with the added identical pairs in their place; then -n.
-    pairs.sort_by_key(|p| std::cmp::Reverse(p.fragments.iter().map(|f| f.symbols).sum::<u64>()));
-    if options.max_pairs != 0 {
-        pairs.truncate(options.max_pairs);
-    }
-
-    // The matcher's clusters, joined by the identical pairs whatever their
-    // similarity.
-    let mut groups: Vec<Vec<usize>> = comparison
+    // The matcher's ranking, cut and clusters.
+    let pairs: Vec<Pair> = comparison.pairs.iter().map(to_pair).collect();
+    let clusters = comparison
         .clusters
         .iter()
-        .map(|c| c.submissions.iter().map(|s| s.0 as usize).collect())
-        .collect();
-    groups.extend(identical_pairs.iter().map(|&(a, b)| vec![a, b]));
-    let clusters = merge_groups(kept.len(), &groups)
-        .into_iter()
-        .map(|members| {
-            let inside = |a: usize, b: usize| members.contains(&a) && members.contains(&b);
-            // An identical pair counts with the similarity the matcher
-            // found (below 1 when -m or base code took passages out); one
-            // the matcher did not find is reported whole, similarity 1.
-            let unmatched_identical = identical_pairs
-                .iter()
-                .any(|&(a, b)| inside(a, b) && !matched.contains_key(&key(a, b)));
-            let max_similarity = comparison
-                .pairs
-                .iter()
-                .filter(|p| inside(p.a.0 as usize, p.b.0 as usize))
-                .map(|p| p.similarity)
-                .fold(if unmatched_identical { 1.0 } else { 0.0 }, f64::max);
-            Cluster {
-                members,
-                max_similarity,
-            }
+        .map(|c| Cluster {
+            members: c.submissions.iter().map(|s| s.0 as usize).collect(),
+            max_similarity: c.max_similarity,
         })
         .collect();
 
@@ -442,13 +368,18 @@ pub fn compare_with_progress(
         common_hashes: comparison.stats.dropped_common,
         candidate_pairs: comparison.stats.candidate_pairs,
         duplicate_files: comparison.stats.duplicate_documents,
+        template_above: match (options.max_submissions, comparison.stats.exclude_above) {
+            (None, t) if t != u64::MAX => Some(t),
+            _ => None,
+        },
+        seed_limit: Some(comparison.stats.seed_limit).filter(|&l| l != u64::MAX),
     };
     let language = options.analyze.language.map(|l| l.name().to_string());
     let report_options = Options {
         language,
         k: config.k() as u32,
         w: config.w() as u32,
-        max_submissions: options.max_submissions as u32,
+        max_submissions: options.max_submissions.map(|m| m as u32),
         max_pairs: options.max_pairs as u32,
         min_similarity: options.min_similarity,
         min_fragment_symbols: min_fragment as u32,
@@ -457,6 +388,16 @@ pub fn compare_with_progress(
         base: options.base_names.clone(),
         old: options.old_names.clone(),
         comment: options.comment.clone(),
+        score: match match_options.score {
+            PairScore::Symmetric => Score::Symmetric,
+            PairScore::Directional => Score::Directional,
+        },
+        scheme: Some(Scheme {
+            hash: bryo_engine::HASH_SCHEME_VERSION,
+            symbol: bryo_frontend::SYMBOL_SCHEME_VERSION,
+            normalization: options.analyze.normalization.name().to_string(),
+            text_mode: options.analyze.text_mode.name().to_string(),
+        }),
     };
     let mut report = Report::new(env!("CARGO_PKG_VERSION"), report_options);
     // Base-code passages of every file, for renderers that grey them out.
@@ -500,75 +441,6 @@ fn identical_pairs(
     out
 }
 
-/// The connected components of overlapping groups of `0..n`, members
-/// ascending, largest component first, then by first member; components of
-/// one member are left out.
-fn merge_groups(n: usize, groups: &[Vec<usize>]) -> Vec<Vec<usize>> {
-    fn find(parent: &mut [usize], mut x: usize) -> usize {
-        while parent[x] != x {
-            parent[x] = parent[parent[x]];
-            x = parent[x];
-        }
-        x
-    }
-    let mut parent: Vec<usize> = (0..n).collect();
-    for g in groups {
-        for w in g.windows(2) {
-            let (ra, rb) = (find(&mut parent, w[0]), find(&mut parent, w[1]));
-            parent[ra.max(rb)] = ra.min(rb);
-        }
-    }
-    let mut members: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for x in 0..n {
-        let r = find(&mut parent, x);
-        members[r].push(x);
-    }
-    let mut out: Vec<Vec<usize>> = members.into_iter().filter(|m| m.len() >= 2).collect();
-    out.sort_by(|x, y| y.len().cmp(&x.len()).then(x[0].cmp(&y[0])));
-    out
-}
-
-/// A pair of identical submissions the matcher did not report: each file of
-/// `a` matched in full with its identical file of `b`.
-fn whole_file_pair(
-    identical: &Identical,
-    kept: &[(Submission, Vec<Analyzed>)],
-    a: usize,
-    b: usize,
-) -> Pair {
-    let mut fragments = Vec::new();
-    let (mut a_lines, mut b_lines) = (Vec::new(), Vec::new());
-    for (&fa, &fb) in identical.counted[a].iter().zip(&identical.counted[b]) {
-        let (x, y) = (&kept[a].1[fa], &kept[b].1[fb]);
-        let len = x.normalized.len();
-        let (la, lb) = (location(x, 0, len), location(y, 0, len));
-        a_lines.push((fa, la.lines));
-        b_lines.push((fb, lb.lines));
-        fragments.push(Fragment {
-            a: la,
-            b: lb,
-            symbols: len as u64,
-        });
-    }
-    fragments.sort_by_key(|f| std::cmp::Reverse(f.symbols));
-    let a_lines_matched = count_lines(a_lines);
-    let b_lines_matched = count_lines(b_lines);
-    Pair {
-        a,
-        b,
-        similarity: 1.0,
-        a_percent: 100.0,
-        b_percent: 100.0,
-        a_lines_matched,
-        b_lines_matched,
-        lines_matched: a_lines_matched.max(b_lines_matched),
-        longest_fragment: fragments.first().map_or(0, |f| f.symbols),
-        shared_fingerprints: 0,
-        identical: true,
-        fragments,
-    }
-}
-
 /// Largest gap, in symbols on each side, between two fragments that still
 /// belong to one copied passage. Prose that was copied and lightly edited
 /// (a word replaced here and there) matches in runs separated by the edited
@@ -581,73 +453,6 @@ pub fn chain_gap(kind: FrontendKind, text_mode: TextMode) -> usize {
         (FrontendKind::Text | FrontendKind::Html, _) => 16,
         _ => 0,
     }
-}
-
-/// Keeps the fragments of `m` that belong to a chain of at least
-/// `min_chain` symbols — fragments in the same two documents, in the same
-/// order on both sides, each starting at most `gap` symbols after the
-/// previous one ends on both sides — and recomputes the pair's scores.
-fn chain_fragments(m: &mut bryo_match::PairMatch, gap: usize, min_chain: usize) {
-    let mut order: Vec<usize> = (0..m.fragments.len()).collect();
-    order.sort_by_key(|&i| {
-        let f = &m.fragments[i];
-        (f.a_doc, f.b_doc, f.a_start, f.b_start)
-    });
-    let mut keep = vec![false; m.fragments.len()];
-    let mut chain: Vec<usize> = Vec::new();
-    let mut chain_len = 0usize;
-    let mut flush = |chain: &mut Vec<usize>, chain_len: &mut usize| {
-        if *chain_len >= min_chain {
-            for &i in chain.iter() {
-                keep[i] = true;
-            }
-        }
-        chain.clear();
-        *chain_len = 0;
-    };
-    for &i in &order {
-        let f = m.fragments[i];
-        let joins = chain.last().is_some_and(|&j| {
-            let p = m.fragments[j];
-            let (a_end, b_end) = (p.a_start + p.len, p.b_start + p.len);
-            p.a_doc == f.a_doc
-                && p.b_doc == f.b_doc
-                && f.a_start >= a_end
-                && f.b_start >= b_end
-                && (f.a_start - a_end) as usize <= gap
-                && (f.b_start - b_end) as usize <= gap
-        });
-        if !joins {
-            flush(&mut chain, &mut chain_len);
-        }
-        chain.push(i);
-        chain_len += f.len as usize;
-    }
-    flush(&mut chain, &mut chain_len);
-    let mut kept_fragments = Vec::with_capacity(m.fragments.len());
-    for (i, f) in m.fragments.iter().enumerate() {
-        if keep[i] {
-            kept_fragments.push(*f);
-        }
-    }
-    m.fragments = kept_fragments;
-    // Fragments never overlap on either side and never hold base-code or
-    // common symbols, so coverage is the sum of their lengths.
-    m.covered_a = m.fragments.iter().map(|f| u64::from(f.len)).sum();
-    m.covered_b = m.covered_a;
-    let percent = |covered: u64, total: u64| match total {
-        0 => 0.0,
-        _ => 100.0 * covered as f64 / total as f64,
-    };
-    m.a_percent = percent(m.covered_a, m.symbols_a);
-    m.b_percent = percent(m.covered_b, m.symbols_b);
-    let both = m.symbols_a + m.symbols_b;
-    m.similarity = if both == 0 {
-        0.0
-    } else {
-        (m.covered_a + m.covered_b) as f64 / both as f64
-    };
-    m.longest_fragment = m.fragments.iter().map(|f| f.len).max().unwrap_or(0);
 }
 
 /// The front-end kind that sets the defaults: the language given, or the
@@ -770,14 +575,7 @@ fn count_lines(mut ranges: Vec<(usize, [u64; 2])>) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::{count_lines, merge_groups};
-
-    #[test]
-    fn groups_merge_into_components() {
-        let groups = vec![vec![0, 3], vec![5, 6], vec![3, 4], vec![1, 1]];
-        assert_eq!(merge_groups(7, &groups), vec![vec![0, 3, 4], vec![5, 6]]);
-        assert!(merge_groups(3, &[]).is_empty());
-    }
+    use super::count_lines;
 
     #[test]
     fn lines_are_counted_once_per_file() {

@@ -97,12 +97,12 @@ fn summary(out: &mut String, report: &Report) {
     push_fmt(
         out,
         format_args!(
-            "<dt>Options</dt><dd>k = {}, w = {} (every match of {} symbols is found), -m {}, -n {}, \
+            "<dt>Options</dt><dd>k = {}, w = {} (every match of {} symbols is found), common code {}, -n {}, \
              minimum similarity {}, shortest fragment {} symbols, cluster threshold {}{}</dd>\n",
             o.k,
             o.w,
             (o.k + o.w).saturating_sub(1),
-            o.max_submissions,
+            crate::escape::escape_html(&report.common_rule()),
             o.max_pairs,
             fraction(o.min_similarity),
             o.min_fragment_symbols,
@@ -132,14 +132,14 @@ fn summary(out: &mut String, report: &Report) {
         out,
         format_args!(
             "<dt>Pairs</dt><dd>{} shown of {} sharing a fingerprint</dd>\n\
-             <dt>Fingerprints</dt><dd>{} selected from {} symbols; {} dropped as base code, {} as common to more than {} submissions</dd>\n",
+             <dt>Fingerprints</dt><dd>{} selected from {} symbols; {} dropped as base code, {} as common code ({})</dd>\n",
             report.pairs.len(),
             s.candidate_pairs,
             s.fingerprints,
             s.symbols,
             s.base_hashes,
             s.common_hashes,
-            o.max_submissions
+            crate::escape::escape_html(&report.common_rule())
         ),
     );
     push_fmt(

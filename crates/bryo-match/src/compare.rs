@@ -4,9 +4,12 @@
 use bryo_engine::Hasher;
 use rayon::prelude::*;
 
-use crate::fragments::pair_fragments;
+use crate::fragments::{chain, pair_fragments};
 use crate::index::{build_index, fingerprint_all, BaseSet, Prepared};
-use crate::{Cluster, Comparison, Corpus, DocumentSummary, Error, MatchOptions, PairMatch, Stats};
+use crate::{
+    Cluster, Comparison, Corpus, DocumentSummary, Error, MatchOptions, PairMatch, PairScore, Stats,
+    SubmissionId,
+};
 
 /// A pair of dense submissions sharing fingerprints, with its records.
 struct Candidate {
@@ -88,50 +91,57 @@ pub fn compare(corpus: &Corpus<'_>, options: &MatchOptions) -> Result<Comparison
     for doc in &prep.docs {
         base_ranges[doc.id as usize] = doc.excluded.iter().map(|&(s, e)| s..e).collect();
     }
-    let (fps, duplicate_documents) = fingerprint_all(&prep.docs, options)?;
-    let mut index = build_index(&fps, &prep, &base, options);
-    prep.mark_common(&std::mem::take(&mut index.common), options.config.k());
+    let (fps, source) = fingerprint_all(&prep.docs, options)?;
+    let canonical: Vec<bool> = source.iter().enumerate().map(|(i, &s)| s == i).collect();
+    let mut index = build_index(&fps, &prep, &base, &canonical, options);
+    let k = options.config.k();
+    prep.mark_common(
+        &std::mem::take(&mut index.common),
+        k,
+        index.common_is_template,
+    );
     // The index holds what is still needed; free the rest before scoring.
     let fp_counts: Vec<usize> = fps.iter().map(Vec::len).collect();
     drop(fps);
 
-    let mut candidates = Vec::new();
-    let recs = &index.records;
-    let mut i = 0;
-    while i < recs.len() {
-        let (a, b) = (recs[i].a, recs[i].b);
-        let n = recs[i..]
-            .iter()
-            .take_while(|r| r.a == a && r.b == b)
-            .count();
-        let shared = recs[i..i + n].iter().map(|r| u64::from(r.contrib())).sum();
-        candidates.push(Candidate {
-            a,
-            b,
-            shared,
-            records: (i, i + n),
-        });
-        i += n;
-    }
+    let mut candidates = candidates(&index.records);
     let candidate_pairs = candidates.len() as u64;
-    candidates.sort_unstable_by(|x, y| y.shared.cmp(&x.shared).then((x.a, x.b).cmp(&(y.a, y.b))));
-    if options.max_pairs != 0 {
-        candidates.truncate(options.max_pairs);
+    // MOSS ranks pairs by shared fingerprints; fragments are computed for a
+    // margin of the best candidates by that count, and the report ranks
+    // those by matched symbols. `-n 0` and a minimum similarity score every
+    // candidate.
+    if let Some(scored) = scored_candidates(options) {
+        candidates.sort_unstable_by(|x, y| {
+            y.shared.cmp(&x.shared).then((x.a, x.b).cmp(&(y.a, y.b)))
+        });
+        candidates.truncate(scored);
+        candidates.sort_unstable_by_key(|c| (c.a, c.b));
     }
-
-    let k = options.config.k();
-    let scored: Vec<_> = candidates
+    let recs = &index.records;
+    let scored: Vec<(PairMatch, PairCounts)> = candidates
         .par_iter()
         .map(|c| {
-            let f = pair_fragments(
+            let mut f = pair_fragments(
                 &recs[c.records.0..c.records.1],
                 &index,
                 &prep,
                 k,
-                options.min_fragment_symbols,
+                if options.chain_gap > 0 {
+                    k
+                } else {
+                    options.min_fragment_symbols
+                },
             );
-            let identical = identical(&prep, c.a, c.b);
-            (c, f, identical)
+            if options.chain_gap > 0 {
+                chain(&mut f, options.chain_gap, options.min_fragment_symbols);
+            }
+            let counts = PairCounts {
+                seeds: f.seeds,
+                steps: f.steps,
+                exhausted: f.exhausted,
+            };
+            let m = score(&prep, c.a, c.b, c.shared, f.fragments, options.score);
+            (m, counts)
         })
         .collect();
 
@@ -146,50 +156,61 @@ pub fn compare(corpus: &Corpus<'_>, options: &MatchOptions) -> Result<Comparison
         indexed: index.counts.indexed,
         shared_hashes: index.counts.shared_hashes,
         candidate_pairs,
-        duplicate_documents,
+        duplicate_documents: canonical.iter().filter(|&&c| !c).count() as u64,
+        seed_limit: index.rule.seed_limit,
+        exclude_above: index.rule.exclude_above,
         ..Stats::default()
     };
-    let mut pairs = Vec::with_capacity(scored.len());
-    let mut links = Vec::new();
-    for (c, f, identical) in scored {
-        stats.seeds += f.seeds;
-        stats.extension_steps += f.steps;
-        stats.budget_exhausted += f.exhausted;
-        let (sa, sb) = (&prep.subs[c.a as usize], &prep.subs[c.b as usize]);
-        let percent = |covered: u64, total: u64| match total {
-            0 => 0.0,
-            _ => 100.0 * covered as f64 / total as f64,
-        };
-        let both = sa.symbols + sb.symbols;
-        let similarity = match both {
-            0 => 0.0,
-            _ => (f.covered_a + f.covered_b) as f64 / both as f64,
-        };
-        if similarity >= options.cluster_threshold {
-            links.push((c.a, c.b));
-        }
-        pairs.push(PairMatch {
-            a: sa.id,
-            b: sb.id,
-            shared_fingerprints: c.shared,
-            symbols_a: sa.symbols,
-            symbols_b: sb.symbols,
-            covered_a: f.covered_a,
-            covered_b: f.covered_b,
-            a_percent: percent(f.covered_a, sa.symbols),
-            b_percent: percent(f.covered_b, sb.symbols),
-            similarity,
-            longest_fragment: f.longest,
-            identical,
-            fragments: f.fragments,
-        });
+    let mut all: Vec<PairMatch> = Vec::with_capacity(scored.len());
+    for (m, counts) in scored {
+        stats.seeds += counts.seeds;
+        stats.extension_steps += counts.steps;
+        stats.budget_exhausted += counts.exhausted;
+        all.push(m);
     }
-    pairs.sort_by(|x, y| {
+
+    // Pairs the caller knows to be identical are reported whatever their
+    // score: as matched, or, if no shared fingerprint brought them
+    // together, each document matched whole with its equal.
+    let declared = declared_identical(corpus, &prep);
+    let found: std::collections::HashSet<(u32, u32)> = candidates.iter().map(|c| (c.a, c.b)).collect();
+    for &(a, b) in &declared {
+        if !found.contains(&(a, b)) {
+            all.push(whole_pair(&prep, a, b));
+        }
+    }
+    for m in &mut all {
+        m.identical = m.identical || declared.binary_search(&(dense(&prep, m.a), dense(&prep, m.b))).is_ok();
+    }
+    all.sort_by(|x, y| {
         (y.covered_a + y.covered_b)
             .cmp(&(x.covered_a + x.covered_b))
             .then(y.shared_fingerprints.cmp(&x.shared_fingerprints))
             .then((x.a, x.b).cmp(&(y.a, y.b)))
     });
+
+    // Clusters from every scored pair, before the report's cut.
+    let mut links: Vec<(u32, u32, f64)> = all
+        .iter()
+        .filter(|m| m.similarity >= options.cluster_threshold)
+        .map(|m| (dense(&prep, m.a), dense(&prep, m.b), m.similarity))
+        .collect();
+    for &(a, b) in &declared {
+        links.push((a, b, 0.0));
+    }
+    let scores: Vec<(u32, u32, f64)> = all
+        .iter()
+        .map(|m| (dense(&prep, m.a), dense(&prep, m.b), m.similarity))
+        .collect();
+    let clusters = clusters(&prep, &links, &scores);
+
+    let mut pairs: Vec<PairMatch> = all
+        .into_iter()
+        .filter(|m| m.identical && declared.binary_search(&(dense(&prep, m.a), dense(&prep, m.b))).is_ok() || m.similarity >= options.min_similarity)
+        .collect();
+    if options.max_pairs != 0 {
+        pairs.truncate(options.max_pairs);
+    }
 
     let mut documents = vec![DocumentSummary::default(); corpus.len()];
     for (doc, &n) in prep.docs.iter().zip(&fp_counts) {
@@ -201,11 +222,171 @@ pub fn compare(corpus: &Corpus<'_>, options: &MatchOptions) -> Result<Comparison
     }
     Ok(Comparison {
         pairs,
-        clusters: clusters(&prep, &links),
+        clusters,
         documents,
         base_ranges,
         stats,
     })
+}
+
+/// How many candidates, best by shared fingerprints, get fragments and
+/// scores: `None` for all of them.
+///
+/// With `max_pairs = n > 0` and no minimum similarity, the best
+/// `max(4n, n + 200)`: the report holds the `n` pairs with the most matched
+/// symbols among them — the bound `-n` guarantees. Pairs of a copy share
+/// many fingerprints, so in practice the top `n` of all candidates come
+/// out (the tests check the bound against scoring every candidate).
+pub fn scored_candidates(options: &MatchOptions) -> Option<usize> {
+    match options.max_pairs {
+        0 => None,
+        _ if options.min_similarity > 0.0 => None,
+        n => Some(n.saturating_mul(4).max(n.saturating_add(200))),
+    }
+}
+
+/// Counters of one pair's fragment search.
+struct PairCounts {
+    seeds: u64,
+    steps: u64,
+    exhausted: u64,
+}
+
+/// The pairs of submissions that share an indexed hash, from the sorted
+/// records.
+fn candidates(recs: &[crate::index::Record]) -> Vec<Candidate> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < recs.len() {
+        let (a, b) = (recs[i].a, recs[i].b);
+        let n = recs[i..]
+            .iter()
+            .take_while(|r| r.a == a && r.b == b)
+            .count();
+        let shared = recs[i..i + n].iter().map(|r| u64::from(r.contrib())).sum();
+        out.push(Candidate {
+            a,
+            b,
+            shared,
+            records: (i, i + n),
+        });
+        i += n;
+    }
+    out
+}
+
+/// Dense index of a submission id.
+fn dense(prep: &Prepared<'_>, id: SubmissionId) -> u32 {
+    prep.subs.partition_point(|s| s.id < id) as u32
+}
+
+/// The caller's identical pairs as sorted `(a, b)` dense indices, `a < b`,
+/// not both old, both with documents.
+fn declared_identical(corpus: &Corpus<'_>, prep: &Prepared<'_>) -> Vec<(u32, u32)> {
+    let find = |id: SubmissionId| {
+        let i = prep.subs.partition_point(|s| s.id < id);
+        (prep.subs.get(i).is_some_and(|s| s.id == id)).then_some(i as u32)
+    };
+    let mut out: Vec<(u32, u32)> = corpus
+        .identical_pairs()
+        .iter()
+        .filter_map(|&(x, y)| Some((find(x)?, find(y)?)))
+        .filter(|&(a, b)| a != b && !(prep.subs[a as usize].old && prep.subs[b as usize].old))
+        .map(|(a, b)| (a.min(b), a.max(b)))
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// A pair's scores from its fragments.
+fn score(
+    prep: &Prepared<'_>,
+    a: u32,
+    b: u32,
+    shared: u64,
+    fragments: Vec<crate::Fragment>,
+    rule: PairScore,
+) -> PairMatch {
+    let (sa, sb) = (&prep.subs[a as usize], &prep.subs[b as usize]);
+    // Fragments never overlap on either side and never hold excluded
+    // symbols, so coverage is the sum of their lengths.
+    let covered: u64 = fragments.iter().map(|f| u64::from(f.len)).sum();
+    let percent = |covered: u64, total: u64| match total {
+        0 => 0.0,
+        _ => 100.0 * covered as f64 / total as f64,
+    };
+    let (a_percent, b_percent) = (percent(covered, sa.symbols), percent(covered, sb.symbols));
+    PairMatch {
+        a: sa.id,
+        b: sb.id,
+        shared_fingerprints: shared,
+        symbols_a: sa.symbols,
+        symbols_b: sb.symbols,
+        covered_a: covered,
+        covered_b: covered,
+        a_percent,
+        b_percent,
+        similarity: rule.similarity(covered, sa.symbols, sb.symbols),
+        longest_fragment: fragments.iter().map(|f| f.len).max().unwrap_or(0),
+        identical: identical(prep, a, b),
+        fragments,
+    }
+}
+
+/// A pair of identical submissions that shares no indexed fingerprint:
+/// each document of `a` with symbols of its own (not all base code)
+/// matched whole with an equal document of `b`.
+fn whole_pair(prep: &Prepared<'_>, a: u32, b: u32) -> PairMatch {
+    let docs = |s: u32| {
+        let (lo, hi) = prep.subs[s as usize].docs;
+        let mut v: Vec<&crate::index::Doc<'_>> = prep.docs[lo as usize..hi as usize]
+            .iter()
+            .filter(|d| d.symbols.len() > d.base_symbols as usize)
+            .collect();
+        v.sort_by(|x, y| {
+            (x.symbols.len(), x.symbols, x.id).cmp(&(y.symbols.len(), y.symbols, y.id))
+        });
+        v
+    };
+    let (da, db) = (docs(a), docs(b));
+    let mut fragments = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < da.len() && j < db.len() {
+        let (x, y) = (da[i], db[j]);
+        match (x.symbols.len(), x.symbols).cmp(&(y.symbols.len(), y.symbols)) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                fragments.push(crate::Fragment {
+                    a_doc: crate::DocId(x.id),
+                    a_start: 0,
+                    b_doc: crate::DocId(y.id),
+                    b_start: 0,
+                    len: x.symbols.len() as u32,
+                });
+                (i, j) = (i + 1, j + 1);
+            }
+        }
+    }
+    fragments.sort_by_key(|f| (std::cmp::Reverse(f.len), f.a_doc, f.b_doc));
+    let (sa, sb) = (&prep.subs[a as usize], &prep.subs[b as usize]);
+    let covered = fragments.iter().map(|f| u64::from(f.len)).sum();
+    PairMatch {
+        a: sa.id,
+        b: sb.id,
+        shared_fingerprints: 0,
+        symbols_a: sa.symbols,
+        symbols_b: sb.symbols,
+        covered_a: covered,
+        covered_b: covered,
+        a_percent: 100.0,
+        b_percent: 100.0,
+        similarity: 1.0,
+        longest_fragment: fragments.first().map_or(0, |f| f.len),
+        identical: true,
+        fragments,
+    }
 }
 
 /// Whether two submissions have the same multiset of non-empty documents.
@@ -238,8 +419,13 @@ fn identical(prep: &Prepared<'_>, a: u32, b: u32) -> bool {
     da == db
 }
 
-/// Connected components of the linked submissions, by union-find.
-fn clusters(prep: &Prepared<'_>, links: &[(u32, u32)]) -> Vec<Cluster> {
+/// Connected components of the linked submissions, by union-find, each
+/// with the highest similarity of a pair inside it.
+fn clusters(
+    prep: &Prepared<'_>,
+    links: &[(u32, u32, f64)],
+    scores: &[(u32, u32, f64)],
+) -> Vec<Cluster> {
     let mut parent: Vec<u32> = (0..prep.subs.len() as u32).collect();
     fn find(parent: &mut [u32], mut x: u32) -> u32 {
         while parent[x as usize] != x {
@@ -249,7 +435,7 @@ fn clusters(prep: &Prepared<'_>, links: &[(u32, u32)]) -> Vec<Cluster> {
         }
         x
     }
-    for &(a, b) in links {
+    for &(a, b, _) in links {
         let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
         if ra != rb {
             // The smaller index becomes the root: the result is order-free anyway.
@@ -262,10 +448,19 @@ fn clusters(prep: &Prepared<'_>, links: &[(u32, u32)]) -> Vec<Cluster> {
         let r = find(&mut parent, s);
         members[r as usize].push(s);
     }
+    let mut best = vec![0.0f64; prep.subs.len()];
+    for &(a, b, similarity) in scores {
+        let r = find(&mut parent, a);
+        if r == find(&mut parent, b) {
+            best[r as usize] = best[r as usize].max(similarity);
+        }
+    }
     let mut out: Vec<Cluster> = members
         .into_iter()
-        .filter(|m| m.len() >= 2)
-        .map(|m| Cluster {
+        .zip(best)
+        .filter(|(m, _)| m.len() >= 2)
+        .map(|(m, max_similarity)| Cluster {
+            max_similarity,
             submissions: m.into_iter().map(|s| prep.subs[s as usize].id).collect(),
         })
         .collect();

@@ -83,6 +83,7 @@ impl<'a> Document<'a> {
 #[derive(Clone, Debug, Default)]
 pub struct Corpus<'a> {
     documents: Vec<Document<'a>>,
+    identical: Vec<(SubmissionId, SubmissionId)>,
 }
 
 impl<'a> Corpus<'a> {
@@ -118,12 +119,29 @@ impl<'a> Corpus<'a> {
     pub fn is_empty(&self) -> bool {
         self.documents.is_empty()
     }
+
+    /// Declares two submissions identical (e.g. found so by comparing whole
+    /// files before any winnowing). [`compare`](crate::compare) reports
+    /// such a pair whatever its score and joins it in a cluster; if no
+    /// shared fingerprint brings the two together (all their passages
+    /// shorter than `k`, base code or template), each of their documents
+    /// is reported matched whole with an equal one. Pairs naming a
+    /// submission without documents, or two old ones, are ignored.
+    pub fn declare_identical(&mut self, a: SubmissionId, b: SubmissionId) {
+        self.identical.push((a, b));
+    }
+
+    /// The pairs declared with [`Corpus::declare_identical`].
+    pub fn identical_pairs(&self) -> &[(SubmissionId, SubmissionId)] {
+        &self.identical
+    }
 }
 
 impl<'a> FromIterator<Document<'a>> for Corpus<'a> {
     fn from_iter<I: IntoIterator<Item = Document<'a>>>(iter: I) -> Self {
         Corpus {
             documents: iter.into_iter().collect(),
+            identical: Vec::new(),
         }
     }
 }

@@ -19,7 +19,7 @@ pub enum Error {
     #[error("the cap on occurrences of one hash per document must be at least 1")]
     ZeroCap,
     /// The cluster threshold is not a number in `0..=1`.
-    #[error("the cluster threshold must be between 0 and 1, got {0}")]
+    #[error("a threshold or share must be between 0 and 1, got {0}")]
     InvalidThreshold(f64),
     /// A document has more symbols than a 32-bit position can address.
     #[error("document {doc} has {symbols} symbols; at most 4294967295 are supported")]

@@ -305,3 +305,53 @@ fn blocked_offsets(
         out.push((start.max(s) - s, end.min(e) - s));
     }
 }
+
+/// Keeps the fragments that belong to a chain of at least `min_chain`
+/// symbols — fragments in the same two documents, in the same order on
+/// both sides, each starting at most `gap` symbols after the previous one
+/// ends on both sides — in their order; see
+/// [`MatchOptions::chain_gap`](crate::MatchOptions::chain_gap).
+pub(crate) fn chain(f: &mut PairFragments, gap: usize, min_chain: usize) {
+    let frags = &f.fragments;
+    let mut order: Vec<usize> = (0..frags.len()).collect();
+    order.sort_by_key(|&i| {
+        let x = &frags[i];
+        (x.a_doc, x.b_doc, x.a_start, x.b_start)
+    });
+    let mut keep = vec![false; frags.len()];
+    let mut run: Vec<usize> = Vec::new();
+    let mut run_len = 0usize;
+    let mut flush = |run: &mut Vec<usize>, run_len: &mut usize| {
+        if *run_len >= min_chain {
+            for &i in run.iter() {
+                keep[i] = true;
+            }
+        }
+        run.clear();
+        *run_len = 0;
+    };
+    for &i in &order {
+        let x = frags[i];
+        let joins = run.last().is_some_and(|&j| {
+            let p = frags[j];
+            let (a_end, b_end) = (p.a_start + p.len, p.b_start + p.len);
+            p.a_doc == x.a_doc
+                && p.b_doc == x.b_doc
+                && x.a_start >= a_end
+                && x.b_start >= b_end
+                && (x.a_start - a_end) as usize <= gap
+                && (x.b_start - b_end) as usize <= gap
+        });
+        if !joins {
+            flush(&mut run, &mut run_len);
+        }
+        run.push(i);
+        run_len += x.len as usize;
+    }
+    flush(&mut run, &mut run_len);
+    let mut i = 0;
+    f.fragments.retain(|_| {
+        i += 1;
+        keep[i - 1]
+    });
+}

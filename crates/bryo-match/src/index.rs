@@ -19,7 +19,7 @@
 use bryo_engine::{rehash, Config, Fingerprint, Fingerprinter, Hasher};
 use rayon::prelude::*;
 
-use crate::{Corpus, DocId, Error, MatchOptions, Role, SubmissionId};
+use crate::{CommonRule, Corpus, DocId, Error, MatchOptions, Role, SubmissionId};
 
 /// One fingerprint occurrence. `doc` is an internal document index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -157,10 +157,11 @@ impl<'c> Prepared<'c> {
         }
     }
 
-    /// Adds the common-covered symbols to the excluded ones (the totals per
-    /// submission keep them). `common` holds `doc << 32 | pos` for every
-    /// occurrence of a hash dropped by the `max_submissions` rule, sorted.
-    pub fn mark_common(&mut self, common: &[u64], k: usize) {
+    /// Adds the common-covered symbols to the excluded ones. `common` holds
+    /// `doc << 32 | pos` for every occurrence of an excluded hash, sorted.
+    /// MOSS-common symbols stay in the totals per submission; `template`
+    /// ones leave them, like base code.
+    pub fn mark_common(&mut self, common: &[u64], k: usize, template: bool) {
         if !common.is_empty() {
             let k = k as u32;
             self.docs.par_iter_mut().enumerate().for_each(|(d, doc)| {
@@ -179,6 +180,14 @@ impl<'c> Prepared<'c> {
                 doc.common_symbols =
                     (range_count(&doc.excluded) - u64::from(doc.base_symbols)) as u32;
             });
+            if template {
+                for sub in &mut self.subs {
+                    sub.symbols -= self.docs[sub.docs.0 as usize..sub.docs.1 as usize]
+                        .iter()
+                        .map(|d| u64::from(d.common_symbols))
+                        .sum::<u64>();
+                }
+            }
         }
     }
 }
@@ -262,8 +271,8 @@ impl BaseSet {
 }
 
 /// Fingerprints every non-base document in parallel; returns the
-/// fingerprints per document and the number of documents that were
-/// duplicates of an earlier one.
+/// fingerprints per document and, for every document, the first document
+/// with the same symbols (itself if none).
 ///
 /// Documents with the same symbols are winnowed once: they are grouped by
 /// length and Rabin fingerprint (Broder; [`bryo_engine::Modulus`]), each
@@ -272,7 +281,7 @@ impl BaseSet {
 pub(crate) fn fingerprint_all(
     docs: &[Doc<'_>],
     options: &MatchOptions,
-) -> Result<(Vec<Vec<Fingerprint>>, u64), Error> {
+) -> Result<(Vec<Vec<Fingerprint>>, Vec<usize>), Error> {
     let source = duplicate_sources(docs);
     let proto = Fingerprinter::new(options.config, options.hash, options.selection)?;
     let unique: Vec<usize> = (0..docs.len()).filter(|&i| source[i] == i).collect();
@@ -290,7 +299,7 @@ pub(crate) fn fingerprint_all(
     let out = (0..docs.len())
         .map(|i| selected[slot[source[i]]].clone())
         .collect();
-    Ok((out, (docs.len() - unique.len()) as u64))
+    Ok((out, source))
 }
 
 /// For every document, the first document with exactly the same symbols
@@ -381,24 +390,51 @@ impl IndexCounts {
     }
 }
 
-/// The corpus index: buckets of shared hash groups and, for every group,
-/// one record per pair of submissions that may be compared.
+/// The corpus index: buckets of shared hash groups and, for every group
+/// that seeds pairs, one record per pair of submissions that may be compared.
 pub(crate) struct Index {
     pub buckets: Vec<Bucket>,
     pub records: Vec<Record>,
     pub counts: IndexCounts,
-    /// Every occurrence of a hash dropped by the `max_submissions` rule, as
+    /// Every occurrence of a hash excluded from matching — in more than
+    /// `-m` submissions, or template code under the rarity rule — as
     /// `doc << 32 | pos`, sorted.
     pub common: Vec<u64>,
+    /// Whether the excluded occurrences are template code (left out of the
+    /// totals, like base code) rather than MOSS-common passages (kept in
+    /// the totals).
+    pub common_is_template: bool,
+    /// The rule as applied to this corpus.
+    pub rule: AppliedRule,
+}
+
+/// The common-code rule with the thresholds it took on this corpus.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AppliedRule {
+    /// Hashes in at most this many submissions seed pairs (`u64::MAX`: all).
+    pub seed_limit: u64,
+    /// Hashes in more than this many distinct submissions are excluded
+    /// (`u64::MAX`: none).
+    pub exclude_above: u64,
+}
+
+/// A matched hash of a bucket: the submissions that share it.
+#[derive(Clone, Copy)]
+struct Group {
+    /// Its submissions: `subs[subs.0..subs.1]` of the bucket.
+    subs: (u32, u32),
 }
 
 /// Scatters the fingerprints into buckets, groups each bucket by hash,
-/// applies the base, `max_submissions` and cap rules and forms the pair
-/// records.
+/// applies the base, common-code and cap rules and forms the pair records.
+///
+/// `canonical[d]` is false for a document with the same symbols as an
+/// earlier one: such a copy does not make a passage more common.
 pub(crate) fn build_index(
     fps: &[Vec<Fingerprint>],
     prep: &Prepared<'_>,
     base: &BaseSet,
+    canonical: &[bool],
     options: &MatchOptions,
 ) -> Index {
     let total: usize = fps.iter().map(Vec::len).sum();
@@ -469,31 +505,140 @@ pub(crate) fn build_index(
         bucket_slices.push(head);
         rest = tail;
     }
-    let out: Vec<BucketOut> = bucket_slices
+    let exclude_above = exclude_threshold(prep, canonical, options);
+    let mut grouped: Vec<Grouped> = bucket_slices
         .into_par_iter()
-        .enumerate()
-        .map_init(Scratch::default, |scratch, (b, slice)| {
-            group_bucket(b as u32, slice, scratch, prep, base, options)
+        .map_init(Scratch::default, |scratch, slice| {
+            group_bucket(slice, scratch, prep, base, canonical, exclude_above, options)
         })
         .collect();
-    let mut buckets = Vec::with_capacity(nb);
-    let mut records = Vec::new();
-    let mut total_counts = IndexCounts::default();
-    let mut common = Vec::with_capacity(out.iter().map(|o| o.common.len()).sum());
-    for o in out {
-        buckets.push(o.bucket);
-        records.extend_from_slice(&o.records);
-        common.extend_from_slice(&o.common);
-        total_counts = total_counts.add(o.counts);
+    let rule = AppliedRule {
+        seed_limit: seed_limit(&grouped, fps, options),
+        exclude_above,
+    };
+    let mut records: Vec<Record> = grouped
+        .par_iter()
+        .enumerate()
+        .flat_map_iter(|(b, g)| pair_records(b as u32, g, prep, rule))
+        .collect();
+    let mut common = Vec::with_capacity(grouped.iter().map(|g| g.common.len()).sum());
+    let mut counts = IndexCounts::default();
+    for g in &mut grouped {
+        common.append(&mut g.common);
+        counts = counts.add(g.counts);
     }
     records.par_sort_unstable();
     common.par_sort_unstable();
+    let buckets = grouped
+        .iter_mut()
+        .map(|g| std::mem::take(&mut g.bucket))
+        .collect();
     Index {
         buckets,
         records,
-        counts: total_counts,
+        counts,
         common,
+        common_is_template: matches!(options.common, CommonRule::Rarity(_)),
+        rule,
     }
+}
+
+/// Submissions above which a hash is excluded from matching (`u64::MAX`:
+/// never).
+///
+/// Under MOSS's rule, `-m`. Under the rarity rule, a hash is template code
+/// when more than `template_share` of the submissions, and more than
+/// `template_min`, have it — counting a document identical to an earlier
+/// one once, so that duplicated submissions do not make their passages
+/// look common.
+fn exclude_threshold(prep: &Prepared<'_>, canonical: &[bool], options: &MatchOptions) -> u64 {
+    match options.common {
+        CommonRule::MaxSubmissions(0) => u64::MAX,
+        CommonRule::MaxSubmissions(m) => m as u64,
+        CommonRule::Rarity(r) => {
+            let distinct = prep
+                .subs
+                .iter()
+                .filter(|s| {
+                    (s.docs.0 as usize..s.docs.1 as usize)
+                        .any(|d| canonical[d] && !prep.docs[d].symbols.is_empty())
+                })
+                .count();
+            let share = (r.template_share * distinct as f64).floor() as u64;
+            share.max(r.template_min as u64)
+        }
+    }
+}
+
+/// Submissions above which a shared hash forms no pair records
+/// (`u64::MAX`: none).
+///
+/// Under MOSS's rule nothing above `-m` is left to limit. Under the rarity
+/// rule, hashes seed pairs in order of rarity while the records they form
+/// fit the budget, so that the cost stays linear in the corpus; a hash
+/// above the limit is still matched (fragments extend through it) in pairs
+/// that rarer hashes bring together.
+fn seed_limit(grouped: &[Grouped], fps: &[Vec<Fingerprint>], options: &MatchOptions) -> u64 {
+    let CommonRule::Rarity(r) = options.common else {
+        return u64::MAX;
+    };
+    // Pair records per number of submissions sharing a hash.
+    let mut hist: Vec<u64> = Vec::new();
+    for g in grouped {
+        for grp in &g.groups {
+            let n = (grp.subs.1 - grp.subs.0) as usize;
+            if hist.len() <= n {
+                hist.resize(n + 1, 0);
+            }
+            hist[n] += 1;
+        }
+    }
+    let fingerprints: u64 = fps.iter().map(|f| f.len() as u64).sum();
+    let rpf: u64 = std::env::var("XRPF").ok().and_then(|v| v.parse().ok()).unwrap_or(r.records_per_fingerprint as u64); // XXX experiment
+    let budget = rpf
+        .saturating_mul(fingerprints)
+        .max(std::env::var("XMINR").ok().and_then(|v| v.parse().ok()).unwrap_or(r.min_records as u64));
+    let mut used = 0u64;
+    for (n, &count) in hist.iter().enumerate().skip(2) {
+        let n = n as u64;
+        used = used.saturating_add((n * (n - 1) / 2).saturating_mul(count));
+        if used > budget {
+            return (n - 1).max(r.min_seed_limit as u64);
+        }
+    }
+    u64::MAX
+}
+
+/// The pair records of one bucket's groups in at most `rule.seed_limit`
+/// submissions.
+fn pair_records<'g>(
+    bucket: u32,
+    g: &'g Grouped,
+    prep: &'g Prepared<'_>,
+    rule: AppliedRule,
+) -> impl Iterator<Item = Record> + 'g {
+    g.groups
+        .iter()
+        .map(|grp| &g.subs[grp.subs.0 as usize..grp.subs.1 as usize])
+        .filter(move |subs| subs.len() as u64 <= rule.seed_limit)
+        .flat_map(move |subs| {
+            subs.iter().enumerate().flat_map(move |(x, &(sa, a_start, a_len))| {
+                subs[x + 1..]
+                    .iter()
+                    .filter(move |&&(sb, _, _)| {
+                        !(prep.subs[sa as usize].old && prep.subs[sb as usize].old)
+                    })
+                    .map(move |&(sb, b_start, b_len)| Record {
+                        a: sa,
+                        b: sb,
+                        bucket,
+                        a_start,
+                        a_len,
+                        b_start,
+                        b_len,
+                    })
+            })
+        })
 }
 
 /// Reusable buffers for grouping one bucket.
@@ -512,26 +657,30 @@ struct Scratch {
 }
 
 /// What grouping one bucket yields.
-struct BucketOut {
+struct Grouped {
     bucket: Bucket,
-    records: Vec<Record>,
+    /// The shared hashes that are matched, in order of first occurrence.
+    groups: Vec<Group>,
+    /// `(dense submission, first kept entry, kept occurrences)` of every
+    /// group, group after group.
+    subs: Vec<(u32, u32, u32)>,
     counts: IndexCounts,
-    /// Occurrences of hashes dropped by the `max_submissions` rule, as
-    /// `doc << 32 | pos`.
+    /// Occurrences of excluded hashes, as `doc << 32 | pos`.
     common: Vec<u64>,
 }
 
 /// Groups one bucket by hash — in linear time with a small hash table, in
-/// order of first occurrence — then filters the groups and forms their
-/// pair records. Groups keep their entries in document and position order.
+/// order of first occurrence — then applies the base, exclusion and cap
+/// rules. Groups keep their entries in document and position order.
 fn group_bucket(
-    bucket: u32,
     slice: &[Entry],
     scratch: &mut Scratch,
     prep: &Prepared<'_>,
     base: &BaseSet,
+    canonical: &[bool],
+    exclude_above: u64,
     options: &MatchOptions,
-) -> BucketOut {
+) -> Grouped {
     let size = (slice.len() * 2).next_power_of_two().max(16);
     let mask = size - 1;
     scratch.table.clear();
@@ -582,15 +731,16 @@ fn group_bucket(
             g.2 += 1;
         }
     }
-    let mut out = Bucket::default();
-    let mut records = Vec::new();
-    let mut c = IndexCounts::default();
-    let mut common = Vec::new();
+    let mut out = Grouped {
+        bucket: Bucket::default(),
+        groups: Vec::new(),
+        subs: Vec::new(),
+        counts: IndexCounts::default(),
+        common: Vec::new(),
+    };
+    let c = &mut out.counts;
     let cap = options.occurrence_cap;
-    let max_subs = options.max_submissions;
-    // (dense submission, first kept entry, kept occurrences) for the
-    // current group.
-    let mut subs: Vec<(u32, u32, u32)> = Vec::new();
+    let moss = matches!(options.common, CommonRule::MaxSubmissions(_));
     let sub_of = |e: &Entry| prep.docs[e.doc as usize].sub;
     for &(lo, hi) in &scratch.runs {
         let run = &scratch.grouped[lo..hi];
@@ -599,66 +749,56 @@ fn group_bucket(
             c.dropped_base += run.len() as u64;
             continue;
         }
-        let mut distinct = 0usize;
-        let mut last = None;
+        // Distinct submissions, and distinct submissions not counting
+        // documents identical to earlier ones.
+        let (mut subs, mut distinct) = (0u64, 0u64);
+        let (mut last, mut last_distinct) = (None, None);
         for e in run {
             let s = sub_of(e);
             if last != Some(s) {
-                distinct += 1;
+                subs += 1;
                 last = Some(s);
             }
+            if canonical[e.doc as usize] && last_distinct != Some(s) {
+                distinct += 1;
+                last_distinct = Some(s);
+            }
         }
-        if distinct < 2 {
+        if subs < 2 {
             continue;
         }
-        if max_subs != 0 && distinct > max_subs {
+        // MOSS's -m counts submissions as they are.
+        if (if moss { subs } else { distinct }) > exclude_above {
             c.dropped_common += run.len() as u64;
-            common.extend(
+            out.common.extend(
                 run.iter()
                     .map(|e| u64::from(e.doc) << 32 | u64::from(e.pos)),
             );
             continue;
         }
-        let start = out.entries.len();
-        subs.clear();
+        let start = out.bucket.entries.len();
+        let subs_start = out.subs.len();
         let mut j = 0;
         while j < run.len() {
             let doc = run[j].doc;
             let n = run[j..].iter().take_while(|e| e.doc == doc).count();
             let keep = n.min(cap);
-            out.entries.extend_from_slice(&run[j..j + keep]);
+            out.bucket.entries.extend_from_slice(&run[j..j + keep]);
             c.dropped_cap += (n - keep) as u64;
             let s = sub_of(&run[j]);
-            let at = (out.entries.len() - keep) as u32;
-            match subs.last_mut() {
-                Some(last) if last.0 == s => last.2 += keep as u32,
-                _ => subs.push((s, at, keep as u32)),
+            let at = (out.bucket.entries.len() - keep) as u32;
+            let in_group = out.subs.len() > subs_start;
+            match out.subs.last_mut() {
+                Some(last) if in_group && last.0 == s => last.2 += keep as u32,
+                _ => out.subs.push((s, at, keep as u32)),
             }
             j += n;
         }
-        c.indexed += (out.entries.len() - start) as u64;
+        c.indexed += (out.bucket.entries.len() - start) as u64;
         c.shared_hashes += 1;
-        for (x, &(sa, a_start, a_len)) in subs.iter().enumerate() {
-            for &(sb, b_start, b_len) in &subs[x + 1..] {
-                if prep.subs[sa as usize].old && prep.subs[sb as usize].old {
-                    continue;
-                }
-                records.push(Record {
-                    a: sa,
-                    b: sb,
-                    bucket,
-                    a_start,
-                    a_len,
-                    b_start,
-                    b_len,
-                });
-            }
-        }
+        out.groups.push(Group {
+            subs: (subs_start as u32, out.subs.len() as u32),
+        });
     }
-    BucketOut {
-        bucket: out,
-        records,
-        counts: c,
-        common,
-    }
+    out
 }

@@ -64,12 +64,12 @@ mod index;
 mod options;
 mod report;
 
-pub use compare::compare;
+pub use compare::{compare, scored_candidates};
 pub use corpus::{Corpus, DocId, Document, Role, SubmissionId};
 pub use error::Error;
 pub use fragments::EXTENSION_BUDGET_PER_SYMBOL;
 pub use options::{
-    MatchOptions, DEFAULT_CLUSTER_THRESHOLD, DEFAULT_MAX_PAIRS, DEFAULT_MAX_SUBMISSIONS,
-    DEFAULT_OCCURRENCE_CAP,
+    CommonRule, MatchOptions, PairScore, Rarity, DEFAULT_CLUSTER_THRESHOLD, DEFAULT_MAX_PAIRS,
+    DEFAULT_OCCURRENCE_CAP, MOSS_MAX_SUBMISSIONS,
 };
 pub use report::{Cluster, Comparison, DocumentSummary, Fragment, PairMatch, Stats};

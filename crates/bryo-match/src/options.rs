@@ -4,45 +4,17 @@ use bryo_engine::{Config, HashFunction, Selection};
 
 use crate::Error;
 
-/// Default for [`MatchOptions::max_submissions`]: MOSS `-m`.
-pub const DEFAULT_MAX_SUBMISSIONS: usize = 10;
+/// MOSS's own default for `-m`, for callers that ask for MOSS's rule.
+pub const MOSS_MAX_SUBMISSIONS: usize = 10;
 
-/// Default for [`MatchOptions::max_pairs`]: MOSS `-n`.
-pub const DEFAULT_MAX_PAIRS: usize = 250;
-
-/// Default for [`MatchOptions::occurrence_cap`].
-pub const DEFAULT_OCCURRENCE_CAP: usize = 16;
-
-/// Default for [`MatchOptions::cluster_threshold`].
-pub const DEFAULT_CLUSTER_THRESHOLD: f64 = 0.5;
-
-/// Options of [`compare`](crate::compare), with MOSS meanings where MOSS has
-/// the option.
-///
-/// ```
-/// use bryo_engine::Config;
-/// use bryo_match::MatchOptions;
-/// let mut options = MatchOptions::new(Config::from_thresholds(12, 20)?);
-/// options.max_submissions = 2; // MOSS -m 2: passages in exactly two submissions
-/// options.max_pairs = 250; // MOSS -n
-/// assert!(options.validate().is_ok());
-/// # Ok::<(), bryo_match::Error>(())
-/// ```
+/// How passages shared by many submissions are treated.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct MatchOptions {
-    /// Noise threshold `k` and window `w` of winnowing.
-    pub config: Config,
-    /// The rolling hash of k-grams.
-    pub hash: HashFunction,
-    /// How fingerprints are selected. Default: robust winnowing, as MOSS.
-    /// Any selection works; only winnowing and robust winnowing guarantee
-    /// that every shared run of `t = w + k − 1` symbols is found.
-    pub selection: Selection,
-    /// MOSS `-m`: "any passage appearing in more than N programs is treated
-    /// as if it appeared in a base file".
+pub enum CommonRule {
+    /// MOSS `-m N`: "any passage appearing in more than N programs is
+    /// treated as if it appeared in a base file".
     ///
     /// A fingerprint hash (not already a base hash) selected in more than
-    /// this many distinct submissions, current and old, is *common*: it is
+    /// `N` distinct submissions, current and old, is *common*: it is
     /// dropped from the index, and in every document, the symbols of the
     /// k-gram `pos..pos + k` of each selected fingerprint with a common hash
     /// (every occurrence, before the occurrence cap) are *common-covered*.
@@ -64,8 +36,98 @@ pub struct MatchOptions {
     /// `w > k`, gaps of at most `w − k` symbols between fingerprints.
     ///
     /// `0` means no limit — then a hash common to all `n` submissions alone
-    /// yields `n²/2` pair records. Default 10.
-    pub max_submissions: usize,
+    /// yields `n²/2` pair records.
+    MaxSubmissions(usize),
+    /// The default: keep the evidence that a group of copiers shares, drop
+    /// only template code, and bound the cost. See [`Rarity`].
+    Rarity(Rarity),
+}
+
+/// The rarity rule for passages shared by many submissions, the default
+/// [`CommonRule`].
+///
+/// MOSS's hard cut (`-m 10`) erases exactly what a group of more than ten
+/// copiers shares, and same-task idioms with it. This rule keeps both
+/// matchable and treats only *template* code as sanctioned:
+///
+/// * **Template**: a hash selected in more than `template_share` of the
+///   submissions, and in more than `template_min` of them, counting a
+///   document identical to an earlier one once (duplicated submissions do
+///   not make their passages common). Its k-grams are excluded like base
+///   code: never matched and left out of the totals, as if the class had
+///   been given that code with `-b`.
+/// * **Seeding budget**: pairs of submissions are formed from shared
+///   hashes in order of rarity — all hashes in 2 submissions, then 3, … —
+///   while the pair records formed stay within `records_per_fingerprint`
+///   per fingerprint of the corpus (at least `min_records`). Hashes above
+///   the limit this gives (never below `min_seed_limit`) bring no pair
+///   together, but stay matchable: in a pair that rarer hashes found,
+///   fragments extend through them. The cost of the index stays linear in
+///   the corpus however widespread a passage is.
+///
+/// The limits the rule took are reported in
+/// [`Stats::seed_limit`](crate::Stats::seed_limit) and
+/// [`Stats::template_above`](crate::Stats::template_above).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rarity {
+    /// Share of the submissions above which a hash is template code.
+    pub template_share: f64,
+    /// A hash is template code only in more than this many submissions.
+    pub template_min: usize,
+    /// Pair records allowed per fingerprint of the corpus.
+    pub records_per_fingerprint: usize,
+    /// Pair records always allowed.
+    pub min_records: usize,
+    /// Hashes in up to this many submissions always seed pairs.
+    pub min_seed_limit: usize,
+}
+
+impl Default for Rarity {
+    fn default() -> Rarity {
+        Rarity {
+            template_share: 0.5,
+            template_min: 10,
+            records_per_fingerprint: 64,
+            min_records: 1 << 22,
+            min_seed_limit: 10,
+        }
+    }
+}
+
+/// Default for [`MatchOptions::max_pairs`]: MOSS `-n`.
+pub const DEFAULT_MAX_PAIRS: usize = 250;
+
+/// Default for [`MatchOptions::occurrence_cap`].
+pub const DEFAULT_OCCURRENCE_CAP: usize = 16;
+
+/// Default for [`MatchOptions::cluster_threshold`].
+pub const DEFAULT_CLUSTER_THRESHOLD: f64 = 0.5;
+
+/// Options of [`compare`](crate::compare), with MOSS meanings where MOSS has
+/// the option.
+///
+/// ```
+/// use bryo_engine::Config;
+/// use bryo_match::{CommonRule, MatchOptions};
+/// let mut options = MatchOptions::new(Config::from_thresholds(12, 20)?);
+/// options.common = CommonRule::MaxSubmissions(2); // MOSS -m 2: passages in exactly two submissions
+/// options.max_pairs = 250; // MOSS -n
+/// assert!(options.validate().is_ok());
+/// # Ok::<(), bryo_match::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MatchOptions {
+    /// Noise threshold `k` and window `w` of winnowing.
+    pub config: Config,
+    /// The rolling hash of k-grams.
+    pub hash: HashFunction,
+    /// How fingerprints are selected. Default: robust winnowing, as MOSS.
+    /// Any selection works; only winnowing and robust winnowing guarantee
+    /// that every shared run of `t = w + k − 1` symbols is found.
+    pub selection: Selection,
+    /// How passages shared by many submissions are treated: the rarity
+    /// rule by default, or MOSS's `-m`.
+    pub common: CommonRule,
     /// MOSS `-n`: how many pairs to report (after ranking by shared
     /// fingerprints, fragments are computed for this many). `0` reports every
     /// pair of submissions that shares at least one fingerprint. Default
@@ -80,9 +142,58 @@ pub struct MatchOptions {
     /// many times: a hash shared by two documents yields at most `cap²`
     /// position pairs. Default 16; must be at least 1.
     pub occurrence_cap: usize,
-    /// Submissions linked by a reported pair with `similarity` at least this
+    /// Submissions linked by a scored pair with `similarity` at least this
     /// (in `0..=1`) are put in one cluster. Default 0.5.
     pub cluster_threshold: f64,
+    /// Largest gap, in symbols on each side, between two fragments that
+    /// still belong to one copied passage; 0 (the default) chains nothing.
+    ///
+    /// With a gap, fragments are kept from `k` symbols up and judged by the
+    /// *chain* they belong to — fragments in the same two documents, in the
+    /// same order on both sides, each starting at most `chain_gap` symbols
+    /// after the previous one ends on both sides: a chain shorter than
+    /// `min_fragment_symbols` in all is dropped. Prose copied and lightly
+    /// edited matches in runs separated by the edited words; chaining lets
+    /// the passage count as one while isolated common phrases do not.
+    pub chain_gap: usize,
+    /// Pairs scoring below this similarity are not reported, except pairs
+    /// the corpus declares identical ([`Corpus::declare_identical`](crate::Corpus::declare_identical)).
+    /// Default 0.
+    pub min_similarity: f64,
+    /// The ranking score of a pair, [`PairMatch::similarity`](crate::PairMatch::similarity).
+    pub score: PairScore,
+}
+
+/// How a pair's coverage becomes its similarity.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PairScore {
+    /// `(covered_a + covered_b) / (symbols_a + symbols_b)`: the share of
+    /// both submissions inside matches (Dolos, MOSS's percentages combined).
+    #[default]
+    Symmetric,
+    /// `max(covered_a / symbols_a, covered_b / symbols_b)`: the share of the
+    /// smaller side inside matches, which a copy that grew does not dilute
+    /// (JPlag's maximum similarity).
+    Directional,
+}
+
+impl PairScore {
+    /// The similarity of a pair with `covered` matched symbols on each side
+    /// of `a` and `b` symbols, in `0..=1`.
+    pub fn similarity(self, covered: u64, a: u64, b: u64) -> f64 {
+        let share = |total: u64| match total {
+            0 => 0.0,
+            _ => (covered as f64 / total as f64).min(1.0),
+        };
+        match self {
+            PairScore::Symmetric => match a + b {
+                0 => 0.0,
+                both => (2 * covered) as f64 / both as f64,
+            }
+            .min(1.0),
+            PairScore::Directional => share(a).max(share(b)),
+        }
+    }
 }
 
 impl MatchOptions {
@@ -92,11 +203,14 @@ impl MatchOptions {
             config,
             hash: HashFunction::KarpRabin,
             selection: Selection::RobustWinnow,
-            max_submissions: DEFAULT_MAX_SUBMISSIONS,
+            common: CommonRule::Rarity(Rarity::default()),
             max_pairs: DEFAULT_MAX_PAIRS,
             min_fragment_symbols: 0,
             occurrence_cap: DEFAULT_OCCURRENCE_CAP,
             cluster_threshold: DEFAULT_CLUSTER_THRESHOLD,
+            chain_gap: 0,
+            min_similarity: 0.0,
+            score: PairScore::Symmetric,
         }
     }
 
@@ -108,6 +222,14 @@ impl MatchOptions {
         }
         if !(0.0..=1.0).contains(&self.cluster_threshold) {
             return Err(Error::InvalidThreshold(self.cluster_threshold));
+        }
+        if !(0.0..=1.0).contains(&self.min_similarity) {
+            return Err(Error::InvalidThreshold(self.min_similarity));
+        }
+        if let CommonRule::Rarity(r) = self.common {
+            if !(r.template_share > 0.0 && r.template_share <= 1.0) {
+                return Err(Error::InvalidThreshold(r.template_share));
+            }
         }
         Ok(())
     }

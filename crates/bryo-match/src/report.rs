@@ -79,10 +79,12 @@ pub struct PairMatch {
 
 /// A connected group of submissions: linked by reported pairs whose
 /// similarity reaches the cluster threshold.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Cluster {
     /// Members, in increasing id order; at least two.
     pub submissions: Vec<SubmissionId>,
+    /// The highest similarity of a scored pair inside the cluster.
+    pub max_similarity: f64,
 }
 
 /// Per-document facts, indexed by [`DocId`].
@@ -137,6 +139,14 @@ pub struct Stats {
     /// Non-base documents with the same symbols as an earlier one, whose
     /// fingerprints were copied instead of computed again.
     pub duplicate_documents: u64,
+    /// Hashes shared by more submissions than this brought no pair
+    /// together (the seeding budget of [`Rarity`](crate::Rarity), or `-m`);
+    /// `u64::MAX` when every shared hash did.
+    pub seed_limit: u64,
+    /// Hashes in more submissions than this were excluded from matching
+    /// (template code under [`Rarity`](crate::Rarity), common passages under
+    /// `-m`); `u64::MAX` when none was.
+    pub exclude_above: u64,
 }
 
 /// The result of [`compare`](crate::compare).

@@ -101,7 +101,7 @@ pub use error::ReportError;
 pub use json::write_json;
 pub use model::{
     Cluster, FileEntry, FileRef, FileStatus, Fragment, Frontend, IdenticalFiles, Location, Options,
-    Pair, Region, Report, Schema, Skipped, Stats, Submission, SCHEMA_ID,
+    Pair, Region, Report, Scheme, SchemeMismatch, Score, Schema, Skipped, Stats, Submission, SCHEMA_ID,
 };
 pub use numbers::{percent_down, plural};
 pub use table::{write_table, TableOptions};

@@ -86,8 +86,10 @@ pub struct Options {
     /// Winnowing window in k-grams (`-w`); the guarantee threshold is
     /// `t = w + k - 1` symbols.
     pub w: u32,
-    /// Passages found in more than this many submissions are ignored (`-m`).
-    pub max_submissions: u32,
+    /// MOSS's rule, `-m N`: passages found in more than `N` submissions are
+    /// ignored (0: no limit). `None` (JSON `null`): the rarity rule, which
+    /// ignores only template code (see `Stats::template_above`).
+    pub max_submissions: Option<u32>,
     /// Most pairs reported (`-n`); 0 reports every pair sharing a fingerprint.
     pub max_pairs: u32,
     /// Pairs below this similarity (0..1) are not reported.
@@ -104,6 +106,95 @@ pub struct Options {
     pub old: Vec<String>,
     /// The user's comment (`-c`).
     pub comment: Option<String>,
+    /// How `similarity` is computed from the matched shares. Reports
+    /// written before the choice existed read as `symmetric`.
+    #[serde(default)]
+    pub score: Score,
+    /// What shaped the fingerprints, beyond `k` and `w`: results made under
+    /// different schemes must not be combined ([`Scheme::check`]). `None`
+    /// only in reports written before bryo recorded it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheme: Option<Scheme>,
+}
+
+/// How a pair's matched shares become its `similarity`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Score {
+    /// `(covered_a + covered_b) / (symbols_a + symbols_b)`.
+    #[default]
+    Symmetric,
+    /// `max(covered_a / symbols_a, covered_b / symbols_b)`.
+    Directional,
+}
+
+/// The versions and options that decide which fingerprints a file gets:
+/// the rolling hash, the front-ends' symbol hash, the normalization and
+/// the prose tokens. Together with `k` and `w`, equal schemes give equal
+/// fingerprints for equal files.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Scheme {
+    /// `bryo_engine::HASH_SCHEME_VERSION`.
+    pub hash: u32,
+    /// `bryo_frontend::SYMBOL_SCHEME_VERSION`.
+    pub symbol: u32,
+    /// Code normalization: `full`, `keep-strings` or `verbatim`.
+    pub normalization: String,
+    /// Prose tokens: `chars` or `words`.
+    pub text_mode: String,
+}
+
+impl Scheme {
+    /// Whether results made under `self` with `(k, w)` may be combined
+    /// with results made under `other` with `(other_k, other_w)`; the error
+    /// names the first difference.
+    ///
+    /// ```
+    /// use bryo_report::Scheme;
+    /// let a = Scheme { hash: 1, symbol: 1, normalization: "full".into(), text_mode: "chars".into() };
+    /// let mut b = a.clone();
+    /// assert!(a.check((12, 12), &b, (12, 12)).is_ok());
+    /// b.symbol = 2;
+    /// assert_eq!(
+    ///     a.check((12, 12), &b, (12, 12)).unwrap_err().to_string(),
+    ///     "made under different schemes: symbol scheme 1 vs 2"
+    /// );
+    /// ```
+    pub fn check(
+        &self,
+        kw: (u32, u32),
+        other: &Scheme,
+        other_kw: (u32, u32),
+    ) -> Result<(), SchemeMismatch> {
+        let differences = [
+            ("hash scheme", self.hash.to_string(), other.hash.to_string()),
+            ("symbol scheme", self.symbol.to_string(), other.symbol.to_string()),
+            ("normalization", self.normalization.clone(), other.normalization.clone()),
+            ("text mode", self.text_mode.clone(), other.text_mode.clone()),
+            ("k", kw.0.to_string(), other_kw.0.to_string()),
+            ("w", kw.1.to_string(), other_kw.1.to_string()),
+        ];
+        match differences.into_iter().find(|(_, x, y)| x != y) {
+            None => Ok(()),
+            Some((what, ours, theirs)) => Err(SchemeMismatch {
+                what,
+                ours,
+                theirs,
+            }),
+        }
+    }
+}
+
+/// Two results made under different fingerprint schemes.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("made under different schemes: {what} {ours} vs {theirs}")]
+pub struct SchemeMismatch {
+    /// What differs, e.g. `hash scheme`.
+    pub what: &'static str,
+    /// The value on this side.
+    pub ours: String,
+    /// The value on the other side.
+    pub theirs: String,
 }
 
 /// One submission: a single file, or a directory of files with `-d`.
@@ -312,9 +403,22 @@ pub struct Stats {
     /// Fingerprint occurrences (in all compared files) removed because base
     /// code has their hash.
     pub base_hashes: u64,
-    /// Fingerprint occurrences (in all compared files) dropped because more
-    /// than `options.max_submissions` submissions have their hash.
+    /// Fingerprint occurrences (in all compared files) excluded from
+    /// matching because more than `options.max_submissions` submissions
+    /// have their hash, or, under the rarity rule, more than
+    /// `template_above` (template code).
     pub common_hashes: u64,
+    /// Under the rarity rule: a passage in more than this many submissions
+    /// (identical files counted once) was template code, neither matched
+    /// nor counted. Omitted when no number of submissions could reach it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub template_above: Option<u64>,
+    /// Under the rarity rule: passages in more than this many submissions
+    /// brought no pair together (they were still matched inside pairs that
+    /// rarer passages found), which keeps the cost linear. Omitted when
+    /// every shared passage could.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed_limit: Option<u64>,
     /// Pairs sharing at least one fingerprint, before `max_pairs` and
     /// `min_similarity` are applied.
     pub candidate_pairs: u64,
@@ -343,6 +447,18 @@ impl Report {
             identical_files: Vec::new(),
             skipped: Vec::new(),
             stats: Stats::default(),
+        }
+    }
+
+    /// The rule for passages shared by many submissions as it applied to
+    /// this run, for headers: `-m 10`, `-m 0 (no limit)`, or `rarity:
+    /// template above 233 submissions`.
+    pub fn common_rule(&self) -> String {
+        match (self.options.max_submissions, self.stats.template_above) {
+            (Some(0), _) => "-m 0 (no limit)".to_string(),
+            (Some(m), _) => format!("-m {m}"),
+            (None, Some(t)) => format!("rarity: template above {t} submissions"),
+            (None, None) => "rarity: no template".to_string(),
         }
     }
 

@@ -223,7 +223,17 @@ fn summary(report: &Report) -> String {
         }
         None => s.push_str(", language auto"),
     }
-    let _ = write!(s, ", k={} w={} m={}", opts.k, opts.w, opts.max_submissions);
+    let _ = write!(
+        s,
+        ", k={} w={}, common code {}, {} similarity",
+        opts.k,
+        opts.w,
+        report.common_rule(),
+        match opts.score {
+            crate::Score::Symmetric => "symmetric",
+            crate::Score::Directional => "directional",
+        }
+    );
     if !opts.base.is_empty() {
         let _ = write!(
             s,
