@@ -102,6 +102,13 @@ pub struct Args {
     #[arg(long = "cluster-threshold", value_name = "S", value_parser = parse_fraction, default_value = "0.5")]
     cluster_threshold: f64,
 
+    /// How a pair's similarity is computed: `symmetric`, the share of both
+    /// submissions inside matches, or `directional`, the larger of the two
+    /// shares (a copy that grew by added code stays at the share of its
+    /// source). Both shares are always reported.
+    #[arg(long = "score", value_enum, default_value_t = ScoreArg::Symmetric)]
+    score: ScoreArg,
+
     /// Exit with code 1 when a reported pair reaches this similarity (0..1
     /// or a percentage): for CI pipelines.
     #[arg(long = "fail-above", value_name = "S", value_parser = parse_fraction)]
@@ -219,6 +226,10 @@ fn compare(args: &Args) -> Result<bool> {
         min_similarity: args.min_similarity,
         min_fragment_symbols: args.min_tokens,
         cluster_threshold: args.cluster_threshold,
+        score: match args.score {
+            ScoreArg::Symmetric => bryo_compare::PairScore::Symmetric,
+            ScoreArg::Directional => bryo_compare::PairScore::Directional,
+        },
         comment: args.comment.clone(),
         directory_mode: args.directory,
         base_names: args.base.iter().map(|p| p.display().to_string()).collect(),
@@ -338,4 +349,11 @@ mod tests {
         assert!(parse_fraction("-1").is_err());
         assert!(parse_fraction("x").is_err());
     }
+}
+
+/// `--score`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum ScoreArg {
+    Symmetric,
+    Directional,
 }

@@ -66,3 +66,4 @@ fn skipped_note(skipped: usize, example: Option<&str>) -> String {
         (n, Some(e)) => format!(" ({n} files skipped, e.g. {e})"),
     }
 }
+pub use bryo_match::{PairScore, Rarity};

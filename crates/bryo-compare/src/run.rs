@@ -87,6 +87,8 @@ pub struct CompareOptions {
     pub min_fragment_symbols: Option<usize>,
     /// Pairs at or above this similarity join a cluster.
     pub cluster_threshold: f64,
+    /// How a pair's similarity is computed.
+    pub score: bryo_match::PairScore,
     /// MOSS `-c`.
     pub comment: Option<String>,
     /// MOSS `-d`, recorded in the report.
@@ -109,6 +111,7 @@ impl Default for CompareOptions {
             min_similarity: 0.0,
             min_fragment_symbols: None,
             cluster_threshold: bryo_match::DEFAULT_CLUSTER_THRESHOLD,
+            score: bryo_match::PairScore::default(),
             comment: None,
             directory_mode: false,
             base_names: Vec::new(),
@@ -284,6 +287,7 @@ pub fn compare_with_progress(
     match_options.chain_gap = chain_gap(kind_of(options, &kept), options.analyze.text_mode);
     match_options.min_fragment_symbols = min_fragment;
     match_options.cluster_threshold = options.cluster_threshold;
+    match_options.score = options.score;
 
     let mut corpus = Corpus::new();
     let mut doc_owner: Vec<(usize, usize)> = Vec::new();

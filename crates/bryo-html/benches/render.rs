@@ -51,7 +51,7 @@ fn setup() -> (Report, Vec<String>) {
         language: Some("python".into()),
         k: 12,
         w: 12,
-        max_submissions: 10,
+        max_submissions: Some(10),
         max_pairs: PAIRS as u32,
         min_similarity: 0.0,
         min_fragment_symbols: 12,
@@ -60,6 +60,8 @@ fn setup() -> (Report, Vec<String>) {
         base: vec!["starter.py".into()],
         old: vec![],
         comment: None,
+        score: Default::default(),
+        scheme: None,
     };
     let mut report = Report::new("0.1.0", options);
     for (i, text) in texts.iter().enumerate() {

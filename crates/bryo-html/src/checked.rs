@@ -109,7 +109,7 @@ mod tests {
             language: None,
             k: 3,
             w: 2,
-            max_submissions: 10,
+            max_submissions: Some(10),
             max_pairs: 250,
             min_similarity: 0.0,
             min_fragment_symbols: 3,
@@ -118,6 +118,8 @@ mod tests {
             base: vec![],
             old: vec![],
             comment: None,
+            score: Default::default(),
+            scheme: None,
         };
         let mut r = Report::new("0.1.0", options);
         r.submissions.push(Submission {

@@ -36,9 +36,10 @@
 //! use bryo_report::{FileEntry, FileStatus, Fragment, Frontend, Location, Options, Pair, Report, Submission};
 //!
 //! let options = Options {
-//!     language: None, k: 3, w: 2, max_submissions: 10, max_pairs: 250, min_similarity: 0.0,
+//!     language: None, k: 3, w: 2, max_submissions: Some(10), max_pairs: 250, min_similarity: 0.0,
 //!     min_fragment_symbols: 3, cluster_threshold: 0.5, directory_mode: false,
 //!     base: vec![], old: vec![], comment: None,
+//!     score: Default::default(), scheme: None,
 //! };
 //! let mut report = Report::new("0.1.0", options);
 //! for name in ["a.py", "b.py"] {

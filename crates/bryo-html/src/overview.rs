@@ -97,7 +97,7 @@ fn summary(out: &mut String, report: &Report) {
     push_fmt(
         out,
         format_args!(
-            "<dt>Options</dt><dd>k = {}, w = {} (every match of {} symbols is found), common code {}, -n {}, \
+            "<dt>Options</dt><dd>k = {}, w = {} (every match of {} symbols is found), common code: {}, -n {}, \
              minimum similarity {}, shortest fragment {} symbols, cluster threshold {}{}</dd>\n",
             o.k,
             o.w,

@@ -14,7 +14,7 @@ fn options() -> Options {
         language: None,
         k: 3,
         w: 2,
-        max_submissions: 10,
+        max_submissions: Some(10),
         max_pairs: 250,
         min_similarity: 0.0,
         min_fragment_symbols: 3,
@@ -23,6 +23,8 @@ fn options() -> Options {
         base: vec!["starter.py".into()],
         old: vec![],
         comment: Some("<b>term</b> & co".into()),
+        score: Default::default(),
+        scheme: None,
     }
 }
 

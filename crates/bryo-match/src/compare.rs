@@ -111,9 +111,8 @@ pub fn compare(corpus: &Corpus<'_>, options: &MatchOptions) -> Result<Comparison
     // those by matched symbols. `-n 0` and a minimum similarity score every
     // candidate.
     if let Some(scored) = scored_candidates(options) {
-        candidates.sort_unstable_by(|x, y| {
-            y.shared.cmp(&x.shared).then((x.a, x.b).cmp(&(y.a, y.b)))
-        });
+        candidates
+            .sort_unstable_by(|x, y| y.shared.cmp(&x.shared).then((x.a, x.b).cmp(&(y.a, y.b))));
         candidates.truncate(scored);
         candidates.sort_unstable_by_key(|c| (c.a, c.b));
     }
@@ -173,14 +172,18 @@ pub fn compare(corpus: &Corpus<'_>, options: &MatchOptions) -> Result<Comparison
     // score: as matched, or, if no shared fingerprint brought them
     // together, each document matched whole with its equal.
     let declared = declared_identical(corpus, &prep);
-    let found: std::collections::HashSet<(u32, u32)> = candidates.iter().map(|c| (c.a, c.b)).collect();
+    let found: std::collections::HashSet<(u32, u32)> =
+        candidates.iter().map(|c| (c.a, c.b)).collect();
     for &(a, b) in &declared {
         if !found.contains(&(a, b)) {
             all.push(whole_pair(&prep, a, b));
         }
     }
     for m in &mut all {
-        m.identical = m.identical || declared.binary_search(&(dense(&prep, m.a), dense(&prep, m.b))).is_ok();
+        m.identical = m.identical
+            || declared
+                .binary_search(&(dense(&prep, m.a), dense(&prep, m.b)))
+                .is_ok();
     }
     all.sort_by(|x, y| {
         (y.covered_a + y.covered_b)
@@ -206,7 +209,13 @@ pub fn compare(corpus: &Corpus<'_>, options: &MatchOptions) -> Result<Comparison
 
     let mut pairs: Vec<PairMatch> = all
         .into_iter()
-        .filter(|m| m.identical && declared.binary_search(&(dense(&prep, m.a), dense(&prep, m.b))).is_ok() || m.similarity >= options.min_similarity)
+        .filter(|m| {
+            m.identical
+                && declared
+                    .binary_search(&(dense(&prep, m.a), dense(&prep, m.b)))
+                    .is_ok()
+                || m.similarity >= options.min_similarity
+        })
         .collect();
     if options.max_pairs != 0 {
         pairs.truncate(options.max_pairs);

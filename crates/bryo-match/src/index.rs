@@ -509,7 +509,15 @@ pub(crate) fn build_index(
     let mut grouped: Vec<Grouped> = bucket_slices
         .into_par_iter()
         .map_init(Scratch::default, |scratch, slice| {
-            group_bucket(slice, scratch, prep, base, canonical, exclude_above, options)
+            group_bucket(
+                slice,
+                scratch,
+                prep,
+                base,
+                canonical,
+                exclude_above,
+                options,
+            )
         })
         .collect();
     let rule = AppliedRule {
@@ -570,19 +578,19 @@ fn exclude_threshold(prep: &Prepared<'_>, canonical: &[bool], options: &MatchOpt
     }
 }
 
-/// Submissions above which a shared hash forms no pair records
-/// (`u64::MAX`: none).
+/// Submissions above which a shared hash pairs only a sample of its
+/// submissions (`u64::MAX`: none).
 ///
 /// Under MOSS's rule nothing above `-m` is left to limit. Under the rarity
-/// rule, hashes seed pairs in order of rarity while the records they form
-/// fit the budget, so that the cost stays linear in the corpus; a hash
-/// above the limit is still matched (fragments extend through it) in pairs
-/// that rarer hashes bring together.
+/// rule, a hash in `n` submissions forms all `n(n − 1)/2` pair records up
+/// to the limit `L`, and above it pairs each submission with `⌈L/2⌉` others
+/// (see [`pair_records`]); `L` is the largest for which all records fit the
+/// budget, so that the cost stays linear in the corpus.
 fn seed_limit(grouped: &[Grouped], fps: &[Vec<Fingerprint>], options: &MatchOptions) -> u64 {
     let CommonRule::Rarity(r) = options.common else {
         return u64::MAX;
     };
-    // Pair records per number of submissions sharing a hash.
+    // Hashes per number of submissions sharing them.
     let mut hist: Vec<u64> = Vec::new();
     for g in grouped {
         for grp in &g.groups {
@@ -594,51 +602,87 @@ fn seed_limit(grouped: &[Grouped], fps: &[Vec<Fingerprint>], options: &MatchOpti
         }
     }
     let fingerprints: u64 = fps.iter().map(|f| f.len() as u64).sum();
-    let rpf: u64 = std::env::var("XRPF").ok().and_then(|v| v.parse().ok()).unwrap_or(r.records_per_fingerprint as u64); // XXX experiment
-    let budget = rpf
+    let budget = (r.records_per_fingerprint as u64)
         .saturating_mul(fingerprints)
-        .max(std::env::var("XMINR").ok().and_then(|v| v.parse().ok()).unwrap_or(r.min_records as u64));
-    let mut used = 0u64;
-    for (n, &count) in hist.iter().enumerate().skip(2) {
+        .max(r.min_records as u64);
+    // records(L) = Σ_{n ≤ L} C(n, 2)·hist[n] + ⌈L/2⌉ · Σ_{n > L} n·hist[n],
+    // which grows with L.
+    let mut above: u64 = hist
+        .iter()
+        .enumerate()
+        .map(|(n, &c)| (n as u64).saturating_mul(c))
+        .fold(0, u64::saturating_add);
+    let mut full = 0u64;
+    let mut best = r.min_seed_limit.max(2) as u64;
+    for (n, &count) in hist.iter().enumerate() {
         let n = n as u64;
-        used = used.saturating_add((n * (n - 1) / 2).saturating_mul(count));
-        if used > budget {
-            return (n - 1).max(r.min_seed_limit as u64);
+        full = full.saturating_add((n * n.saturating_sub(1) / 2).saturating_mul(count));
+        above = above.saturating_sub(n.saturating_mul(count));
+        if above == 0 && full <= budget {
+            return u64::MAX;
         }
+        let records = full.saturating_add(n.div_ceil(2).saturating_mul(above));
+        if records > budget {
+            break;
+        }
+        best = best.max(n);
     }
-    u64::MAX
+    best
 }
 
-/// The pair records of one bucket's groups in at most `rule.seed_limit`
-/// submissions.
+/// The pair records of one bucket's groups.
+///
+/// A hash in at most `rule.seed_limit` submissions pairs all of them. One
+/// in more (frequent, but not excluded) pairs each of its submissions with
+/// the next `⌈limit/2⌉` in an order drawn from the hash: two submissions
+/// that share many frequent hashes are paired by some of them (with
+/// probability `1 − (1 − limit/n)^s` for `s` hashes in `n` submissions),
+/// and once paired, fragments extend through every shared passage.
 fn pair_records<'g>(
     bucket: u32,
     g: &'g Grouped,
     prep: &'g Prepared<'_>,
     rule: AppliedRule,
-) -> impl Iterator<Item = Record> + 'g {
-    g.groups
-        .iter()
-        .map(|grp| &g.subs[grp.subs.0 as usize..grp.subs.1 as usize])
-        .filter(move |subs| subs.len() as u64 <= rule.seed_limit)
-        .flat_map(move |subs| {
-            subs.iter().enumerate().flat_map(move |(x, &(sa, a_start, a_len))| {
-                subs[x + 1..]
-                    .iter()
-                    .filter(move |&&(sb, _, _)| {
-                        !(prep.subs[sa as usize].old && prep.subs[sb as usize].old)
-                    })
-                    .map(move |&(sb, b_start, b_len)| Record {
-                        a: sa,
-                        b: sb,
-                        bucket,
-                        a_start,
-                        a_len,
-                        b_start,
-                        b_len,
-                    })
-            })
+) -> Vec<Record> {
+    let mut out = Vec::new();
+    let record = |x: &(u32, u32, u32), y: &(u32, u32, u32)| {
+        let (x, y) = if x.0 < y.0 { (x, y) } else { (y, x) };
+        (!(prep.subs[x.0 as usize].old && prep.subs[y.0 as usize].old)).then_some(Record {
+            a: x.0,
+            b: y.0,
+            bucket,
+            a_start: x.1,
+            a_len: x.2,
+            b_start: y.1,
+            b_len: y.2,
         })
+    };
+    let mut order: Vec<(u64, (u32, u32, u32))> = Vec::new();
+    for grp in &g.groups {
+        let subs = &g.subs[grp.subs.0 as usize..grp.subs.1 as usize];
+        if subs.len() as u64 <= rule.seed_limit {
+            for (i, x) in subs.iter().enumerate() {
+                out.extend(subs[i + 1..].iter().filter_map(|y| record(x, y)));
+            }
+            continue;
+        }
+        let hash = g.bucket.entries[subs[0].1 as usize].hash;
+        order.clear();
+        order.extend(
+            subs.iter()
+                .map(|&s| (rehash(hash ^ rehash(u64::from(s.0))), s)),
+        );
+        order.sort_unstable();
+        let n = order.len();
+        // At most (n − 1)/2 steps, so that no pair is formed twice.
+        let reach = (rule.seed_limit.div_ceil(2) as usize).min((n - 1) / 2);
+        for i in 0..n {
+            for d in 1..=reach {
+                out.extend(record(&order[i].1, &order[(i + d) % n].1));
+            }
+        }
+    }
+    out
 }
 
 /// Reusable buffers for grouping one bucket.

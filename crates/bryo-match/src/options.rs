@@ -87,8 +87,8 @@ impl Default for Rarity {
         Rarity {
             template_share: 0.5,
             template_min: 10,
-            records_per_fingerprint: 64,
-            min_records: 1 << 22,
+            records_per_fingerprint: 2,
+            min_records: 1 << 18,
             min_seed_limit: 10,
         }
     }

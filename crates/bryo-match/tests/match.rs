@@ -7,17 +7,13 @@ use std::collections::{BTreeMap, HashSet};
 
 use bryo_engine::{Config, Selection, SplitMix64};
 use bryo_match::{
-    compare, Comparison, Corpus, DocId, Document, Error, MatchOptions, Role, SubmissionId,
-    EXTENSION_BUDGET_PER_SYMBOL,
+    compare, scored_candidates, CommonRule, Comparison, Corpus, DocId, Document, Error,
+    MatchOptions, Rarity, Role, SubmissionId, EXTENSION_BUDGET_PER_SYMBOL,
 };
 use proptest::prelude::*;
-use support::naive::{self, TestDoc};
+use support::naive::{self, sub_id, TestDoc};
 
 /// Submission ids are deliberately neither dense nor in generation order.
-fn sub_id(i: u32) -> SubmissionId {
-    SubmissionId(1000 - 7 * i)
-}
-
 fn corpus(docs: &[TestDoc]) -> Corpus<'_> {
     docs.iter()
         .map(|d| Document::new(sub_id(d.sub), &d.symbols).with_role(d.role))
@@ -144,11 +140,17 @@ fn check_structure(docs: &[TestDoc], options: &MatchOptions, result: &Comparison
             }
         }
         assert_eq!((p.covered_a, p.covered_b), (covered_a, covered_b));
+        // Template code (the rarity rule) leaves the totals like base code;
+        // MOSS-common passages stay in them.
+        let template = matches!(options.common, CommonRule::Rarity(_));
         let total = |s: SubmissionId| -> u64 {
             docs.iter()
                 .enumerate()
                 .filter(|(_, d)| d.role != Role::Base && sub_id(d.sub) == s)
-                .map(|(i, _)| base_masks[i].iter().filter(|&&m| !m).count() as u64)
+                .map(|(i, _)| {
+                    let out = |j: usize| base_masks[i][j] || (template && common_masks[i][j]);
+                    (0..docs[i].symbols.len()).filter(|&j| !out(j)).count() as u64
+                })
                 .sum()
         };
         assert_eq!((p.symbols_a, p.symbols_b), (total(p.a), total(p.b)));
@@ -210,7 +212,7 @@ fn small_corpus() -> impl Strategy<Value = (Vec<TestDoc>, MatchOptions)> {
             (0u32..5, 0u8..10, prop::collection::vec(0u64..4, 0..40)),
             1..10,
         ),
-        0usize..=4,
+        0usize..=5,
         1usize..=3,
         0usize..=6,
         any::<bool>(),
@@ -234,7 +236,16 @@ fn small_corpus() -> impl Strategy<Value = (Vec<TestDoc>, MatchOptions)> {
                     })
                     .collect();
                 let mut o = options(k, w);
-                o.max_submissions = m;
+                // -m 0..=3, or the rarity rule with a template threshold
+                // that small corpora reach.
+                o.common = match m {
+                    0..=3 => CommonRule::MaxSubmissions(m),
+                    4 => CommonRule::Rarity(Rarity::default()),
+                    _ => CommonRule::Rarity(Rarity {
+                        template_min: 1,
+                        ..Rarity::default()
+                    }),
+                };
                 o.occurrence_cap = cap;
                 o.min_fragment_symbols = min_len;
                 o.selection = if robust {
@@ -262,17 +273,15 @@ proptest! {
         check_structure(&docs, &options, &result);
     }
 
-    /// `max_pairs` keeps the pairs with the most shared fingerprints.
+    /// `max_pairs = n` reports the `n` pairs with the most matched symbols
+    /// among the `max(4n, n + 200)` with the most shared fingerprints:
+    /// here all of them, so exactly the first `n` of the full ranking.
     #[test]
     fn max_pairs_keeps_the_top((docs, mut options) in small_corpus(), n in 1usize..4) {
-        let all = naive_pairs(&docs, &options);
+        let all = compare(&corpus(&docs), &options).unwrap();
         options.max_pairs = n;
         let result = compare(&corpus(&docs), &options).unwrap();
-        let mut ranked: Vec<_> = all.into_iter().collect();
-        ranked.sort_by_key(|&((a, b), s)| (std::cmp::Reverse(s), a, b));
-        ranked.truncate(n);
-        let expected: BTreeMap<_, _> = ranked.into_iter().collect();
-        prop_assert_eq!(found_pairs(&result), expected);
+        prop_assert_eq!(&result.pairs[..], &all.pairs[..n.min(all.pairs.len())]);
     }
 
     /// The result does not depend on the number of threads.
@@ -343,7 +352,7 @@ fn m_two_reports_only_passages_in_exactly_two_submissions() {
         doc(2, Role::Current, s2),
     ];
     let mut o = options(5, 6);
-    o.max_submissions = 2;
+    o.common = CommonRule::MaxSubmissions(2);
     let result = compare(&corpus(&docs), &o).unwrap();
     check_structure(&docs, &o, &result);
     assert_eq!(result.pairs.len(), 1);
@@ -355,10 +364,10 @@ fn m_two_reports_only_passages_in_exactly_two_submissions() {
     assert_eq!((f.a_start, f.b_start, f.len), (45, 10, 40));
     assert!(result.stats.dropped_common > 0);
 
-    o.max_submissions = 3;
+    o.common = CommonRule::MaxSubmissions(3);
     let result = compare(&corpus(&docs), &o).unwrap();
     assert_eq!(result.pairs.len(), 3);
-    o.max_submissions = 0; // no limit
+    o.common = CommonRule::MaxSubmissions(0); // no limit
     assert_eq!(compare(&corpus(&docs), &o).unwrap().pairs.len(), 3);
 }
 
@@ -394,7 +403,7 @@ fn common_passage_corpus(seed: u64) -> (Vec<TestDoc>, [usize; 4]) {
 fn m_passages_are_barriers_like_base_code() {
     let (docs, at) = common_passage_corpus(21);
     let mut o = options(5, 4);
-    o.max_submissions = 2;
+    o.common = CommonRule::MaxSubmissions(2);
     let result = compare(&corpus(&docs), &o).unwrap();
     check_structure(&docs, &o, &result);
     // Submission 0 has the larger id: it is the b side of the pair.
@@ -422,7 +431,7 @@ fn m_passages_are_barriers_like_base_code() {
     assert!(result.stats.dropped_common > 0);
 
     // With -m 10 the passage is a match like any other.
-    o.max_submissions = 10;
+    o.common = CommonRule::MaxSubmissions(10);
     let result = compare(&corpus(&docs), &o).unwrap();
     check_structure(&docs, &o, &result);
     assert_eq!(result.pairs.len(), 6);
@@ -445,7 +454,7 @@ fn m_passages_leak_at_most_w_minus_one_symbols_at_their_ends() {
     for seed in 0..24 {
         let (docs, at) = common_passage_corpus(seed);
         let mut o = options(k, w);
-        o.max_submissions = 2;
+        o.common = CommonRule::MaxSubmissions(2);
         let result = compare(&corpus(&docs), &o).unwrap();
         check_structure(&docs, &o, &result);
         for (i, d) in result.documents.iter().enumerate() {
@@ -748,4 +757,151 @@ proptest! {
             docs.iter().map(|d| fingerprinter.fingerprints_symbols(&d.symbols).unwrap().len() as u64).sum::<u64>()
         );
     }
+}
+
+/// Forty submissions: random text with passages copied among random
+/// subsets, so that hundreds of pairs share fingerprints.
+fn crowded_corpus(seed: u64) -> Vec<TestDoc> {
+    let mut rng = SplitMix64::new(seed);
+    let passages: Vec<Vec<u64>> = (0..30)
+        .map(|i| random_symbols(&mut rng, 8 + (i * 7) % 50))
+        .collect();
+    (0..40)
+        .map(|s| {
+            let mut symbols = random_symbols(&mut rng, 20);
+            for p in &passages {
+                if rng.next().is_multiple_of(4) {
+                    symbols.extend(p);
+                    let gap = (rng.next() % 6) as usize;
+                    symbols.extend(random_symbols(&mut rng, gap));
+                }
+            }
+            doc(s, Role::Current, symbols)
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// The bound `-n` states, against scoring every candidate: of the
+    /// `max(4n, n + 200)` pairs with the most shared fingerprints, the `n`
+    /// with the most matched symbols, in the matcher's order.
+    #[test]
+    fn max_pairs_guarantees_its_bound(seed in any::<u64>(), n in 1usize..60) {
+        let docs = crowded_corpus(seed);
+        let mut o = options(4, 3);
+        o.max_pairs = 0;
+        let all = compare(&corpus(&docs), &o).unwrap();
+        prop_assert!(all.pairs.len() > 300, "{} pairs", all.pairs.len());
+        let mut by_shared = all.pairs.clone();
+        by_shared.sort_by_key(|p| (std::cmp::Reverse(p.shared_fingerprints), p.a, p.b));
+        o.max_pairs = n;
+        by_shared.truncate(scored_candidates(&o).unwrap());
+        by_shared.sort_by_key(|p| {
+            (std::cmp::Reverse(p.covered_a + p.covered_b), std::cmp::Reverse(p.shared_fingerprints), p.a, p.b)
+        });
+        by_shared.truncate(n);
+        let result = compare(&corpus(&docs), &o).unwrap();
+        prop_assert_eq!(result.pairs, by_shared);
+    }
+}
+
+/// A group of fifteen copiers in a class of thirty-five: MOSS's `-m 10`
+/// erases what they share; the rarity rule keeps it, and takes only the
+/// passage everyone has (template code) out of matching and totals.
+#[test]
+fn rarity_keeps_what_a_group_of_copiers_shares() {
+    let mut rng = SplitMix64::new(5);
+    let template = random_symbols(&mut rng, 60);
+    let copied = random_symbols(&mut rng, 80);
+    let docs: Vec<TestDoc> = (0..35)
+        .map(|s| {
+            let mut symbols = template.clone();
+            symbols.extend(random_symbols(&mut rng, 30));
+            if s < 15 {
+                symbols.extend(&copied);
+            }
+            symbols.extend(random_symbols(&mut rng, 30));
+            doc(s, Role::Current, symbols)
+        })
+        .collect();
+    let pair_of = |r: &Comparison, a: u32, b: u32| {
+        let (x, y) = (sub_id(a).min(sub_id(b)), sub_id(a).max(sub_id(b)));
+        r.pairs.iter().find(|p| (p.a, p.b) == (x, y)).cloned()
+    };
+    let mut o = options(6, 5);
+    o.max_pairs = 0;
+    o.common = CommonRule::MaxSubmissions(10);
+    let moss = compare(&corpus(&docs), &o).unwrap();
+    check_structure(&docs, &o, &moss);
+    assert!(pair_of(&moss, 0, 1).is_none_or(|p| p.covered_a < 20));
+
+    o.common = CommonRule::Rarity(Rarity::default());
+    let rarity = compare(&corpus(&docs), &o).unwrap();
+    check_structure(&docs, &o, &rarity);
+    let p = pair_of(&rarity, 0, 1).expect("the copiers are paired");
+    assert!(p.covered_a >= 80 - 2 * 5, "{p:?}");
+    // The template is in all 35: out of matching and totals.
+    assert_eq!(rarity.stats.exclude_above, 17);
+    assert!(p.symbols_a <= 140 + 5 * 2, "{p:?}");
+    // Two students outside the group share only the template: no pair.
+    assert!(pair_of(&rarity, 20, 21).is_none());
+}
+
+/// The seeding budget: passages in more submissions than the limit it
+/// sets pair only a sample of their submissions, but inside a pair that a
+/// rarer passage found they are matched, as one fragment with it.
+#[test]
+fn seeding_budget_samples_pairs_not_matches() {
+    let mut rng = SplitMix64::new(9);
+    let frequent = random_symbols(&mut rng, 60);
+    let rare = random_symbols(&mut rng, 40);
+    // Twelve of thirty have the frequent passage: not template code.
+    let docs: Vec<TestDoc> = (0..30)
+        .map(|s| {
+            let mut symbols = random_symbols(&mut rng, 20);
+            if s < 2 {
+                symbols.extend(&rare);
+            }
+            if s < 12 {
+                symbols.extend(&frequent);
+            }
+            symbols.extend(random_symbols(&mut rng, 20));
+            doc(s, Role::Current, symbols)
+        })
+        .collect();
+    let mut o = options(5, 4);
+    o.max_pairs = 0;
+    o.common = CommonRule::Rarity(Rarity {
+        records_per_fingerprint: 0,
+        min_records: 1,
+        min_seed_limit: 2,
+        ..Rarity::default()
+    });
+    let result = compare(&corpus(&docs), &o).unwrap();
+    check_structure(&docs, &o, &result);
+    assert_eq!(result.stats.seed_limit, 2);
+    // Each frequent hash pairs every submission with one other.
+    let frequent_hashes = result.stats.shared_hashes - 1;
+    assert!(result.stats.candidate_pairs <= 1 + 12 * frequent_hashes);
+    let shared = |r: &Comparison| r.pairs.iter().map(|p| p.shared_fingerprints).sum::<u64>();
+    let p = result
+        .pairs
+        .iter()
+        .find(|p| (p.a, p.b) == (sub_id(1), sub_id(0)))
+        .expect("the rare passage pairs 0 and 1");
+    assert_eq!(p.fragments.len(), 1);
+    assert_eq!(p.fragments[0].len, 100);
+    // Without the budget every pair of the twelve is found, through every
+    // frequent hash: six times the records of the sample.
+    o.common = CommonRule::Rarity(Rarity::default());
+    let all = compare(&corpus(&docs), &o).unwrap();
+    assert_eq!(all.pairs.len(), 66);
+    assert!(
+        shared(&all) >= 5 * shared(&result),
+        "{} {}",
+        shared(&all),
+        shared(&result)
+    );
 }

@@ -25,7 +25,7 @@
 //!     language: Some("python".into()),
 //!     k: 25,
 //!     w: 40,
-//!     max_submissions: 10,
+//!     max_submissions: Some(10),
 //!     max_pairs: 250,
 //!     min_similarity: 0.0,
 //!     min_fragment_symbols: 0,
@@ -34,6 +34,8 @@
 //!     base: vec![],
 //!     old: vec![],
 //!     comment: None,
+//!     score: Default::default(),
+//!     scheme: None,
 //! };
 //! let mut report = Report::new("0.1.0", options);
 //! for name in ["alice.py", "bob.py"] {
@@ -101,7 +103,8 @@ pub use error::ReportError;
 pub use json::write_json;
 pub use model::{
     Cluster, FileEntry, FileRef, FileStatus, Fragment, Frontend, IdenticalFiles, Location, Options,
-    Pair, Region, Report, Scheme, SchemeMismatch, Score, Schema, Skipped, Stats, Submission, SCHEMA_ID,
+    Pair, Region, Report, Schema, Scheme, SchemeMismatch, Score, Skipped, Stats, Submission,
+    SCHEMA_ID,
 };
 pub use numbers::{percent_down, plural};
 pub use table::{write_table, TableOptions};

@@ -168,19 +168,23 @@ impl Scheme {
     ) -> Result<(), SchemeMismatch> {
         let differences = [
             ("hash scheme", self.hash.to_string(), other.hash.to_string()),
-            ("symbol scheme", self.symbol.to_string(), other.symbol.to_string()),
-            ("normalization", self.normalization.clone(), other.normalization.clone()),
+            (
+                "symbol scheme",
+                self.symbol.to_string(),
+                other.symbol.to_string(),
+            ),
+            (
+                "normalization",
+                self.normalization.clone(),
+                other.normalization.clone(),
+            ),
             ("text mode", self.text_mode.clone(), other.text_mode.clone()),
             ("k", kw.0.to_string(), other_kw.0.to_string()),
             ("w", kw.1.to_string(), other_kw.1.to_string()),
         ];
         match differences.into_iter().find(|(_, x, y)| x != y) {
             None => Ok(()),
-            Some((what, ours, theirs)) => Err(SchemeMismatch {
-                what,
-                ours,
-                theirs,
-            }),
+            Some((what, ours, theirs)) => Err(SchemeMismatch { what, ours, theirs }),
         }
     }
 }
@@ -451,14 +455,14 @@ impl Report {
     }
 
     /// The rule for passages shared by many submissions as it applied to
-    /// this run, for headers: `-m 10`, `-m 0 (no limit)`, or `rarity:
-    /// template above 233 submissions`.
+    /// this run, for headers: `-m 10`, `-m 0 (no limit)`, or (the rarity rule)
+    /// `template above 233 submissions`.
     pub fn common_rule(&self) -> String {
         match (self.options.max_submissions, self.stats.template_above) {
             (Some(0), _) => "-m 0 (no limit)".to_string(),
             (Some(m), _) => format!("-m {m}"),
-            (None, Some(t)) => format!("rarity: template above {t} submissions"),
-            (None, None) => "rarity: no template".to_string(),
+            (None, Some(t)) => format!("template above {t} submissions"),
+            (None, None) => "template: none".to_string(),
         }
     }
 

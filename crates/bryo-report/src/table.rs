@@ -225,7 +225,7 @@ fn summary(report: &Report) -> String {
     }
     let _ = write!(
         s,
-        ", k={} w={}, common code {}, {} similarity",
+        ", k={} w={}, common code: {}, {} similarity",
         opts.k,
         opts.w,
         report.common_rule(),

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 
 use bryo_report::{
     write_csv, write_json, write_table, Cluster, FileEntry, FileRef, FileStatus, Fragment,
-    Frontend, IdenticalFiles, Location, Options, Pair, Region, Report, ReportError, Skipped, Stats,
-    Submission, TableOptions, SCHEMA_ID,
+    Frontend, IdenticalFiles, Location, Options, Pair, Region, Report, ReportError, Scheme, Score,
+    Skipped, Stats, Submission, TableOptions, SCHEMA_ID,
 };
 use proptest::prelude::*;
 
@@ -47,7 +47,7 @@ fn sample() -> Report {
             language: Some("python".into()),
             k: 25,
             w: 40,
-            max_submissions: 10,
+            max_submissions: None,
             max_pairs: 250,
             min_similarity: 0.0,
             min_fragment_symbols: 0,
@@ -56,6 +56,13 @@ fn sample() -> Report {
             base: vec!["starter/hw1.py".into()],
             old: vec!["2025".into()],
             comment: Some("HW1, fall term".into()),
+            score: Score::Symmetric,
+            scheme: Some(Scheme {
+                hash: 1,
+                symbol: 1,
+                normalization: "full".into(),
+                text_mode: "chars".into(),
+            }),
         },
     );
     r.submissions = vec![
@@ -191,6 +198,8 @@ fn sample() -> Report {
         common_hashes: 0,
         candidate_pairs: 5,
         duplicate_files: 0,
+        template_above: Some(10),
+        seed_limit: Some(40),
     };
     r
 }
@@ -484,16 +493,22 @@ prop_compose! {
 prop_compose! {
     fn options()(
         language in proptest::option::of(text()),
-        k in any::<u32>(), w in any::<u32>(), m in any::<u32>(), n in any::<u32>(),
+        k in any::<u32>(), w in any::<u32>(), m in proptest::option::of(any::<u32>()), n in any::<u32>(),
         min_similarity in finite(), min_fragment_symbols in any::<u32>(),
         cluster_threshold in finite(), directory_mode in any::<bool>(),
         base in proptest::collection::vec(text(), 0..3),
         old in proptest::collection::vec(text(), 0..3),
         comment in proptest::option::of(text()),
+        directional in any::<bool>(),
+        scheme in proptest::option::of((any::<u32>(), any::<u32>(), text(), text())),
     ) -> Options {
         Options {
             language, k, w, max_submissions: m, max_pairs: n, min_similarity,
             min_fragment_symbols, cluster_threshold, directory_mode, base, old, comment,
+            score: if directional { Score::Directional } else { Score::Symmetric },
+            scheme: scheme.map(|(hash, symbol, normalization, text_mode)| Scheme {
+                hash, symbol, normalization, text_mode,
+            }),
         }
     }
 }
@@ -582,6 +597,8 @@ fn report() -> impl Strategy<Value = Report> {
                         common_hashes: st[5],
                         candidate_pairs: st[6],
                         duplicate_files: st[0] % 4,
+                        template_above: (st[5] % 3 == 0).then_some(st[4]),
+                        seed_limit: (st[6] % 3 == 1).then_some(st[3]),
                     };
                     if n >= 2 && st[1] % 2 == 0 {
                         r.identical_submissions = vec![vec![0, n - 1]];

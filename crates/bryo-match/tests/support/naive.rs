@@ -4,7 +4,13 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use bryo_engine::{Fingerprinter, Hasher};
-use bryo_match::{MatchOptions, Role};
+use bryo_match::{CommonRule, MatchOptions, Role, SubmissionId};
+
+/// The submission id of dense test submission `i`: ids fall as `i` grows,
+/// so that the matcher's internal order (by id) is not the test's.
+pub fn sub_id(i: u32) -> SubmissionId {
+    SubmissionId(1000 - 7 * i)
+}
 
 /// A test document: dense submission index, whether it is old, base or
 /// current, and its symbols.
@@ -44,6 +50,74 @@ pub fn base_mask(doc: &[u64], base: &HashSet<u64>, options: &MatchOptions) -> Ve
     mask
 }
 
+/// The hashes the options' common-code rule excludes from matching: under
+/// `-m N`, a (non-base) hash selected in more than `N` submissions; under
+/// the rarity rule, one selected in at least two submissions and, counting
+/// only the first document of each content (in id order), in more than
+/// `max(template_min, ⌊template_share · submissions⌋)` of them, where
+/// submissions are those with a first-of-its-content non-empty document.
+/// Assumes the seeding budget never binds.
+pub fn excluded_hashes(docs: &[TestDoc], options: &MatchOptions) -> HashSet<u64> {
+    let mut f = Fingerprinter::new(options.config, options.hash, options.selection).unwrap();
+    let base = base_hashes(docs, options);
+    let selected: Vec<HashSet<u64>> = docs
+        .iter()
+        .map(|d| match d.role {
+            Role::Base => HashSet::new(),
+            _ => f
+                .fingerprints_symbols(&d.symbols)
+                .unwrap()
+                .iter()
+                .map(|fp| fp.hash)
+                .filter(|h| !base.contains(h))
+                .collect(),
+        })
+        .collect();
+    let mut subs_of: HashMap<u64, BTreeSet<u32>> = HashMap::new();
+    for (d, hashes) in docs.iter().zip(&selected) {
+        for &h in hashes {
+            subs_of.entry(h).or_default().insert(d.sub);
+        }
+    }
+    match options.common {
+        CommonRule::MaxSubmissions(0) => HashSet::new(),
+        CommonRule::MaxSubmissions(m) => subs_of
+            .into_iter()
+            .filter(|(_, s)| s.len() > m)
+            .map(|(h, _)| h)
+            .collect(),
+        CommonRule::Rarity(r) => {
+            let mut order: Vec<usize> = (0..docs.len())
+                .filter(|&i| docs[i].role != Role::Base)
+                .collect();
+            order.sort_by_key(|&i| (sub_id(docs[i].sub), i));
+            let mut seen: HashSet<&[u64]> = HashSet::new();
+            let mut distinct_of: HashMap<u64, BTreeSet<u32>> = HashMap::new();
+            let mut subs: BTreeSet<u32> = BTreeSet::new();
+            for i in order {
+                if !seen.insert(&docs[i].symbols) {
+                    continue;
+                }
+                if !docs[i].symbols.is_empty() {
+                    subs.insert(docs[i].sub);
+                }
+                for &h in &selected[i] {
+                    distinct_of.entry(h).or_default().insert(docs[i].sub);
+                }
+            }
+            let share = (r.template_share * subs.len() as f64).floor() as usize;
+            let above = share.max(r.template_min);
+            subs_of
+                .into_iter()
+                .filter(|(h, s)| {
+                    s.len() >= 2 && distinct_of.get(h).map_or(0, BTreeSet::len) > above
+                })
+                .map(|(h, _)| h)
+                .collect()
+        }
+    }
+}
+
 /// `(a, b) -> shared fingerprints` over dense submission indices, `a < b`,
 /// by brute force over every pair of submissions.
 pub fn pairs(docs: &[TestDoc], options: &MatchOptions) -> BTreeMap<(u32, u32), u64> {
@@ -52,7 +126,6 @@ pub fn pairs(docs: &[TestDoc], options: &MatchOptions) -> BTreeMap<(u32, u32), u
     // occurrences[sub][hash], each document's count capped.
     let mut occurrences: BTreeMap<u32, HashMap<u64, u64>> = BTreeMap::new();
     let mut old: BTreeMap<u32, bool> = BTreeMap::new();
-    let mut subs_of: HashMap<u64, BTreeSet<u32>> = HashMap::new();
     for d in docs.iter().filter(|d| d.role != Role::Base) {
         old.insert(d.sub, d.role == Role::Old);
         let mut counts: HashMap<u64, u64> = HashMap::new();
@@ -62,13 +135,10 @@ pub fn pairs(docs: &[TestDoc], options: &MatchOptions) -> BTreeMap<(u32, u32), u
         let occ = occurrences.entry(d.sub).or_default();
         for (h, n) in counts {
             *occ.entry(h).or_default() += n.min(options.occurrence_cap as u64);
-            subs_of.entry(h).or_default().insert(d.sub);
         }
     }
-    let valid = |h: &u64| {
-        !base.contains(h)
-            && (options.max_submissions == 0 || subs_of[h].len() <= options.max_submissions)
-    };
+    let excluded = excluded_hashes(docs, options);
+    let valid = |h: &u64| !base.contains(h) && !excluded.contains(h);
     let mut out = BTreeMap::new();
     for (&a, occ_a) in &occurrences {
         for (&b, occ_b) in &occurrences {
@@ -108,17 +178,8 @@ pub fn common_masks(docs: &[TestDoc], options: &MatchOptions) -> Vec<Vec<bool>> 
                 .collect(),
         })
         .collect();
-    let mut subs_of: HashMap<u64, HashSet<u32>> = HashMap::new();
-    for (d, list) in docs.iter().zip(&fps) {
-        for &(h, _) in list {
-            subs_of.entry(h).or_default().insert(d.sub);
-        }
-    }
-    let common = |h: &u64| {
-        options.max_submissions != 0
-            && !base.contains(h)
-            && subs_of[h].len() > options.max_submissions
-    };
+    let excluded = excluded_hashes(docs, options);
+    let common = |h: &u64| !base.contains(h) && excluded.contains(h);
     docs.iter()
         .zip(&fps)
         .map(|(d, list)| {
