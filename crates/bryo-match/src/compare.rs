@@ -132,7 +132,8 @@ pub fn compare(corpus: &Corpus<'_>, options: &MatchOptions) -> Result<Comparison
                 },
             );
             if options.chain_gap > 0 {
-                chain(&mut f, options.chain_gap, options.min_fragment_symbols);
+                let floor = chain_floor(&prep, c.a, c.b, options);
+                chain(&mut f, options.chain_gap, floor);
             }
             let counts = PairCounts {
                 seeds: f.seeds,
@@ -252,6 +253,22 @@ pub fn scored_candidates(options: &MatchOptions) -> Option<usize> {
         _ if options.min_similarity > 0.0 => None,
         n => Some(n.saturating_mul(4).max(n.saturating_add(200))),
     }
+}
+
+/// The shortest chain kept in a pair; see
+/// [`MatchOptions::chain_floor_scale`].
+fn chain_floor(prep: &Prepared<'_>, a: u32, b: u32, options: &MatchOptions) -> usize {
+    let fixed = options.min_fragment_symbols;
+    if options.chain_floor_scale == 0.0 {
+        return fixed;
+    }
+    let n = prep.subs[a as usize]
+        .symbols
+        .min(prep.subs[b as usize].symbols);
+    let scaled = (options.chain_floor_scale * (n as f64).sqrt()).ceil() as usize;
+    scaled
+        .max(options.config.k())
+        .min(fixed.max(options.config.k()))
 }
 
 /// Counters of one pair's fragment search.

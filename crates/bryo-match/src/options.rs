@@ -156,6 +156,17 @@ pub struct MatchOptions {
     /// edited matches in runs separated by the edited words; chaining lets
     /// the passage count as one while isolated common phrases do not.
     pub chain_gap: usize,
+    /// With a chain gap: scales the shortest chain kept with the length of
+    /// the pair's shorter submission, `n` symbols: a chain must reach
+    /// `⌈chain_floor_scale · √n⌉` symbols, at least `k` and at most
+    /// `min_fragment_symbols`. 0 (the default) keeps the fixed
+    /// `min_fragment_symbols`.
+    ///
+    /// A long document shares many short common phrases with any other; a
+    /// 200-word answer shares few, and a heavily revised copy of it keeps
+    /// only short runs. The square root keeps the floor where long
+    /// documents need it and lowers it for short ones.
+    pub chain_floor_scale: f64,
     /// Pairs scoring below this similarity are not reported, except pairs
     /// the corpus declares identical ([`Corpus::declare_identical`](crate::Corpus::declare_identical)).
     /// Default 0.
@@ -209,6 +220,7 @@ impl MatchOptions {
             occurrence_cap: DEFAULT_OCCURRENCE_CAP,
             cluster_threshold: DEFAULT_CLUSTER_THRESHOLD,
             chain_gap: 0,
+            chain_floor_scale: 0.0,
             min_similarity: 0.0,
             score: PairScore::Symmetric,
         }
@@ -222,6 +234,9 @@ impl MatchOptions {
         }
         if !(0.0..=1.0).contains(&self.cluster_threshold) {
             return Err(Error::InvalidThreshold(self.cluster_threshold));
+        }
+        if !(self.chain_floor_scale >= 0.0 && self.chain_floor_scale.is_finite()) {
+            return Err(Error::InvalidThreshold(self.chain_floor_scale));
         }
         if !(0.0..=1.0).contains(&self.min_similarity) {
             return Err(Error::InvalidThreshold(self.min_similarity));

@@ -905,3 +905,38 @@ fn seeding_budget_samples_pairs_not_matches() {
         shared(&result)
     );
 }
+
+/// The chain floor scales with the shorter submission: a 30-symbol copied
+/// run counts between two short documents and not between two long ones.
+#[test]
+fn chain_floor_scales_with_the_shorter_document() {
+    let mut rng = SplitMix64::new(3);
+    let run = random_symbols(&mut rng, 30);
+    let docs_of = |rng: &mut SplitMix64, len: usize| -> Vec<TestDoc> {
+        (0..2)
+            .map(|s| {
+                let mut symbols = random_symbols(rng, len / 2);
+                symbols.extend(&run);
+                symbols.extend(random_symbols(rng, len / 2));
+                doc(s, Role::Current, symbols)
+            })
+            .collect()
+    };
+    let mut o = options(8, 8);
+    o.chain_gap = 4;
+    o.min_fragment_symbols = 80;
+    o.chain_floor_scale = 0.65;
+    // √1,000 · 0.65 ≈ 21 ≤ 30: kept.
+    let short = docs_of(&mut rng, 1_000);
+    let result = compare(&corpus(&short), &o).unwrap();
+    assert_eq!(result.pairs.len(), 1);
+    assert_eq!(result.pairs[0].covered_a, 30);
+    // √20,000 · 0.65 ≈ 92, capped at 80 > 30: dropped.
+    let long = docs_of(&mut rng, 20_000);
+    let result = compare(&corpus(&long), &o).unwrap();
+    assert!(result.pairs.iter().all(|p| p.covered_a == 0));
+    // Without the scale the fixed floor drops it in both.
+    o.chain_floor_scale = 0.0;
+    let result = compare(&corpus(&short), &o).unwrap();
+    assert!(result.pairs.iter().all(|p| p.covered_a == 0));
+}
