@@ -25,32 +25,38 @@ struct Candidate {
 /// 1. Every current and old document is fingerprinted in parallel;
 ///    documents with the same symbols (same Rabin fingerprint, confirmed
 ///    symbol by symbol) are winnowed once and share the selection.
-/// 2. The fingerprints are grouped by hash with a bucketed sort.
+/// 2. The fingerprints are scattered into buckets and grouped by hash.
 /// 3. A hash occurring among **all** k-grams of the base documents is
 ///    dropped; in every document, each symbol covered by a k-gram whose hash
 ///    occurs among all k-grams of the base is *base-covered* and counts
 ///    neither as matched nor in the totals.
-/// 4. A hash in more than `max_submissions` submissions is dropped, and the
-///    k-gram of each of its occurrences becomes *common-covered*: like a
-///    base-covered symbol, it is never matched (MOSS: such a passage is
-///    "treated as if it appeared in a base file"), but it stays in the
-///    totals. Of one hash, at most `occurrence_cap` occurrences per document
-///    are kept (the first ones).
+/// 4. By [`MatchOptions::common`]: under MOSS's `-m N`, a hash in more than
+///    `N` submissions is dropped, and the k-gram of each of its occurrences
+///    becomes *common-covered*: never matched, but in the totals. Under the
+///    rarity rule (the default), a hash in more than the template threshold
+///    is dropped the same way and its symbols also leave the totals, like
+///    base code. Of one hash, at most `occurrence_cap` occurrences per
+///    document are kept (the first ones).
 /// 5. Pairs of submissions are formed only from shared hashes (never
-///    within a submission, never old with old) and ranked by shared
-///    fingerprints; the first `max_pairs` (or all) get fragments: every pair
-///    of kept occurrences of a shared hash is a seed; its k-gram is checked
-///    symbol by symbol (a hash collision yields nothing), then extended left
-///    and right to the maximal exact match, never into base- or
-///    common-covered symbols (such symbols inside the seed are trimmed off
-///    the ends), each diagonal of a document pair walked once, within a
-///    budget of 16 extension steps per symbol of the two documents. The
-///    matches are then tiled longest first: a match overlapping a kept
-///    fragment on either side is cut to its free pieces, which compete
-///    again by length.
-///    Fragments shorter than `min_fragment_symbols` are dropped.
-/// 6. Pairs are scored and ranked by covered symbols; clusters are the
-///    connected components of pairs with `similarity >= cluster_threshold`.
+///    within a submission, never old with old; under the rarity rule, hashes
+///    above the budget's limit pair a sample) and ranked by shared
+///    fingerprints; the best [`scored_candidates`] (or all) get fragments:
+///    every pair of kept occurrences of a shared hash is a seed; its k-gram
+///    is checked symbol by symbol (a hash collision yields nothing), then
+///    extended left and right to the maximal exact match, never into
+///    excluded symbols (such symbols inside the seed are trimmed off the
+///    ends), each diagonal of a document pair walked once, within a budget
+///    of 16 extension steps per symbol of the two documents. The matches are
+///    then tiled longest first: a match overlapping a kept fragment on either
+///    side is cut to its free pieces, which compete again by length.
+///    Fragments shorter than `min_fragment_symbols` are dropped — or, with a
+///    `chain_gap`, chains of fragments shorter than the chain floor.
+/// 6. Pairs are scored ([`PairScore`]); pairs declared identical are added
+///    whole if no shared hash found them; pairs below `min_similarity`
+///    (except identical ones) are dropped and the rest ranked by covered
+///    symbols and cut to `max_pairs`; clusters are the connected components
+///    of every scored pair with `similarity >= cluster_threshold` and of the
+///    identical pairs.
 ///
 /// The output depends only on the input and options, not on the number of
 /// threads.

@@ -7,15 +7,18 @@
 //! Fingerprinting" (SIGMOD 2003), §5.2:
 //!
 //! * fingerprints of all documents (winnowing, from `bryo-engine`) are
-//!   grouped by hash in a sort-based index — pairs of documents are formed
-//!   only from shared fingerprints, never by looping over all pairs;
-//! * base (starter) code is removed; hashes found in more than `m`
-//!   submissions are ignored and the passages they cover are never matched,
-//!   like base code (MOSS `-m`: "any passage appearing in more than N
-//!   programs is treated as if it appeared in a base file"); the
-//!   occurrences of one hash in one document are capped so that the work
-//!   per pair stays bounded;
-//! * pairs are ranked by shared fingerprints; for the reported ones, the
+//!   grouped by hash in an index (scattered into buckets, grouped in linear
+//!   time, no sorting) — pairs of documents are formed only from shared
+//!   fingerprints, never by looping over all pairs;
+//! * base (starter) code is removed; by default template code (a hash in
+//!   more than half of the submissions) is removed like it, every other
+//!   passage stays matched, and pairs are formed rarest hash first within a
+//!   budget linear in the corpus ([`Rarity`]); or, as MOSS `-m` ("any
+//!   passage appearing in more than N programs is treated as if it appeared
+//!   in a base file"), hashes in more than `N` submissions are ignored
+//!   ([`CommonRule`]); the occurrences of one hash in one document are
+//!   capped so that the work per pair stays bounded;
+//! * pairs are ranked by shared fingerprints; for the best of them, the
 //!   matched positions are turned into [`Fragment`]s: exact, maximal,
 //!   non-overlapping matches of symbols (the paper notes k-grams lose "some
 //!   of the match … at the beginning and the end"; extension recovers it);

@@ -67,7 +67,7 @@ pub enum CommonRule {
 ///
 /// The limits the rule took are reported in
 /// [`Stats::seed_limit`](crate::Stats::seed_limit) and
-/// [`Stats::template_above`](crate::Stats::template_above).
+/// [`Stats::exclude_above`](crate::Stats::exclude_above).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rarity {
     /// Share of the submissions above which a hash is template code.

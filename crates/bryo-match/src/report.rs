@@ -39,7 +39,8 @@ impl Fragment {
 /// Base-covered symbols (see [`DocumentSummary::base_symbols`]) are left out
 /// of numerators and denominators. Common-covered symbols (see
 /// [`DocumentSummary::common_symbols`]) are never matched, so never in a
-/// numerator, but stay in the denominators. Fragments never extend into
+/// numerator; under MOSS's `-m` they stay in the denominators, template
+/// code (the rarity rule) leaves them. Fragments never extend into
 /// either.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PairMatch {
@@ -56,9 +57,9 @@ pub struct PairMatch {
     /// Non-overlapping exact matches on both sides, longest first (ties by
     /// position).
     pub fragments: Vec<Fragment>,
-    /// Symbols of `a`'s documents that are not base-covered.
+    /// Symbols of `a`'s documents that are not base-covered (nor template).
     pub symbols_a: u64,
-    /// Symbols of `b`'s documents that are not base-covered.
+    /// Symbols of `b`'s documents that are not base-covered (nor template).
     pub symbols_b: u64,
     /// Symbols of `a` inside a fragment (never base- or common-covered).
     pub covered_a: u64,
@@ -68,7 +69,10 @@ pub struct PairMatch {
     pub a_percent: f64,
     /// `100 · covered_b / symbols_b`; 0 if empty.
     pub b_percent: f64,
-    /// `(covered_a + covered_b) / (symbols_a + symbols_b)`, in `0..=1`.
+    /// The ranking score, in `0..=1`, by [`MatchOptions::score`](crate::MatchOptions::score):
+    /// `(covered_a + covered_b) / (symbols_a + symbols_b)` (symmetric, the
+    /// default) or the larger of `covered_a / symbols_a` and
+    /// `covered_b / symbols_b` (directional).
     pub similarity: f64,
     /// Length of the longest fragment in symbols (0 if none).
     pub longest_fragment: u32,
@@ -97,10 +101,11 @@ pub struct DocumentSummary {
     /// k-grams of the base documents. 0 for base documents.
     pub base_symbols: u32,
     /// Common-covered symbols that are not also base-covered: covered by
-    /// the k-gram of a fingerprint whose hash was dropped by the
-    /// [`max_submissions`](crate::MatchOptions::max_submissions) rule (a
-    /// passage in too many submissions, treated like base code). 0 for base
-    /// documents. They are never matched but count in the pair totals.
+    /// the k-gram of a fingerprint whose hash was excluded by the
+    /// [`common`](crate::MatchOptions::common) rule (a passage in too many
+    /// submissions, or template code). 0 for base documents. They are never
+    /// matched; under MOSS's `-m` they count in the pair totals, template
+    /// code does not.
     pub common_symbols: u32,
 }
 
