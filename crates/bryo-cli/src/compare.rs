@@ -287,6 +287,14 @@ impl Progress for Bar {
 fn warn_about_common_passages(report: &Report) {
     let stats = &report.stats;
     let Some(m) = report.options.max_submissions else {
+        if let Some(t) = stats.template_above.filter(|_| stats.common_hashes > 0) {
+            eprintln!(
+                "bryo: note: {:.0}% of all fingerprints are in more than {t} submissions and were \
+                 ignored as template code; pass the template with -b to say so, or -m 0 to \
+                 match it too",
+                100.0 * stats.common_hashes as f64 / stats.fingerprints.max(1) as f64
+            );
+        }
         return;
     };
     if m > 0 && stats.fingerprints > 0 && stats.common_hashes * 5 > stats.fingerprints {

@@ -285,9 +285,53 @@ fn max_submissions_ignores_common_passages_like_moss() {
     let report = compare_json(dir.path(), &["-m", "2", "."]);
     assert!(similarity(&report, "s4.py", "s5.py") > 0.3);
     assert!(similarity(&report, "s0.py", "s1.py") < 0.05);
-    // -m 10 (the default) keeps a passage in four submissions.
+    // -m 10 and the default keep a passage in four submissions.
+    let report = compare_json(dir.path(), &["-m", "10", "."]);
+    assert!(similarity(&report, "s0.py", "s1.py") > 0.3);
     let report = compare_json(dir.path(), &["."]);
     assert!(similarity(&report, "s0.py", "s1.py") > 0.3);
+    assert!(report["options"]["max_submissions"].is_null());
+}
+
+/// Without -m, code most of a class shares is template code: neither
+/// matched nor counted, and the user is told; a group of copiers larger
+/// than MOSS's ten keeps its matches.
+#[test]
+fn template_code_is_found_without_base_files() {
+    let dir = TempDir::new().unwrap();
+    let template = program(3);
+    let copied = program(50);
+    for i in 0..30 {
+        let own = if i < 12 {
+            copied.clone()
+        } else {
+            program(100 + i)
+        };
+        write(
+            dir.path(),
+            &format!("s{i:02}.py"),
+            &format!("{template}\n{own}\n{}", program(200 + i)),
+        );
+    }
+    let out = bryo()
+        .current_dir(dir.path())
+        .args([
+            "compare", "-l", "python", "-n", "0", "--format", "json", ".",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("template code"), "{stderr}");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["stats"]["template_above"], 15);
+    // Twelve copiers: matched at the defaults, erased by -m 10.
+    assert!(similarity(&report, "s00.py", "s11.py") > 0.4);
+    let moss = compare_json(dir.path(), &["-m", "10", "-n", "0", "."]);
+    assert!(similarity(&moss, "s00.py", "s11.py") < 0.1);
+    // Two who share only the template score next to nothing (a few
+    // symbols where the template meets their own code, as with -b).
+    assert!(similarity(&report, "s20.py", "s21.py") < 0.1);
 }
 
 #[test]
