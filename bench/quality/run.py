@@ -636,7 +636,8 @@ def main(argv=None):
     ap.add_argument("--sets", default=None,
                     help=f"comma-separated, of {','.join(ALL_SETS)} (default: all; with "
                          f"--fast: {','.join(FAST_SETS)})")
-    ap.add_argument("--datasets", default=str((REPO / ".." / "shared" / "datasets").resolve()))
+    ap.add_argument("--datasets", default=os.environ.get(
+        "BRYO_DATASETS", str((REPO / ".." / "shared" / "datasets").resolve())))
     ap.add_argument("--cache", default=os.environ.get(
         "BRYO_QUALITY_CACHE", str(REPO / "target" / "quality-cache")))
     ap.add_argument("--seed", type=int, default=1)
