@@ -6,7 +6,7 @@ use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
-use bryo_compare::{compare_with_progress, CompareOptions, Progress};
+use bryo_compare::{compare_with_progress, CompareOptions, Progress, Stage};
 use bryo_html::write_html;
 use bryo_input::{discover, parse_file_list, InputOptions};
 use bryo_report::{write_csv, write_json, write_table, Report, TableOptions};
@@ -237,7 +237,7 @@ fn compare(args: &Args) -> Result<bool> {
     };
     let bar = Bar::new();
     let outcome = compare_with_progress(inputs, &options, &bar);
-    bar.done();
+    bar.0.finish_and_clear();
     let outcome = outcome?;
     warn_about_common_passages(&outcome.report);
     write_report(&outcome.report, args, &sources)?;
@@ -256,9 +256,9 @@ impl Bar {
         } else {
             indicatif::ProgressBar::hidden()
         };
-        if let Ok(style) = indicatif::ProgressStyle::with_template(
-            "{msg:>10} [{bar:30}] {pos}/{len} files ({elapsed})",
-        ) {
+        if let Ok(style) =
+            indicatif::ProgressStyle::with_template("{msg:>11} [{bar:30}] {pos}/{len} ({elapsed})")
+        {
             bar.set_style(style.progress_chars("=> "));
         }
         Bar(bar)
@@ -266,18 +266,13 @@ impl Bar {
 }
 
 impl Progress for Bar {
-    fn analyzing(&self, files: u64) {
-        self.0.set_length(files);
-        self.0.set_message("reading");
+    fn start(&self, stage: Stage, work: u64) {
+        self.0.set_message(stage.name());
+        self.0.set_position(0);
+        self.0.set_length(work);
     }
-    fn analyzed(&self) {
-        self.0.inc(1);
-    }
-    fn matching(&self) {
-        self.0.set_message("matching");
-    }
-    fn done(&self) {
-        self.0.finish_and_clear();
+    fn advance(&self, done: u64) {
+        self.0.inc(done);
     }
 }
 

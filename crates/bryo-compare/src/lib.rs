@@ -28,8 +28,8 @@ pub use analyze::{
 };
 pub use identical::{FileFingerprint, FileFingerprinter};
 pub use run::{
-    chain_gap, compare, compare_with_progress, default_min_fragment, default_thresholds,
-    CompareOptions, NoProgress, Outcome, Progress, CODE_K, CODE_W, TEXT_CHARS_K,
+    analyze_inputs, chain_gap, compare, compare_with_progress, default_min_fragment,
+    default_thresholds, Analysis, CompareOptions, Outcome, CODE_K, CODE_W, TEXT_CHARS_K,
     TEXT_CHARS_MIN_FRAGMENT, TEXT_CHARS_W, TEXT_WORDS_K, TEXT_WORDS_MIN_FRAGMENT, TEXT_WORDS_W,
 };
 
@@ -66,4 +66,4 @@ fn skipped_note(skipped: usize, example: Option<&str>) -> String {
         (n, Some(e)) => format!(" ({n} files skipped, e.g. {e})"),
     }
 }
-pub use bryo_match::{PairScore, Rarity};
+pub use bryo_match::{Cancel, PairScore, Progress, Rarity, Silent, Stage};

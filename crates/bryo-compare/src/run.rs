@@ -3,7 +3,10 @@
 use bryo_engine::Config;
 use bryo_frontend::{FrontendKind, TextMode};
 use bryo_input::Inputs;
-use bryo_match::{CommonRule, Corpus, Document, MatchOptions, PairScore, Role, SubmissionId};
+use bryo_match::{
+    CommonRule, Comparison, Corpus, Document, MatchOptions, PairScore, Progress, Role, Silent,
+    Stage, SubmissionId,
+};
 use bryo_report::{
     Cluster, FileEntry, FileStatus, Fragment, Frontend, Location, Options, Pair, Region, Report,
     Scheme, Score, Skipped, Stats, Submission,
@@ -138,41 +141,61 @@ enum Owner {
     Base,
 }
 
-/// Receives the progress of a run, e.g. to draw a progress bar. Called
-/// from worker threads.
-pub trait Progress: Sync {
-    /// `files` files are about to go through their front-ends.
-    fn analyzing(&self, files: u64);
-    /// One more file went through its front-end.
-    fn analyzed(&self);
-    /// All files are analyzed; fingerprinting and matching start.
-    fn matching(&self);
-    /// The run is over.
-    fn done(&self);
-}
-
-/// A [`Progress`] that ignores everything.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct NoProgress;
-
-impl Progress for NoProgress {
-    fn analyzing(&self, _: u64) {}
-    fn analyzed(&self) {}
-    fn matching(&self) {}
-    fn done(&self) {}
-}
-
 /// Runs the whole comparison over discovered inputs.
 pub fn compare(inputs: Inputs, options: &CompareOptions) -> Result<Outcome, CompareError> {
-    compare_with_progress(inputs, options, &NoProgress)
+    compare_with_progress(inputs, options, &Silent)
 }
 
-/// [`compare`], telling `progress` how far it got.
+/// [`compare`], telling `progress` how far it got; `progress` may cancel
+/// the run ([`CompareError::Match`] with [`bryo_match::Error::Cancelled`]).
+///
+/// The stages, for a caller that runs them one by one: [`analyze_inputs`],
+/// then the matcher's ([`bryo_match::fingerprint`] on
+/// [`Analysis::corpus`] with [`Analysis::match_options`], then `index`,
+/// `pairs`, `fragments`), then [`Analysis::report`].
 pub fn compare_with_progress(
     inputs: Inputs,
     options: &CompareOptions,
     progress: &dyn Progress,
 ) -> Result<Outcome, CompareError> {
+    let analysis = analyze_inputs(inputs, options, progress)?;
+    let comparison = {
+        let corpus = analysis.corpus();
+        let indexed = bryo_match::fingerprint(&corpus, analysis.match_options(), progress)?
+            .index(progress)?;
+        let candidates = indexed.pairs(progress)?;
+        indexed.fragments(candidates, progress)?
+    };
+    Ok(analysis.report(comparison, options, progress))
+}
+
+/// Every file through its front-end, exact copies found: the input of the
+/// matcher ([`Analysis::corpus`]) and of the report ([`Analysis::report`]).
+#[derive(Debug)]
+pub struct Analysis {
+    /// Submissions with at least one comparable file, and their files.
+    kept: Vec<(Submission, Vec<Analyzed>)>,
+    /// The Rabin fingerprints of `kept`'s files.
+    fingerprints: Vec<Vec<FileFingerprint>>,
+    base_files: Vec<Analyzed>,
+    base_fingerprints: Vec<FileFingerprint>,
+    skipped: Vec<Skipped>,
+    identical: Identical,
+    identical_pairs: std::collections::BTreeSet<(usize, usize)>,
+    config: Config,
+    min_fragment: usize,
+    match_options: MatchOptions,
+}
+
+/// The first stages of [`compare`] after discovery: decodes and analyzes
+/// every file, base code included, in parallel (one unit of
+/// [`Stage::Analyze`] per file), leaves out submissions with no comparable
+/// file, finds exact copies and chooses the matcher's options.
+pub fn analyze_inputs(
+    inputs: Inputs,
+    options: &CompareOptions,
+    progress: &dyn Progress,
+) -> Result<Analysis, CompareError> {
     let Inputs {
         submissions,
         base,
@@ -198,21 +221,23 @@ pub fn compare_with_progress(
         jobs.push((Owner::Base, file));
     }
     let analyze_options = options.analyze;
-    progress.analyzing(jobs.len() as u64);
+    progress.start(Stage::Analyze, jobs.len() as u64);
     // Each file also gets its Rabin fingerprints, raw and normalized.
     let fingerprinter = FileFingerprinter::new();
     let results: Vec<Result<(Analyzed, FileFingerprint), String>> = jobs
         .par_iter()
         .map(|(_, file)| {
+            if progress.cancelled() {
+                return Err(bryo_match::Error::Cancelled);
+            }
             let result = analyze(&file.display_path, &file.bytes, &analyze_options).map(|a| {
                 let fp = fingerprinter.fingerprint(&file.bytes, &a);
                 (a, fp)
             });
-            progress.analyzed();
-            result
+            progress.advance(1);
+            Ok(result)
         })
-        .collect();
-    progress.matching();
+        .collect::<Result<_, bryo_match::Error>>()?;
 
     let mut per_sub: Vec<Vec<(Analyzed, FileFingerprint)>> =
         submissions.iter().map(|_| Vec::new()).collect();
@@ -243,14 +268,14 @@ pub fn compare_with_progress(
     // Submissions with no comparable file are left out (their files are
     // listed under `skipped` with the reason).
     let mut kept: Vec<(Submission, Vec<Analyzed>)> = Vec::new();
-    let mut kept_fingerprints: Vec<Vec<FileFingerprint>> = Vec::new();
+    let mut fingerprints: Vec<Vec<FileFingerprint>> = Vec::new();
     for (sub, files) in submissions.into_iter().zip(per_sub) {
         if files.is_empty() {
             continue;
         }
         let entries = files.iter().map(|(a, fp)| file_entry(a, fp)).collect();
         let (files, fps): (Vec<Analyzed>, Vec<FileFingerprint>) = files.into_iter().unzip();
-        kept_fingerprints.push(fps);
+        fingerprints.push(fps);
         kept.push((
             Submission {
                 name: sub.name,
@@ -272,10 +297,11 @@ pub fn compare_with_progress(
     // Exact copies first, from Rabin fingerprints, before any winnowing.
     let identical = {
         let subs: Vec<&[Analyzed]> = kept.iter().map(|(_, f)| f.as_slice()).collect();
-        let fps: Vec<&[FileFingerprint]> = kept_fingerprints.iter().map(Vec::as_slice).collect();
+        let fps: Vec<&[FileFingerprint]> = fingerprints.iter().map(Vec::as_slice).collect();
         let old: Vec<bool> = kept.iter().map(|(s, _)| s.old).collect();
         detect(&subs, &fps, &old, &base_files, &base_fingerprints)
     };
+    let identical_pairs = identical_pairs(&identical, &kept);
 
     let (config, min_fragment) = thresholds(options, &kept)?;
     let mut match_options = MatchOptions::new(config);
@@ -293,142 +319,200 @@ pub fn compare_with_progress(
     match_options.min_fragment_symbols = min_fragment;
     match_options.cluster_threshold = options.cluster_threshold;
     match_options.score = options.score;
+    Ok(Analysis {
+        kept,
+        fingerprints,
+        base_files,
+        base_fingerprints,
+        skipped,
+        identical,
+        identical_pairs,
+        config,
+        min_fragment,
+        match_options,
+    })
+}
 
-    let mut corpus = Corpus::new();
-    let mut doc_owner: Vec<(usize, usize)> = Vec::new();
-    for (i, (sub, files)) in kept.iter().enumerate() {
-        let role = if sub.old { Role::Old } else { Role::Current };
-        for (j, file) in files.iter().enumerate() {
-            corpus.push(
-                Document::new(SubmissionId(i as u32), &file.normalized.symbols).with_role(role),
-            );
-            doc_owner.push((i, j));
+impl Analysis {
+    /// The options the matcher runs with: `k`, `w`, the common-code rule,
+    /// the shortest fragment and the chain rule of the front-end that
+    /// produced most symbols, unless the caller set them.
+    pub fn match_options(&self) -> &MatchOptions {
+        &self.match_options
+    }
+
+    /// The matcher's input: document `d` is file `j` of submission `i` in
+    /// the order of [`Analysis::files`] (submission by submission, then the
+    /// base files), each with the Rabin fingerprint computed for exact
+    /// copies so that the matcher does not hash it again; identical
+    /// submissions declared.
+    pub fn corpus(&self) -> Corpus<'_> {
+        let mut corpus = Corpus::new();
+        for (i, ((sub, files), fps)) in self.kept.iter().zip(&self.fingerprints).enumerate() {
+            let role = if sub.old { Role::Old } else { Role::Current };
+            for (file, fp) in files.iter().zip(fps) {
+                corpus.push(
+                    Document::new(SubmissionId(i as u32), &file.normalized.symbols)
+                        .with_role(role)
+                        .with_content_fingerprint(fp.normalized),
+                );
+            }
         }
+        for (file, fp) in self.base_files.iter().zip(&self.base_fingerprints) {
+            corpus.push(
+                Document::new(SubmissionId(u32::MAX), &file.normalized.symbols)
+                    .with_role(Role::Base)
+                    .with_content_fingerprint(fp.normalized),
+            );
+        }
+        for &(a, b) in &self.identical_pairs {
+            corpus.declare_identical(SubmissionId(a as u32), SubmissionId(b as u32));
+        }
+        corpus
     }
-    for file in &base_files {
-        corpus.push(
-            Document::new(SubmissionId(u32::MAX), &file.normalized.symbols).with_role(Role::Base),
-        );
-    }
-    let identical_pairs = identical_pairs(&identical, &kept);
-    for &(a, b) in &identical_pairs {
-        corpus.declare_identical(SubmissionId(a as u32), SubmissionId(b as u32));
-    }
-    let comparison = bryo_match::compare(&corpus, &match_options);
-    progress.done();
-    let comparison = comparison?;
 
-    let to_pair = |m: &bryo_match::PairMatch| {
-        let mut fragments = Vec::with_capacity(m.fragments.len());
-        let mut a_lines = Vec::new();
-        let mut b_lines = Vec::new();
-        for f in &m.fragments {
-            let (ai, aj) = doc_owner[f.a_doc.0 as usize];
-            let (bi, bj) = doc_owner[f.b_doc.0 as usize];
-            let a = location(&kept[ai].1[aj], f.a_start as usize, f.len as usize);
-            let b = location(&kept[bi].1[bj], f.b_start as usize, f.len as usize);
-            a_lines.push((aj, a.lines));
-            b_lines.push((bj, b.lines));
-            fragments.push(Fragment {
+    /// The analyzed files of every kept submission, in report order.
+    pub fn files(&self) -> impl Iterator<Item = &[Analyzed]> {
+        self.kept.iter().map(|(_, files)| files.as_slice())
+    }
+
+    /// The last stage ([`Stage::Report`]): maps the matcher's result on
+    /// [`Analysis::corpus`] back to files, lines and bytes.
+    pub fn report(
+        self,
+        comparison: Comparison,
+        options: &CompareOptions,
+        progress: &dyn Progress,
+    ) -> Outcome {
+        progress.start(Stage::Report, 0);
+        let Analysis {
+            mut kept,
+            base_files,
+            skipped,
+            identical,
+            identical_pairs,
+            config,
+            min_fragment,
+            match_options,
+            ..
+        } = self;
+        let doc_owner: Vec<(usize, usize)> = kept
+            .iter()
+            .enumerate()
+            .flat_map(|(i, (_, files))| (0..files.len()).map(move |j| (i, j)))
+            .collect();
+        let to_pair = |m: &bryo_match::PairMatch| {
+            let mut fragments = Vec::with_capacity(m.fragments.len());
+            let mut a_lines = Vec::new();
+            let mut b_lines = Vec::new();
+            for f in &m.fragments {
+                let (ai, aj) = doc_owner[f.a_doc.0 as usize];
+                let (bi, bj) = doc_owner[f.b_doc.0 as usize];
+                let a = location(&kept[ai].1[aj], f.a_start as usize, f.len as usize);
+                let b = location(&kept[bi].1[bj], f.b_start as usize, f.len as usize);
+                a_lines.push((aj, a.lines));
+                b_lines.push((bj, b.lines));
+                fragments.push(Fragment {
+                    a,
+                    b,
+                    symbols: u64::from(f.len),
+                });
+            }
+            let a_lines_matched = count_lines(a_lines);
+            let b_lines_matched = count_lines(b_lines);
+            let (a, b) = (m.a.0 as usize, m.b.0 as usize);
+            Pair {
                 a,
                 b,
-                symbols: u64::from(f.len),
-            });
-        }
-        let a_lines_matched = count_lines(a_lines);
-        let b_lines_matched = count_lines(b_lines);
-        let (a, b) = (m.a.0 as usize, m.b.0 as usize);
-        Pair {
-            a,
-            b,
-            similarity: m.similarity,
-            a_percent: m.a_percent,
-            b_percent: m.b_percent,
-            a_lines_matched,
-            b_lines_matched,
-            lines_matched: a_lines_matched.max(b_lines_matched),
-            longest_fragment: u64::from(m.longest_fragment),
-            shared_fingerprints: m.shared_fingerprints,
-            identical: identical_pairs.contains(&(a.min(b), a.max(b))),
-            fragments,
-        }
-    };
-    // The matcher's ranking, cut and clusters.
-    let pairs: Vec<Pair> = comparison.pairs.iter().map(to_pair).collect();
-    let clusters = comparison
-        .clusters
-        .iter()
-        .map(|c| Cluster {
-            members: c.submissions.iter().map(|s| s.0 as usize).collect(),
-            max_similarity: c.max_similarity,
-        })
-        .collect();
-
-    let stats = Stats {
-        files: kept.iter().map(|(s, _)| s.files.len() as u64).sum(),
-        base_files: base_files.len() as u64,
-        symbols: kept
+                similarity: m.similarity,
+                a_percent: m.a_percent,
+                b_percent: m.b_percent,
+                a_lines_matched,
+                b_lines_matched,
+                lines_matched: a_lines_matched.max(b_lines_matched),
+                longest_fragment: u64::from(m.longest_fragment),
+                shared_fingerprints: m.shared_fingerprints,
+                identical: identical_pairs.contains(&(a.min(b), a.max(b))),
+                fragments,
+            }
+        };
+        // The matcher's ranking, cut and clusters.
+        let pairs: Vec<Pair> = comparison.pairs.iter().map(to_pair).collect();
+        let clusters = comparison
+            .clusters
             .iter()
-            .flat_map(|(s, _)| &s.files)
-            .map(|f| f.symbols)
-            .sum(),
-        fingerprints: comparison.stats.fingerprints,
-        base_hashes: comparison.stats.dropped_base,
-        common_hashes: comparison.stats.dropped_common,
-        candidate_pairs: comparison.stats.candidate_pairs,
-        duplicate_files: comparison.stats.duplicate_documents,
-        template_above: match (options.max_submissions, comparison.stats.exclude_above) {
-            (None, t) if t != u64::MAX => Some(t),
-            _ => None,
-        },
-        seed_limit: Some(comparison.stats.seed_limit).filter(|&l| l != u64::MAX),
-    };
-    let language = options.analyze.language.map(|l| l.name().to_string());
-    let report_options = Options {
-        language,
-        k: config.k() as u32,
-        w: config.w() as u32,
-        max_submissions: options.max_submissions.map(|m| m as u32),
-        max_pairs: options.max_pairs as u32,
-        min_similarity: options.min_similarity,
-        min_fragment_symbols: min_fragment as u32,
-        cluster_threshold: options.cluster_threshold,
-        directory_mode: options.directory_mode,
-        base: options.base_names.clone(),
-        old: options.old_names.clone(),
-        comment: options.comment.clone(),
-        score: match match_options.score {
-            PairScore::Symmetric => Score::Symmetric,
-            PairScore::Directional => Score::Directional,
-        },
-        scheme: Some(Scheme {
-            hash: bryo_engine::HASH_SCHEME_VERSION,
-            symbol: bryo_frontend::SYMBOL_SCHEME_VERSION,
-            normalization: options.analyze.normalization.name().to_string(),
-            text_mode: options.analyze.text_mode.name().to_string(),
-        }),
-    };
-    let mut report = Report::new(env!("CARGO_PKG_VERSION"), report_options);
-    // Base-code passages of every file, for renderers that grey them out.
-    for (d, &(i, j)) in doc_owner.iter().enumerate() {
-        if let Some(ranges) = comparison.base_ranges.get(d).filter(|r| !r.is_empty()) {
-            let (sub, files) = &mut kept[i];
-            sub.files[j].base_code = base_regions(&files[j], ranges);
+            .map(|c| Cluster {
+                members: c.submissions.iter().map(|s| s.0 as usize).collect(),
+                max_similarity: c.max_similarity,
+            })
+            .collect();
+
+        let stats = Stats {
+            files: kept.iter().map(|(s, _)| s.files.len() as u64).sum(),
+            base_files: base_files.len() as u64,
+            symbols: kept
+                .iter()
+                .flat_map(|(s, _)| &s.files)
+                .map(|f| f.symbols)
+                .sum(),
+            fingerprints: comparison.stats.fingerprints,
+            base_hashes: comparison.stats.dropped_base,
+            common_hashes: comparison.stats.dropped_common,
+            candidate_pairs: comparison.stats.candidate_pairs,
+            duplicate_files: comparison.stats.duplicate_documents,
+            template_above: match (options.max_submissions, comparison.stats.exclude_above) {
+                (None, t) if t != u64::MAX => Some(t),
+                _ => None,
+            },
+            seed_limit: Some(comparison.stats.seed_limit).filter(|&l| l != u64::MAX),
+        };
+        let language = options.analyze.language.map(|l| l.name().to_string());
+        let report_options = Options {
+            language,
+            k: config.k() as u32,
+            w: config.w() as u32,
+            max_submissions: options.max_submissions.map(|m| m as u32),
+            max_pairs: options.max_pairs as u32,
+            min_similarity: options.min_similarity,
+            min_fragment_symbols: min_fragment as u32,
+            cluster_threshold: options.cluster_threshold,
+            directory_mode: options.directory_mode,
+            base: options.base_names.clone(),
+            old: options.old_names.clone(),
+            comment: options.comment.clone(),
+            score: match match_options.score {
+                PairScore::Symmetric => Score::Symmetric,
+                PairScore::Directional => Score::Directional,
+            },
+            scheme: Some(Scheme {
+                hash: bryo_engine::HASH_SCHEME_VERSION,
+                symbol: bryo_frontend::SYMBOL_SCHEME_VERSION,
+                normalization: options.analyze.normalization.name().to_string(),
+                text_mode: options.analyze.text_mode.name().to_string(),
+            }),
+        };
+        let mut report = Report::new(env!("CARGO_PKG_VERSION"), report_options);
+        // Base-code passages of every file, for renderers that grey them out.
+        for (d, &(i, j)) in doc_owner.iter().enumerate() {
+            if let Some(ranges) = comparison.base_ranges.get(d).filter(|r| !r.is_empty()) {
+                let (sub, files) = &mut kept[i];
+                sub.files[j].base_code = base_regions(&files[j], ranges);
+            }
+        }
+        let (subs, files): (Vec<Submission>, Vec<Vec<Analyzed>>) = kept.into_iter().unzip();
+        report.submissions = subs;
+        report.pairs = pairs;
+        report.clusters = clusters;
+        report.identical_submissions = identical.groups;
+        report.identical_files = identical.files;
+        report.skipped = skipped;
+        report.stats = stats;
+        Outcome {
+            report,
+            files,
+            base: base_files,
         }
     }
-    let (subs, files): (Vec<Submission>, Vec<Vec<Analyzed>>) = kept.into_iter().unzip();
-    report.submissions = subs;
-    report.pairs = pairs;
-    report.clusters = clusters;
-    report.identical_submissions = identical.groups;
-    report.identical_files = identical.files;
-    report.skipped = skipped;
-    report.stats = stats;
-    Ok(Outcome {
-        report,
-        files,
-        base: base_files,
-    })
 }
 
 /// Every pair of identical submissions that the report shows: both in a

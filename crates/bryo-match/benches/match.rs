@@ -1,4 +1,4 @@
-//! `compare` on a synthetic corpus shaped like a batch of programs: ~4,000
+//! `match_corpus` on a synthetic corpus shaped like a batch of programs: ~4,000
 //! symbols per document drawn from a Zipf-distributed alphabet, half of the
 //! "lines" taken from a shared pool of idioms (so many hashes are common and
 //! `-m` matters), and a planted copied passage in every tenth document.
@@ -8,7 +8,7 @@
 //! Run: `cargo bench -p bryo-match --bench match -- --warm-up-time 1 --measurement-time 3`
 
 use bryo_engine::{rehash, Config, SplitMix64};
-use bryo_match::{compare, Corpus, Document, MatchOptions, SubmissionId};
+use bryo_match::{match_corpus, Corpus, Document, MatchOptions, SubmissionId};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
 const SYMBOLS_PER_DOC: usize = 4_000;
@@ -79,7 +79,7 @@ fn bench(c: &mut Criterion) {
         let symbols: usize = all[..n].iter().map(Vec::len).sum();
         group.throughput(Throughput::Elements(symbols as u64));
         group.bench_with_input(BenchmarkId::new("n250", n), &corpus, |b, corpus| {
-            b.iter(|| compare(corpus, &options).expect("valid"))
+            b.iter(|| match_corpus(corpus, &options).expect("valid"))
         });
     }
     let corpus: Corpus = all
@@ -92,10 +92,10 @@ fn bench(c: &mut Criterion) {
     group.bench_with_input(
         BenchmarkId::new("all_pairs", 1_790),
         &corpus,
-        |b, corpus| b.iter(|| compare(corpus, &every).expect("valid")),
+        |b, corpus| b.iter(|| match_corpus(corpus, &every).expect("valid")),
     );
     group.finish();
-    let r = compare(&corpus, &every).expect("valid");
+    let r = match_corpus(&corpus, &every).expect("valid");
     eprintln!("1,790 documents, all pairs: {:?}", r.stats);
 }
 

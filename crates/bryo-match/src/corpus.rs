@@ -49,6 +49,14 @@ pub struct Document<'a> {
     pub role: Role,
     /// The normalized symbols (e.g. `bryo_frontend::Normalized::symbols`).
     pub symbols: &'a [u64],
+    /// The Rabin fingerprint of the symbols, `Modulus::default_64()
+    /// .hash_symbols(symbols)`, if the caller already computed it (e.g. to
+    /// find exact copies): documents with equal symbols are winnowed once,
+    /// and this spares hashing every document a second time to find them.
+    /// `None`: the matcher computes it. A wrong value never changes the
+    /// result (equal documents are confirmed symbol by symbol); it only
+    /// hides duplicates from the shortcut.
+    pub content_fingerprint: Option<u64>,
 }
 
 impl<'a> Document<'a> {
@@ -58,7 +66,15 @@ impl<'a> Document<'a> {
             submission,
             role: Role::Current,
             symbols,
+            content_fingerprint: None,
         }
+    }
+
+    /// The same document with the Rabin fingerprint of its symbols (see
+    /// [`Document::content_fingerprint`]).
+    pub fn with_content_fingerprint(mut self, fingerprint: u64) -> Document<'a> {
+        self.content_fingerprint = Some(fingerprint);
+        self
     }
 
     /// The same document with another role.
@@ -94,7 +110,7 @@ impl<'a> Corpus<'a> {
 
     /// Adds a document and returns its id.
     pub fn push(&mut self, document: Document<'a>) -> DocId {
-        // `compare` rejects corpora beyond u32 ids, so saturating is harmless.
+        // `match_corpus` rejects corpora beyond u32 ids, so saturating is harmless.
         let id = DocId(u32::try_from(self.documents.len()).unwrap_or(u32::MAX));
         self.documents.push(document);
         id
@@ -121,7 +137,7 @@ impl<'a> Corpus<'a> {
     }
 
     /// Declares two submissions identical (e.g. found so by comparing whole
-    /// files before any winnowing). [`compare`](crate::compare) reports
+    /// files before any winnowing). [`match_corpus`](crate::match_corpus) reports
     /// such a pair whatever its score and joins it in a cluster; if no
     /// shared fingerprint brings the two together (all their passages
     /// shorter than `k`, base code or template), each of their documents

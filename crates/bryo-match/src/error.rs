@@ -2,8 +2,9 @@ use crate::{DocId, SubmissionId};
 
 /// Everything that can go wrong when matching a corpus.
 ///
-/// [`compare`](crate::compare) never panics on user-supplied values: invalid
-/// options and corpora too large for 32-bit ids are reported here.
+/// [`match_corpus`](crate::match_corpus) and its stages never panic on user-supplied values: invalid
+/// options, corpora too large for 32-bit ids and cancellation are
+/// reported here.
 #[derive(Debug, thiserror::Error, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Error {
@@ -32,4 +33,7 @@ pub enum Error {
     /// The corpus has more documents than a 32-bit id can address.
     #[error("the corpus has {0} documents; at most 4294967295 are supported")]
     TooManyDocuments(usize),
+    /// The caller's [`Progress`](crate::Progress) asked the run to stop.
+    #[error("the comparison was cancelled")]
+    Cancelled,
 }

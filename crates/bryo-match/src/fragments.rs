@@ -6,7 +6,7 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
 use crate::index::{Index, Prepared, Record};
-use crate::{DocId, Fragment};
+use crate::{DocId, SymbolFragment};
 
 /// Extension budget per document pair: this many extension steps per
 /// symbol of the two documents. Ordinary matches use far less (each
@@ -16,7 +16,7 @@ pub const EXTENSION_BUDGET_PER_SYMBOL: u64 = 16;
 
 /// Fragments and counters of one pair of submissions.
 pub(crate) struct PairFragments {
-    pub fragments: Vec<Fragment>,
+    pub fragments: Vec<SymbolFragment>,
     pub covered_a: u64,
     pub covered_b: u64,
     pub longest: u32,
@@ -78,7 +78,7 @@ pub(crate) fn pair_fragments(
         out.covered_a += u64::from(len);
         out.covered_b += u64::from(len);
         out.longest = out.longest.max(len);
-        out.fragments.push(Fragment {
+        out.fragments.push(SymbolFragment {
             a_doc: DocId(doc_a.id),
             a_start: sa,
             b_doc: DocId(doc_b.id),

@@ -19,7 +19,8 @@
 use bryo_engine::{rehash, Config, Fingerprint, Fingerprinter, Hasher};
 use rayon::prelude::*;
 
-use crate::{CommonRule, Corpus, DocId, Error, MatchOptions, Role, SubmissionId};
+use crate::progress::check;
+use crate::{CommonRule, Corpus, DocId, Error, MatchOptions, Progress, Role, Stage, SubmissionId};
 
 /// One fingerprint occurrence. `doc` is an internal document index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -280,18 +281,30 @@ impl BaseSet {
 /// a copy of that document's selection.
 pub(crate) fn fingerprint_all(
     docs: &[Doc<'_>],
+    corpus: &Corpus<'_>,
     options: &MatchOptions,
+    progress: &dyn Progress,
 ) -> Result<(Vec<Vec<Fingerprint>>, Vec<usize>), Error> {
-    let source = duplicate_sources(docs);
+    let known: Vec<Option<u64>> = docs
+        .iter()
+        .map(|d| corpus.documents()[d.id as usize].content_fingerprint)
+        .collect();
+    let source = duplicate_sources(docs, &known);
     let proto = Fingerprinter::new(options.config, options.hash, options.selection)?;
     let unique: Vec<usize> = (0..docs.len()).filter(|&i| source[i] == i).collect();
+    progress.start(Stage::Fingerprint, unique.len() as u64);
     let selected: Vec<Vec<Fingerprint>> = unique
         .par_iter()
         .map_init(
             || proto.clone(),
-            |f, &i| f.fingerprints_symbols(docs[i].symbols).map_err(Error::from),
+            |f, &i| {
+                check(progress)?;
+                let selected = f.fingerprints_symbols(docs[i].symbols)?;
+                progress.advance(1);
+                Ok(selected)
+            },
         )
-        .collect::<Result<_, _>>()?;
+        .collect::<Result<_, Error>>()?;
     let mut slot = vec![usize::MAX; docs.len()];
     for (n, &i) in unique.iter().enumerate() {
         slot[i] = n;
@@ -303,12 +316,18 @@ pub(crate) fn fingerprint_all(
 }
 
 /// For every document, the first document with exactly the same symbols
-/// (itself if there is none).
-pub(crate) fn duplicate_sources(docs: &[Doc<'_>]) -> Vec<usize> {
+/// (itself if there is none). `known[d]` is document `d`'s Rabin
+/// fingerprint if the caller gave it; the others are computed.
+pub(crate) fn duplicate_sources(docs: &[Doc<'_>], known: &[Option<u64>]) -> Vec<usize> {
     let modulus = bryo_engine::Modulus::default_64();
-    let keys: Vec<(usize, u128)> = docs
+    let keys: Vec<(usize, u64)> = docs
         .par_iter()
-        .map(|d| (d.symbols.len(), modulus.hash_symbols(d.symbols)))
+        .zip(known)
+        .map(|(d, k)| {
+            // Degree 64: every residue fits in 64 bits.
+            let fp = k.unwrap_or_else(|| modulus.hash_symbols(d.symbols) as u64);
+            (d.symbols.len(), fp)
+        })
         .collect();
     let mut order: Vec<usize> = (0..docs.len()).collect();
     order.sort_unstable_by_key(|&i| (keys[i], i));

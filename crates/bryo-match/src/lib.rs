@@ -1,7 +1,7 @@
 //! # bryo-match: all-to-all matching of fingerprinted documents
 //!
 //! Given a corpus of documents — each a sequence of front-end symbols,
-//! belonging to a submission — [`compare`] finds the pairs of submissions
+//! belonging to a submission — [`match_corpus`] finds the pairs of submissions
 //! that share passages and exactly where, following the MOSS pipeline of
 //! Schleimer, Wilkerson & Aiken, "Winnowing: Local Algorithms for Document
 //! Fingerprinting" (SIGMOD 2003), §5.2:
@@ -19,22 +19,38 @@
 //!   ([`CommonRule`]); the occurrences of one hash in one document are
 //!   capped so that the work per pair stays bounded;
 //! * pairs are ranked by shared fingerprints; for the best of them, the
-//!   matched positions are turned into [`Fragment`]s: exact, maximal,
+//!   matched positions are turned into [`SymbolFragment`]s: exact, maximal,
 //!   non-overlapping matches of symbols (the paper notes k-grams lose "some
 //!   of the match … at the beginning and the end"; extension recovers it);
 //! * each pair is scored (share of each side covered, similarity, longest
 //!   fragment; base code counts neither as matched nor in the totals,
 //!   common passages only in the totals), and pairs above a threshold form
-//!   [`Cluster`]s.
+//!   [`SubmissionCluster`]s.
 //!
 //! The crate knows nothing about files or formats: positions are symbol
 //! indices, which a front-end's spans map back to bytes and lines.
+//!
+//! ## Stages
+//!
+//! [`match_corpus`] runs the whole matcher. A caller that shows progress,
+//! cancels a run, or runs the stages in different places calls them one by
+//! one, each consuming the previous one's result and watched by a
+//! [`Progress`] (which may cancel: [`Error::Cancelled`]):
+//!
+//! 1. [`fingerprint`] → [`Fingerprinted`]: options checked, base code
+//!    marked, every document winnowed;
+//! 2. [`Fingerprinted::index`] → [`Indexed`]: shared hashes grouped, the
+//!    common-code rule applied, pair records formed;
+//! 3. [`Indexed::pairs`] → [`Candidates`]: pairs sharing fingerprints,
+//!    ranked and cut to [`scored_candidates`];
+//! 4. [`Indexed::fragments`] → [`Comparison`]: exact fragments, scores,
+//!    ranking and clusters.
 //!
 //! ## Example
 //!
 //! ```
 //! use bryo_engine::Config;
-//! use bryo_match::{compare, Corpus, Document, MatchOptions, Role, SubmissionId};
+//! use bryo_match::{match_corpus, Corpus, Document, MatchOptions, Role, SubmissionId};
 //!
 //! let starter: Vec<u64> = (0..20).collect();
 //! let copied: Vec<u64> = (500..530).collect();
@@ -47,7 +63,7 @@
 //! corpus.push(Document::new(SubmissionId(2), &bob));
 //! corpus.push(Document::new(SubmissionId(0), &starter).with_role(Role::Base));
 //!
-//! let result = compare(&corpus, &MatchOptions::new(Config::new(5, 4)?))?;
+//! let result = match_corpus(&corpus, &MatchOptions::new(Config::new(5, 4)?))?;
 //! let pair = &result.pairs[0];
 //! // The starter code is neither matched nor counted: alice has 70 symbols
 //! // of her own, 30 of them shared.
@@ -59,15 +75,15 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-mod compare;
 mod corpus;
 mod error;
 mod fragments;
 mod index;
 mod options;
-mod report;
+mod progress;
+mod result;
+mod stages;
 
-pub use compare::{compare, scored_candidates};
 pub use corpus::{Corpus, DocId, Document, Role, SubmissionId};
 pub use error::Error;
 pub use fragments::EXTENSION_BUDGET_PER_SYMBOL;
@@ -75,4 +91,10 @@ pub use options::{
     CommonRule, MatchOptions, PairScore, Rarity, DEFAULT_CLUSTER_THRESHOLD, DEFAULT_MAX_PAIRS,
     DEFAULT_OCCURRENCE_CAP, MOSS_MAX_SUBMISSIONS,
 };
-pub use report::{Cluster, Comparison, DocumentSummary, Fragment, PairMatch, Stats};
+pub use progress::{Cancel, Progress, Silent, Stage};
+pub use result::{
+    Comparison, DocumentSummary, MatchStats, PairMatch, SubmissionCluster, SymbolFragment,
+};
+pub use stages::{
+    fingerprint, match_corpus, scored_candidates, Candidate, Candidates, Fingerprinted, Indexed,
+};

@@ -66,8 +66,8 @@ pub enum CommonRule {
 ///   the corpus however widespread a passage is.
 ///
 /// The limits the rule took are reported in
-/// [`Stats::seed_limit`](crate::Stats::seed_limit) and
-/// [`Stats::exclude_above`](crate::Stats::exclude_above).
+/// [`MatchStats::seed_limit`](crate::MatchStats::seed_limit) and
+/// [`MatchStats::exclude_above`](crate::MatchStats::exclude_above).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rarity {
     /// Share of the submissions above which a hash is template code.
@@ -103,7 +103,7 @@ pub const DEFAULT_OCCURRENCE_CAP: usize = 16;
 /// Default for [`MatchOptions::cluster_threshold`].
 pub const DEFAULT_CLUSTER_THRESHOLD: f64 = 0.5;
 
-/// Options of [`compare`](crate::compare), with MOSS meanings where MOSS has
+/// Options of [`match_corpus`](crate::match_corpus), with MOSS meanings where MOSS has
 /// the option.
 ///
 /// ```
@@ -226,7 +226,7 @@ impl MatchOptions {
         }
     }
 
-    /// Checks every option; [`compare`](crate::compare) calls it first.
+    /// Checks every option; [`match_corpus`](crate::match_corpus) calls it first.
     pub fn validate(&self) -> Result<(), Error> {
         self.selection.validate()?;
         if self.occurrence_cap == 0 {

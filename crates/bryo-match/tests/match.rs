@@ -1,4 +1,4 @@
-//! Behaviour of `compare`: checked against a naive reference by property
+//! Behaviour of `match_corpus` and its stages: checked against a naive reference by property
 //! tests, plus the MOSS rules one by one.
 
 mod support;
@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use bryo_engine::{Config, Selection, SplitMix64};
 use bryo_match::{
-    compare, scored_candidates, CommonRule, Comparison, Corpus, DocId, Document, Error,
+    match_corpus, scored_candidates, CommonRule, Comparison, Corpus, DocId, Document, Error,
     MatchOptions, Rarity, Role, SubmissionId, EXTENSION_BUDGET_PER_SYMBOL,
 };
 use proptest::prelude::*;
@@ -268,7 +268,7 @@ proptest! {
     /// non-overlapping.
     #[test]
     fn matches_naive_reference((docs, options) in small_corpus()) {
-        let result = compare(&corpus(&docs), &options).unwrap();
+        let result = match_corpus(&corpus(&docs), &options).unwrap();
         prop_assert_eq!(found_pairs(&result), naive_pairs(&docs, &options));
         check_structure(&docs, &options, &result);
     }
@@ -278,9 +278,9 @@ proptest! {
     /// here all of them, so exactly the first `n` of the full ranking.
     #[test]
     fn max_pairs_keeps_the_top((docs, mut options) in small_corpus(), n in 1usize..4) {
-        let all = compare(&corpus(&docs), &options).unwrap();
+        let all = match_corpus(&corpus(&docs), &options).unwrap();
         options.max_pairs = n;
-        let result = compare(&corpus(&docs), &options).unwrap();
+        let result = match_corpus(&corpus(&docs), &options).unwrap();
         prop_assert_eq!(&result.pairs[..], &all.pairs[..n.min(all.pairs.len())]);
     }
 
@@ -293,7 +293,7 @@ proptest! {
                 .num_threads(threads)
                 .build()
                 .unwrap()
-                .install(|| compare(&c, &options).unwrap())
+                .install(|| match_corpus(&c, &options).unwrap())
         };
         prop_assert_eq!(run(1), run(4));
     }
@@ -325,7 +325,7 @@ proptest! {
         }
         let mut o = options(k, w);
         o.selection = if seed % 2 == 0 { Selection::Winnow } else { Selection::RobustWinnow };
-        let result = compare(&corpus(&docs), &o).unwrap();
+        let result = match_corpus(&corpus(&docs), &o).unwrap();
         prop_assert_eq!(result.pairs.len(), 1);
         let p = &result.pairs[0];
         // Submission 0 has the larger id, so it is the b side.
@@ -353,7 +353,7 @@ fn m_two_reports_only_passages_in_exactly_two_submissions() {
     ];
     let mut o = options(5, 6);
     o.common = CommonRule::MaxSubmissions(2);
-    let result = compare(&corpus(&docs), &o).unwrap();
+    let result = match_corpus(&corpus(&docs), &o).unwrap();
     check_structure(&docs, &o, &result);
     assert_eq!(result.pairs.len(), 1);
     let pair = &result.pairs[0];
@@ -365,10 +365,10 @@ fn m_two_reports_only_passages_in_exactly_two_submissions() {
     assert!(result.stats.dropped_common > 0);
 
     o.common = CommonRule::MaxSubmissions(3);
-    let result = compare(&corpus(&docs), &o).unwrap();
+    let result = match_corpus(&corpus(&docs), &o).unwrap();
     assert_eq!(result.pairs.len(), 3);
     o.common = CommonRule::MaxSubmissions(0); // no limit
-    assert_eq!(compare(&corpus(&docs), &o).unwrap().pairs.len(), 3);
+    assert_eq!(match_corpus(&corpus(&docs), &o).unwrap().pairs.len(), 3);
 }
 
 /// Four submissions sharing a 200-symbol passage `p` (each after its own
@@ -404,7 +404,7 @@ fn m_passages_are_barriers_like_base_code() {
     let (docs, at) = common_passage_corpus(21);
     let mut o = options(5, 4);
     o.common = CommonRule::MaxSubmissions(2);
-    let result = compare(&corpus(&docs), &o).unwrap();
+    let result = match_corpus(&corpus(&docs), &o).unwrap();
     check_structure(&docs, &o, &result);
     // Submission 0 has the larger id: it is the b side of the pair.
     let pair = result
@@ -432,7 +432,7 @@ fn m_passages_are_barriers_like_base_code() {
 
     // With -m 10 the passage is a match like any other.
     o.common = CommonRule::MaxSubmissions(10);
-    let result = compare(&corpus(&docs), &o).unwrap();
+    let result = match_corpus(&corpus(&docs), &o).unwrap();
     check_structure(&docs, &o, &result);
     assert_eq!(result.pairs.len(), 6);
     let pair = &result.pairs[0];
@@ -455,7 +455,7 @@ fn m_passages_leak_at_most_w_minus_one_symbols_at_their_ends() {
         let (docs, at) = common_passage_corpus(seed);
         let mut o = options(k, w);
         o.common = CommonRule::MaxSubmissions(2);
-        let result = compare(&corpus(&docs), &o).unwrap();
+        let result = match_corpus(&corpus(&docs), &o).unwrap();
         check_structure(&docs, &o, &result);
         for (i, d) in result.documents.iter().enumerate() {
             assert!(d.common_symbols as usize >= 200 - 2 * (w - 1), "{seed} {i}");
@@ -493,7 +493,7 @@ fn base_code_is_neither_matched_nor_counted() {
         doc(3, Role::Base, starter),
     ];
     let o = options(5, 4);
-    let result = compare(&corpus(&docs), &o).unwrap();
+    let result = match_corpus(&corpus(&docs), &o).unwrap();
     check_structure(&docs, &o, &result);
     assert_eq!(result.documents[0].base_symbols, 50);
     assert_eq!(result.documents[3].base_symbols, 0);
@@ -507,7 +507,7 @@ fn base_code_is_neither_matched_nor_counted() {
     assert!(result.stats.dropped_base > 0);
 
     // Without the base document the starter code is a match like any other.
-    let result = compare(&corpus(&docs[..3]), &o).unwrap();
+    let result = match_corpus(&corpus(&docs[..3]), &o).unwrap();
     assert_eq!(result.pairs.len(), 3);
     assert_eq!(result.pairs[0].fragments[0].len, 80);
 }
@@ -526,7 +526,7 @@ fn old_pairs_and_same_submission_pairs_never_appear() {
         doc(2, Role::Old, [filler(3), shared.clone()].concat()),
     ];
     let o = options(5, 4);
-    let result = compare(&corpus(&docs), &o).unwrap();
+    let result = match_corpus(&corpus(&docs), &o).unwrap();
     check_structure(&docs, &o, &result);
     let pairs: Vec<_> = result.pairs.iter().map(|p| (p.a, p.b)).collect();
     assert_eq!(pairs.len(), 2);
@@ -534,7 +534,7 @@ fn old_pairs_and_same_submission_pairs_never_appear() {
     assert!(pairs.contains(&(sub_id(2), sub_id(0))));
 
     // With only submission 0 (two files) nothing can be compared.
-    let result = compare(&corpus(&docs[..2]), &o).unwrap();
+    let result = match_corpus(&corpus(&docs[..2]), &o).unwrap();
     assert!(result.pairs.is_empty());
 }
 
@@ -542,7 +542,7 @@ fn old_pairs_and_same_submission_pairs_never_appear() {
 fn mixed_roles_in_one_submission_are_rejected() {
     let s = vec![1u64, 2, 3];
     let docs = vec![doc(0, Role::Current, s.clone()), doc(0, Role::Old, s)];
-    let err = compare(&corpus(&docs), &options(2, 2)).unwrap_err();
+    let err = match_corpus(&corpus(&docs), &options(2, 2)).unwrap_err();
     assert_eq!(err, Error::MixedRoles(sub_id(0)));
 }
 
@@ -556,7 +556,7 @@ fn invalid_options_are_errors() {
     assert!(matches!(o.validate(), Err(Error::InvalidThreshold(_))));
     let mut o = options(2, 2);
     o.selection = Selection::ModP { p: 0 };
-    assert!(compare(&Corpus::new(), &o).is_err());
+    assert!(match_corpus(&Corpus::new(), &o).is_err());
 }
 
 #[test]
@@ -573,7 +573,7 @@ fn identical_submissions_are_flagged() {
         // Only one of the files.
         doc(2, Role::Current, f1),
     ];
-    let result = compare(&corpus(&docs), &options(4, 4)).unwrap();
+    let result = match_corpus(&corpus(&docs), &options(4, 4)).unwrap();
     assert_eq!(result.pairs.len(), 3);
     for p in &result.pairs {
         let expect = (p.a, p.b) == (sub_id(1), sub_id(0));
@@ -605,7 +605,7 @@ fn clusters_are_connected_components_above_the_threshold() {
     ];
     let mut o = options(4, 4);
     o.cluster_threshold = 0.5;
-    let result = compare(&corpus(&docs), &o).unwrap();
+    let result = match_corpus(&corpus(&docs), &o).unwrap();
     assert_eq!(result.pairs.len(), 3);
     assert_eq!(result.clusters.len(), 1);
     assert_eq!(
@@ -624,7 +624,7 @@ fn repeated_hash_work_is_bounded() {
         doc(1, Role::Current, vec![7; n]),
     ];
     let o = options(5, 4);
-    let result = compare(&corpus(&docs), &o).unwrap();
+    let result = match_corpus(&corpus(&docs), &o).unwrap();
     let s = result.stats;
     let cap = o.occurrence_cap as u64;
     assert_eq!(s.indexed, 2 * cap);
@@ -646,7 +646,7 @@ fn periodic_documents_stay_bounded() {
     let a: Vec<u64> = period.iter().copied().cycle().take(n).collect();
     let docs = vec![doc(0, Role::Current, a.clone()), doc(1, Role::Current, a)];
     let o = options(5, 4);
-    let result = compare(&corpus(&docs), &o).unwrap();
+    let result = match_corpus(&corpus(&docs), &o).unwrap();
     let s = result.stats;
     let cap = o.occurrence_cap as u64;
     assert!(s.indexed <= 2 * 50 * cap);
@@ -658,14 +658,14 @@ fn periodic_documents_stay_bounded() {
 #[test]
 fn empty_and_tiny_inputs() {
     let o = options(5, 4);
-    let result = compare(&Corpus::new(), &o).unwrap();
+    let result = match_corpus(&Corpus::new(), &o).unwrap();
     assert!(result.pairs.is_empty() && result.clusters.is_empty());
     let docs = vec![
         doc(0, Role::Current, vec![]),
         doc(1, Role::Current, vec![1, 2]),
         doc(2, Role::Base, vec![]),
     ];
-    let result = compare(&corpus(&docs), &o).unwrap();
+    let result = match_corpus(&corpus(&docs), &o).unwrap();
     assert!(result.pairs.is_empty());
     assert_eq!(result.stats.documents, 2);
     assert_eq!(result.stats.base_documents, 1);
@@ -680,7 +680,7 @@ fn distinct_hash_sets_in_the_index_are_counted() {
         doc(1, Role::Current, shared),
     ];
     let o = options(5, 4);
-    let result = compare(&corpus(&docs), &o).unwrap();
+    let result = match_corpus(&corpus(&docs), &o).unwrap();
     let hashes: HashSet<u64> = {
         let mut f = bryo_engine::Fingerprinter::new(o.config, o.hash, o.selection).unwrap();
         f.fingerprints_symbols(&docs[0].symbols)
@@ -709,7 +709,7 @@ fn extension_budget_runs_out_safely() {
     let mut o = options(4, 4);
     o.occurrence_cap = 200;
     o.selection = Selection::Winnow;
-    let result = compare(&corpus(&docs), &o).unwrap();
+    let result = match_corpus(&corpus(&docs), &o).unwrap();
     let s = result.stats;
     assert!(s.seeds <= 200 * 200);
     assert_eq!(s.budget_exhausted, 1);
@@ -744,7 +744,7 @@ proptest! {
             .collect();
         let distinct: HashSet<&Vec<u64>> = docs.iter().map(|d| &d.symbols).collect();
         let opts = options(4, 3);
-        let result = compare(&corpus(&docs), &opts).unwrap();
+        let result = match_corpus(&corpus(&docs), &opts).unwrap();
         prop_assert_eq!(result.stats.duplicate_documents, (docs.len() - distinct.len()) as u64);
         let mut fingerprinter =
             bryo_engine::Fingerprinter::new(opts.config, opts.hash, opts.selection).unwrap();
@@ -792,7 +792,7 @@ proptest! {
         let docs = crowded_corpus(seed);
         let mut o = options(4, 3);
         o.max_pairs = 0;
-        let all = compare(&corpus(&docs), &o).unwrap();
+        let all = match_corpus(&corpus(&docs), &o).unwrap();
         prop_assert!(all.pairs.len() > 300, "{} pairs", all.pairs.len());
         let mut by_shared = all.pairs.clone();
         by_shared.sort_by_key(|p| (std::cmp::Reverse(p.shared_fingerprints), p.a, p.b));
@@ -802,7 +802,7 @@ proptest! {
             (std::cmp::Reverse(p.covered_a + p.covered_b), std::cmp::Reverse(p.shared_fingerprints), p.a, p.b)
         });
         by_shared.truncate(n);
-        let result = compare(&corpus(&docs), &o).unwrap();
+        let result = match_corpus(&corpus(&docs), &o).unwrap();
         prop_assert_eq!(result.pairs, by_shared);
     }
 }
@@ -833,12 +833,12 @@ fn rarity_keeps_what_a_group_of_copiers_shares() {
     let mut o = options(6, 5);
     o.max_pairs = 0;
     o.common = CommonRule::MaxSubmissions(10);
-    let moss = compare(&corpus(&docs), &o).unwrap();
+    let moss = match_corpus(&corpus(&docs), &o).unwrap();
     check_structure(&docs, &o, &moss);
     assert!(pair_of(&moss, 0, 1).is_none_or(|p| p.covered_a < 20));
 
     o.common = CommonRule::Rarity(Rarity::default());
-    let rarity = compare(&corpus(&docs), &o).unwrap();
+    let rarity = match_corpus(&corpus(&docs), &o).unwrap();
     check_structure(&docs, &o, &rarity);
     let p = pair_of(&rarity, 0, 1).expect("the copiers are paired");
     assert!(p.covered_a >= 80 - 2 * 5, "{p:?}");
@@ -879,7 +879,7 @@ fn seeding_budget_samples_pairs_not_matches() {
         min_seed_limit: 2,
         ..Rarity::default()
     });
-    let result = compare(&corpus(&docs), &o).unwrap();
+    let result = match_corpus(&corpus(&docs), &o).unwrap();
     check_structure(&docs, &o, &result);
     assert_eq!(result.stats.seed_limit, 2);
     // Each frequent hash pairs every submission with one other.
@@ -896,7 +896,7 @@ fn seeding_budget_samples_pairs_not_matches() {
     // Without the budget every pair of the twelve is found, through every
     // frequent hash: six times the records of the sample.
     o.common = CommonRule::Rarity(Rarity::default());
-    let all = compare(&corpus(&docs), &o).unwrap();
+    let all = match_corpus(&corpus(&docs), &o).unwrap();
     assert_eq!(all.pairs.len(), 66);
     assert!(
         shared(&all) >= 5 * shared(&result),
@@ -928,15 +928,172 @@ fn chain_floor_scales_with_the_shorter_document() {
     o.chain_floor_scale = 0.65;
     // √1,000 · 0.65 ≈ 21 ≤ 30: kept.
     let short = docs_of(&mut rng, 1_000);
-    let result = compare(&corpus(&short), &o).unwrap();
+    let result = match_corpus(&corpus(&short), &o).unwrap();
     assert_eq!(result.pairs.len(), 1);
     assert_eq!(result.pairs[0].covered_a, 30);
     // √20,000 · 0.65 ≈ 92, capped at 80 > 30: dropped.
     let long = docs_of(&mut rng, 20_000);
-    let result = compare(&corpus(&long), &o).unwrap();
+    let result = match_corpus(&corpus(&long), &o).unwrap();
     assert!(result.pairs.iter().all(|p| p.covered_a == 0));
     // Without the scale the fixed floor drops it in both.
     o.chain_floor_scale = 0.0;
-    let result = compare(&corpus(&short), &o).unwrap();
+    let result = match_corpus(&corpus(&short), &o).unwrap();
     assert!(result.pairs.iter().all(|p| p.covered_a == 0));
+}
+
+/// Records what a run reports, and cancels when a stage starts or after
+/// some units of work.
+#[derive(Default)]
+struct Watcher {
+    events: std::sync::Mutex<Vec<(bryo_match::Stage, u64)>>,
+    done: std::sync::atomic::AtomicU64,
+    cancel_at: Option<bryo_match::Stage>,
+    cancel_after: Option<u64>,
+}
+
+impl bryo_match::Progress for Watcher {
+    fn start(&self, stage: bryo_match::Stage, work: u64) {
+        self.events.lock().unwrap().push((stage, work));
+    }
+    fn advance(&self, done: u64) {
+        self.done
+            .fetch_add(done, std::sync::atomic::Ordering::Relaxed);
+    }
+    fn cancelled(&self) -> bool {
+        let events = self.events.lock().unwrap();
+        self.cancel_at
+            .is_some_and(|s| events.last().is_some_and(|e| e.0 == s))
+            || self
+                .cancel_after
+                .is_some_and(|n| self.done.load(std::sync::atomic::Ordering::Relaxed) >= n)
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    /// The stages run one by one give exactly what `match_corpus` gives,
+    /// and report their work: one unit per distinct document, one per
+    /// candidate pair.
+    #[test]
+    fn stages_one_by_one_equal_the_whole_run((docs, options) in small_corpus()) {
+        use bryo_match::Stage;
+        let corpus = corpus(&docs);
+        let whole = match_corpus(&corpus, &options).unwrap();
+        let watcher = Watcher::default();
+        let fingerprinted = bryo_match::fingerprint(&corpus, &options, &watcher).unwrap();
+        let duplicates = fingerprinted.duplicate_documents();
+        for (i, d) in docs.iter().enumerate() {
+            let got = fingerprinted.fingerprints(DocId(i as u32));
+            prop_assert_eq!(got.is_none(), d.role == Role::Base);
+            if let Some(got) = got {
+                prop_assert_eq!(got.len() as u32, whole.documents[i].fingerprints);
+            }
+        }
+        let indexed = fingerprinted.index(&watcher).unwrap();
+        let candidates = indexed.pairs(&watcher).unwrap();
+        prop_assert_eq!(candidates.total, whole.stats.candidate_pairs);
+        prop_assert!(candidates.pairs.windows(2).all(|w| (w[0].a, w[0].b) < (w[1].a, w[1].b)));
+        let scored = candidates.pairs.len() as u64;
+        let staged = indexed.fragments(candidates, &watcher).unwrap();
+        prop_assert_eq!(&staged, &whole);
+        let events = watcher.events.lock().unwrap().clone();
+        let stages: Vec<Stage> = events.iter().map(|e| e.0).collect();
+        prop_assert_eq!(stages, vec![Stage::Fingerprint, Stage::Index, Stage::Pairs, Stage::Fragments]);
+        let current = docs.iter().filter(|d| d.role != Role::Base).count() as u64;
+        prop_assert_eq!(events[0].1, current - duplicates);
+        prop_assert_eq!(events[3].1, scored);
+        prop_assert_eq!(watcher.done.load(std::sync::atomic::Ordering::Relaxed), current - duplicates + scored);
+    }
+
+    /// A caller's content fingerprints spare a hash pass and never change
+    /// the result, even when they are wrong.
+    #[test]
+    fn content_fingerprints_never_change_the_result(
+        (docs, options) in small_corpus(),
+        lie in any::<u64>(),
+    ) {
+        let plain = match_corpus(&corpus(&docs), &options).unwrap();
+        let modulus = bryo_engine::Modulus::default_64();
+        let given: Corpus = docs
+            .iter()
+            .map(|d| {
+                Document::new(sub_id(d.sub), &d.symbols)
+                    .with_role(d.role)
+                    .with_content_fingerprint(modulus.hash_symbols(&d.symbols) as u64)
+            })
+            .collect();
+        prop_assert_eq!(&match_corpus(&given, &options).unwrap(), &plain);
+        // All documents claim one fingerprint: every pair is confirmed
+        // symbol by symbol, and only equal documents are shared.
+        let lying: Corpus = docs
+            .iter()
+            .map(|d| Document::new(sub_id(d.sub), &d.symbols).with_role(d.role).with_content_fingerprint(lie))
+            .collect();
+        let lied = match_corpus(&lying, &options).unwrap();
+        prop_assert_eq!(&lied.pairs, &plain.pairs);
+        prop_assert_eq!(&lied.documents, &plain.documents);
+        // Wrong, distinct fingerprints hide duplicates from the shortcut.
+        let distinct: Corpus = docs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| Document::new(sub_id(d.sub), &d.symbols).with_role(d.role).with_content_fingerprint(i as u64))
+            .collect();
+        let hidden = match_corpus(&distinct, &options).unwrap();
+        prop_assert_eq!(&hidden.pairs, &plain.pairs);
+        prop_assert_eq!(hidden.stats.duplicate_documents, 0);
+    }
+}
+
+#[test]
+fn every_stage_can_be_cancelled() {
+    use bryo_match::Stage;
+    let mut rng = SplitMix64::new(7);
+    let passage = random_symbols(&mut rng, 60);
+    let docs: Vec<TestDoc> = (0..6)
+        .map(|s| {
+            let mut symbols = random_symbols(&mut rng, 40);
+            symbols.extend(&passage);
+            doc(s, Role::Current, symbols)
+        })
+        .collect();
+    let corpus = corpus(&docs);
+    let opts = options(5, 4);
+    let run = |w: &Watcher| -> Result<Comparison, Error> {
+        let indexed = bryo_match::fingerprint(&corpus, &opts, w)?.index(w)?;
+        let candidates = indexed.pairs(w)?;
+        indexed.fragments(candidates, w)
+    };
+    assert!(run(&Watcher::default()).is_ok());
+    for stage in [
+        Stage::Fingerprint,
+        Stage::Index,
+        Stage::Pairs,
+        Stage::Fragments,
+    ] {
+        let w = Watcher {
+            cancel_at: Some(stage),
+            ..Watcher::default()
+        };
+        assert_eq!(run(&w).unwrap_err(), Error::Cancelled, "{stage}");
+        assert_eq!(w.events.lock().unwrap().last().unwrap().0, stage);
+    }
+    // Inside a stage: after two units of work, nothing more is done.
+    let w = Watcher {
+        cancel_after: Some(2),
+        ..Watcher::default()
+    };
+    assert_eq!(run(&w).unwrap_err(), Error::Cancelled);
+    assert_eq!(
+        w.events.lock().unwrap().len(),
+        1,
+        "stopped while fingerprinting"
+    );
+    // A cancel flag raised before the run stops it at once.
+    let flag = bryo_match::Cancel::new();
+    flag.cancel();
+    assert_eq!(
+        bryo_match::fingerprint(&corpus, &opts, &flag).unwrap_err(),
+        Error::Cancelled
+    );
 }

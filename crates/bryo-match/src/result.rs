@@ -9,7 +9,7 @@ use crate::{DocId, SubmissionId};
 /// `b_doc`. Positions and lengths are in symbols; a front-end's spans map
 /// them to bytes and lines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Fragment {
+pub struct SymbolFragment {
     /// Document on the `a` side of the pair (belongs to [`PairMatch::a`]).
     pub a_doc: DocId,
     /// First symbol of the match in `a_doc`.
@@ -22,7 +22,7 @@ pub struct Fragment {
     pub len: u32,
 }
 
-impl Fragment {
+impl SymbolFragment {
     /// The matched symbols of `a_doc`.
     pub fn a_range(&self) -> Range<usize> {
         self.a_start as usize..self.a_start as usize + self.len as usize
@@ -56,7 +56,7 @@ pub struct PairMatch {
     pub shared_fingerprints: u64,
     /// Non-overlapping exact matches on both sides, longest first (ties by
     /// position).
-    pub fragments: Vec<Fragment>,
+    pub fragments: Vec<SymbolFragment>,
     /// Symbols of `a`'s documents that are not base-covered (nor template).
     pub symbols_a: u64,
     /// Symbols of `b`'s documents that are not base-covered (nor template).
@@ -84,7 +84,7 @@ pub struct PairMatch {
 /// A connected group of submissions: linked by reported pairs whose
 /// similarity reaches the cluster threshold.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Cluster {
+pub struct SubmissionCluster {
     /// Members, in increasing id order; at least two.
     pub submissions: Vec<SubmissionId>,
     /// The highest similarity of a scored pair inside the cluster.
@@ -111,7 +111,7 @@ pub struct DocumentSummary {
 
 /// Counters describing the work done; handy for reports and tests.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Stats {
+pub struct MatchStats {
     /// Non-base documents.
     pub documents: u64,
     /// Distinct submissions among non-base documents.
@@ -154,7 +154,7 @@ pub struct Stats {
     pub exclude_above: u64,
 }
 
-/// The result of [`compare`](crate::compare).
+/// The result of [`match_corpus`](crate::match_corpus).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Comparison {
     /// Reported pairs, ranked like MOSS by size of match: most covered
@@ -162,7 +162,7 @@ pub struct Comparison {
     /// fingerprints, then by `(a, b)`.
     pub pairs: Vec<PairMatch>,
     /// Clusters, largest first, then by smallest member.
-    pub clusters: Vec<Cluster>,
+    pub clusters: Vec<SubmissionCluster>,
     /// Per-document facts, indexed by [`DocId`].
     pub documents: Vec<DocumentSummary>,
     /// Base-covered symbols of every document, indexed by [`DocId`]: sorted,
@@ -171,5 +171,5 @@ pub struct Comparison {
     /// there is no base code. Renderers grey these passages out.
     pub base_ranges: Vec<Vec<Range<u32>>>,
     /// Counters.
-    pub stats: Stats,
+    pub stats: MatchStats,
 }

@@ -1,0 +1,135 @@
+//! The compare job run stage by stage, watched and cancelled.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use bryo_compare::{
+    analyze_inputs, compare, compare_with_progress, AnalyzeOptions, Cancel, CompareError,
+    CompareOptions, Progress, Stage,
+};
+use bryo_frontend::Language;
+use bryo_input::{InputFile, Inputs, Source, Submission};
+
+/// Four Python submissions: two share a function, one is an exact copy of
+/// another, one stands alone.
+fn inputs() -> Inputs {
+    let shared = "def area(shape, scale):\n    total = 0\n    for side in shape.sides():\n        total += side * scale\n        if total > 100:\n            total = total // 2\n    return total + len(shape.name)\n";
+    let files = [
+        (
+            "alice.py",
+            format!("import math\n{shared}print(area(s, 2))\n"),
+        ),
+        (
+            "bob.py",
+            format!("x = [1, 2, 3]\n{shared}\nprint(sum(x))\n"),
+        ),
+        (
+            "carol.py",
+            format!("import math\n{shared}print(area(s, 2))\n"),
+        ),
+        (
+            "dave.py",
+            "for i in range(10):\n    print(i * i, 'squares')\nwhile True:\n    break\n"
+                .to_string(),
+        ),
+    ];
+    Inputs {
+        submissions: files
+            .into_iter()
+            .map(|(name, text)| Submission {
+                name: name.to_string(),
+                old: false,
+                files: vec![InputFile {
+                    display_path: name.to_string(),
+                    bytes: text.into_bytes(),
+                    source: Source::File(name.into()),
+                }],
+            })
+            .collect(),
+        base: Vec::new(),
+        skipped: Vec::new(),
+    }
+}
+
+fn options() -> CompareOptions {
+    CompareOptions {
+        analyze: AnalyzeOptions {
+            language: Some(Language::by_name("python").expect("python is known")),
+            ..AnalyzeOptions::default()
+        },
+        k: Some(5),
+        w: Some(4),
+        ..CompareOptions::default()
+    }
+}
+
+#[derive(Default)]
+struct Watcher {
+    stages: Mutex<Vec<(Stage, u64)>>,
+    done: AtomicU64,
+}
+
+impl Progress for Watcher {
+    fn start(&self, stage: Stage, work: u64) {
+        self.stages.lock().unwrap().push((stage, work));
+    }
+    fn advance(&self, done: u64) {
+        self.done.fetch_add(done, Ordering::Relaxed);
+    }
+}
+
+#[test]
+fn stages_one_by_one_give_the_whole_run() {
+    let options = options();
+    let whole = compare(inputs(), &options).unwrap();
+    assert!(!whole.report.pairs.is_empty());
+
+    let watcher = Watcher::default();
+    let analysis = analyze_inputs(inputs(), &options, &watcher).unwrap();
+    assert_eq!(analysis.files().count(), 4);
+    let comparison = {
+        let corpus = analysis.corpus();
+        assert_eq!(corpus.len(), 4);
+        assert_eq!(corpus.identical_pairs().len(), 1, "alice and carol");
+        let indexed = bryo_match::fingerprint(&corpus, analysis.match_options(), &watcher)
+            .unwrap()
+            .index(&watcher)
+            .unwrap();
+        let candidates = indexed.pairs(&watcher).unwrap();
+        indexed.fragments(candidates, &watcher).unwrap()
+    };
+    // alice and carol are one content: winnowed once.
+    assert_eq!(comparison.stats.duplicate_documents, 1);
+    let staged = analysis.report(comparison, &options, &watcher);
+    assert_eq!(staged.report, whole.report);
+
+    let stages: Vec<Stage> = watcher.stages.lock().unwrap().iter().map(|s| s.0).collect();
+    assert_eq!(
+        stages,
+        [
+            Stage::Analyze,
+            Stage::Fingerprint,
+            Stage::Index,
+            Stage::Pairs,
+            Stage::Fragments,
+            Stage::Report
+        ]
+    );
+    // Four files analyzed, three distinct ones fingerprinted, and one unit
+    // per candidate pair.
+    let work: Vec<u64> = watcher.stages.lock().unwrap().iter().map(|s| s.1).collect();
+    assert_eq!(&work[..2], &[4, 3]);
+    assert_eq!(watcher.done.load(Ordering::Relaxed), 4 + 3 + work[4]);
+}
+
+#[test]
+fn a_cancelled_run_is_an_error() {
+    let cancel = Cancel::new();
+    cancel.cancel();
+    let err = compare_with_progress(inputs(), &options(), &cancel).unwrap_err();
+    assert!(
+        matches!(err, CompareError::Match(bryo_match::Error::Cancelled)),
+        "{err}"
+    );
+    assert_eq!(err.to_string(), "the comparison was cancelled");
+}

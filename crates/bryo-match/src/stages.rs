@@ -1,0 +1,715 @@
+//! The matcher's stages: fingerprint → index → pairs → fragments (scores
+//! and clusters included), each callable on its own.
+
+use bryo_engine::{Fingerprint, Hasher};
+use rayon::prelude::*;
+
+use crate::fragments::{chain, pair_fragments};
+use crate::index::{build_index, fingerprint_all, BaseSet, Index, Prepared};
+use crate::progress::check;
+use crate::{
+    Comparison, Corpus, DocId, DocumentSummary, Error, MatchOptions, MatchStats, PairMatch,
+    PairScore, Progress, Silent, Stage, SubmissionCluster, SubmissionId,
+};
+
+/// A pair of submissions sharing indexed fingerprints: a candidate for
+/// fragments.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Candidate {
+    /// The submission with the smaller id.
+    pub a: SubmissionId,
+    /// The submission with the larger id.
+    pub b: SubmissionId,
+    /// Fingerprints the two share (of each shared hash, the smaller number
+    /// of kept occurrences on either side).
+    pub shared_fingerprints: u64,
+    /// Dense indices of `a` and `b`.
+    dense: (u32, u32),
+    /// Its pair records, `records[records.0..records.1]` of the index.
+    records: (usize, usize),
+}
+
+/// The candidate pairs that get fragments, from [`Indexed::pairs`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Candidates {
+    /// The candidates, by `(a, b)`.
+    pub pairs: Vec<Candidate>,
+    /// Pairs of submissions sharing at least one indexed fingerprint,
+    /// before the cut to [`scored_candidates`].
+    pub total: u64,
+}
+
+/// The corpus after [`fingerprint`]: every document winnowed, base code
+/// marked. Next: [`Fingerprinted::index`].
+pub struct Fingerprinted<'c> {
+    options: MatchOptions,
+    prep: Prepared<'c>,
+    base: BaseSet,
+    base_ranges: Vec<Vec<std::ops::Range<u32>>>,
+    declared: Vec<(u32, u32)>,
+    fps: Vec<Vec<Fingerprint>>,
+    canonical: Vec<bool>,
+    documents: usize,
+}
+
+/// The corpus after [`Fingerprinted::index`]: shared hashes grouped, the
+/// common-code rule applied, pair records formed. Next:
+/// [`Indexed::pairs`], then [`Indexed::fragments`].
+pub struct Indexed<'c> {
+    options: MatchOptions,
+    prep: Prepared<'c>,
+    index: Index,
+    base_ranges: Vec<Vec<std::ops::Range<u32>>>,
+    declared: Vec<(u32, u32)>,
+    fp_counts: Vec<usize>,
+    canonical: Vec<bool>,
+    documents: usize,
+}
+
+/// Compares every submission with every other (old ones only with current
+/// ones), MOSS style: [`fingerprint`], [`Fingerprinted::index`],
+/// [`Indexed::pairs`] and [`Indexed::fragments`] in a row, watched by
+/// nobody. A caller that shows progress, cancels, or runs the stages in
+/// different places calls them one by one.
+///
+/// 1. Every current and old document is fingerprinted in parallel;
+///    documents with the same symbols (same Rabin fingerprint, confirmed
+///    symbol by symbol) are winnowed once and share the selection.
+/// 2. The fingerprints are scattered into buckets and grouped by hash.
+/// 3. A hash occurring among **all** k-grams of the base documents is
+///    dropped; in every document, each symbol covered by a k-gram whose hash
+///    occurs among all k-grams of the base is *base-covered* and counts
+///    neither as matched nor in the totals.
+/// 4. By [`MatchOptions::common`]: under MOSS's `-m N`, a hash in more than
+///    `N` submissions is dropped, and the k-gram of each of its occurrences
+///    becomes *common-covered*: never matched, but in the totals. Under the
+///    rarity rule (the default), a hash in more than the template threshold
+///    is dropped the same way and its symbols also leave the totals, like
+///    base code. Of one hash, at most `occurrence_cap` occurrences per
+///    document are kept (the first ones).
+/// 5. Pairs of submissions are formed only from shared hashes (never
+///    within a submission, never old with old; under the rarity rule, hashes
+///    above the budget's limit pair a sample) and ranked by shared
+///    fingerprints; the best [`scored_candidates`] (or all) get fragments:
+///    every pair of kept occurrences of a shared hash is a seed; its k-gram
+///    is checked symbol by symbol (a hash collision yields nothing), then
+///    extended left and right to the maximal exact match, never into
+///    excluded symbols (such symbols inside the seed are trimmed off the
+///    ends), each diagonal of a document pair walked once, within a budget
+///    of 16 extension steps per symbol of the two documents. The matches are
+///    then tiled longest first: a match overlapping a kept fragment on either
+///    side is cut to its free pieces, which compete again by length.
+///    Fragments shorter than `min_fragment_symbols` are dropped — or, with a
+///    `chain_gap`, chains of fragments shorter than the chain floor.
+/// 6. Pairs are scored ([`PairScore`]); pairs declared identical are added
+///    whole if no shared hash found them; pairs below `min_similarity`
+///    (except identical ones) are dropped and the rest ranked by covered
+///    symbols and cut to `max_pairs`; clusters are the connected components
+///    of every scored pair with `similarity >= cluster_threshold` and of the
+///    identical pairs.
+///
+/// The output depends only on the input and options, not on the number of
+/// threads.
+///
+/// ```
+/// use bryo_engine::Config;
+/// use bryo_match::{match_corpus, Corpus, Document, MatchOptions, SubmissionId};
+///
+/// let passage: Vec<u64> = (100..140).collect();
+/// let mut alice: Vec<u64> = (0..30).collect();
+/// alice.extend(&passage);
+/// let mut bob: Vec<u64> = (50..70).collect();
+/// bob.extend(&passage);
+/// let carol: Vec<u64> = (200..260).collect();
+///
+/// let corpus: Corpus = [(0, &alice), (1, &bob), (2, &carol)]
+///     .into_iter()
+///     .map(|(s, symbols)| Document::new(SubmissionId(s), symbols))
+///     .collect();
+/// let result = match_corpus(&corpus, &MatchOptions::new(Config::new(5, 4)?))?;
+///
+/// assert_eq!(result.pairs.len(), 1); // carol shares nothing
+/// let pair = &result.pairs[0];
+/// assert_eq!((pair.a, pair.b), (SubmissionId(0), SubmissionId(1)));
+/// assert_eq!(pair.fragments[0].len, 40); // the whole passage, exactly
+/// assert_eq!(pair.covered_b, 40);
+/// # Ok::<(), bryo_match::Error>(())
+/// ```
+pub fn match_corpus(corpus: &Corpus<'_>, options: &MatchOptions) -> Result<Comparison, Error> {
+    let indexed = fingerprint(corpus, options, &Silent)?.index(&Silent)?;
+    let candidates = indexed.pairs(&Silent)?;
+    indexed.fragments(candidates, &Silent)
+}
+
+/// The first stage: checks the options and the corpus, marks base code and
+/// winnows every current and old document in parallel (documents with the
+/// same symbols once). Reports one unit of work per distinct document.
+///
+/// ```
+/// use bryo_engine::Config;
+/// use bryo_match::{fingerprint, Cancel, Corpus, Document, Error, MatchOptions, SubmissionId};
+///
+/// let (a, b): (Vec<u64>, Vec<u64>) = ((0..50).collect(), (0..50).collect());
+/// let corpus: Corpus = [Document::new(SubmissionId(0), &a), Document::new(SubmissionId(1), &b)]
+///     .into_iter()
+///     .collect();
+/// let options = MatchOptions::new(Config::new(5, 4)?);
+/// let cancel = Cancel::new();
+/// let indexed = fingerprint(&corpus, &options, &cancel)?.index(&cancel)?;
+/// cancel.cancel(); // e.g. from another thread, while the next stage runs
+/// assert_eq!(indexed.pairs(&cancel), Err(Error::Cancelled));
+/// # Ok::<(), bryo_match::Error>(())
+/// ```
+pub fn fingerprint<'c>(
+    corpus: &Corpus<'c>,
+    options: &MatchOptions,
+    progress: &dyn Progress,
+) -> Result<Fingerprinted<'c>, Error> {
+    options.validate()?;
+    check(progress)?;
+    let mut prep = Prepared::new(corpus)?;
+    let hasher = Hasher::new(options.hash, &options.config);
+    let base = BaseSet::new(&prep.base_docs, &hasher);
+    prep.mark_base(&base, options.config, &hasher);
+    // Before common passages join them, the excluded ranges are exactly the
+    // base-covered ones.
+    let mut base_ranges: Vec<Vec<std::ops::Range<u32>>> = vec![Vec::new(); corpus.len()];
+    for doc in &prep.docs {
+        base_ranges[doc.id as usize] = doc.excluded.iter().map(|&(s, e)| s..e).collect();
+    }
+    let (fps, source) = fingerprint_all(&prep.docs, corpus, options, progress)?;
+    let canonical: Vec<bool> = source.iter().enumerate().map(|(i, &s)| s == i).collect();
+    let declared = declared_identical(corpus, &prep);
+    Ok(Fingerprinted {
+        options: *options,
+        prep,
+        base,
+        base_ranges,
+        declared,
+        fps,
+        canonical,
+        documents: corpus.len(),
+    })
+}
+
+impl std::fmt::Debug for Fingerprinted<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Fingerprinted")
+            .field("documents", &self.documents)
+            .field("submissions", &self.prep.subs.len())
+            .field(
+                "fingerprints",
+                &self.fps.iter().map(Vec::len).sum::<usize>(),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for Indexed<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Indexed")
+            .field("documents", &self.documents)
+            .field("submissions", &self.prep.subs.len())
+            .field("pair_records", &self.index.records.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'c> Fingerprinted<'c> {
+    /// The fingerprints selected in a current or old document, in position
+    /// order; `None` for a base document or an id out of range.
+    pub fn fingerprints(&self, doc: DocId) -> Option<&[Fingerprint]> {
+        let i = self.prep.docs.iter().position(|d| d.id == doc.0)?;
+        Some(&self.fps[i])
+    }
+
+    /// Documents with the same symbols as an earlier one, whose selection
+    /// was copied rather than computed again.
+    pub fn duplicate_documents(&self) -> u64 {
+        self.canonical.iter().filter(|&&c| !c).count() as u64
+    }
+
+    /// The second stage: groups the fingerprints by hash, drops base and
+    /// common (or template) hashes, caps occurrences and forms the pair
+    /// records. The fingerprints themselves are freed.
+    pub fn index(self, progress: &dyn Progress) -> Result<Indexed<'c>, Error> {
+        check(progress)?;
+        progress.start(Stage::Index, 0);
+        let Fingerprinted {
+            options,
+            mut prep,
+            base,
+            base_ranges,
+            declared,
+            fps,
+            canonical,
+            documents,
+        } = self;
+        let mut index = build_index(&fps, &prep, &base, &canonical, &options);
+        prep.mark_common(
+            &std::mem::take(&mut index.common),
+            options.config.k(),
+            index.common_is_template,
+        );
+        let fp_counts = fps.iter().map(Vec::len).collect();
+        Ok(Indexed {
+            options,
+            prep,
+            index,
+            base_ranges,
+            declared,
+            fp_counts,
+            canonical,
+            documents,
+        })
+    }
+}
+
+impl Indexed<'_> {
+    /// The third stage: the pairs of submissions that share indexed
+    /// fingerprints, ranked by shared fingerprints and cut to
+    /// [`scored_candidates`] (MOSS ranks pairs by shared fingerprints;
+    /// fragments are computed for a margin of the best, and the report
+    /// ranks those by matched symbols). `-n 0` and a minimum similarity
+    /// keep every candidate.
+    pub fn pairs(&self, progress: &dyn Progress) -> Result<Candidates, Error> {
+        check(progress)?;
+        progress.start(Stage::Pairs, 0);
+        let recs = &self.index.records;
+        let mut pairs = Vec::new();
+        let mut i = 0;
+        while i < recs.len() {
+            let (a, b) = (recs[i].a, recs[i].b);
+            let n = recs[i..]
+                .iter()
+                .take_while(|r| r.a == a && r.b == b)
+                .count();
+            pairs.push(Candidate {
+                a: self.prep.subs[a as usize].id,
+                b: self.prep.subs[b as usize].id,
+                shared_fingerprints: recs[i..i + n].iter().map(|r| u64::from(r.contrib())).sum(),
+                dense: (a, b),
+                records: (i, i + n),
+            });
+            i += n;
+        }
+        let total = pairs.len() as u64;
+        if let Some(scored) = scored_candidates(&self.options) {
+            pairs.sort_unstable_by(|x, y| {
+                y.shared_fingerprints
+                    .cmp(&x.shared_fingerprints)
+                    .then(x.dense.cmp(&y.dense))
+            });
+            pairs.truncate(scored);
+            pairs.sort_unstable_by_key(|c| c.dense);
+        }
+        Ok(Candidates { pairs, total })
+    }
+
+    /// The last stage: exact fragments of every candidate (one unit of work
+    /// each), scores, the identical pairs declared by the caller, the
+    /// ranking and cut to `max_pairs`, and clusters.
+    ///
+    /// `candidates` must come from [`Indexed::pairs`] of this index; pairs
+    /// naming other submissions are ignored.
+    pub fn fragments(
+        self,
+        candidates: Candidates,
+        progress: &dyn Progress,
+    ) -> Result<Comparison, Error> {
+        check(progress)?;
+        progress.start(Stage::Fragments, candidates.pairs.len() as u64);
+        let Indexed {
+            options,
+            prep,
+            index,
+            base_ranges,
+            declared,
+            fp_counts,
+            canonical,
+            documents,
+        } = self;
+        let k = options.config.k();
+        let subs = prep.subs.len() as u32;
+        let recs = &index.records;
+        let valid = |c: &Candidate| {
+            c.dense.0 < c.dense.1
+                && c.dense.1 < subs
+                && c.records.0 < c.records.1
+                && c.records.1 <= recs.len()
+                && (recs[c.records.0].a, recs[c.records.0].b) == c.dense
+        };
+        let scored: Vec<(PairMatch, PairCounts)> = candidates
+            .pairs
+            .par_iter()
+            .filter(|c| valid(c))
+            .map(|c| {
+                check(progress)?;
+                let (a, b) = c.dense;
+                let mut f = pair_fragments(
+                    &recs[c.records.0..c.records.1],
+                    &index,
+                    &prep,
+                    k,
+                    if options.chain_gap > 0 {
+                        k
+                    } else {
+                        options.min_fragment_symbols
+                    },
+                );
+                if options.chain_gap > 0 {
+                    let floor = chain_floor(&prep, a, b, &options);
+                    chain(&mut f, options.chain_gap, floor);
+                }
+                let counts = PairCounts {
+                    seeds: f.seeds,
+                    steps: f.steps,
+                    exhausted: f.exhausted,
+                };
+                let m = score(
+                    &prep,
+                    a,
+                    b,
+                    c.shared_fingerprints,
+                    f.fragments,
+                    options.score,
+                );
+                progress.advance(1);
+                Ok((m, counts))
+            })
+            .collect::<Result<_, Error>>()?;
+
+        let mut stats = MatchStats {
+            documents: prep.docs.len() as u64,
+            submissions: prep.subs.len() as u64,
+            base_documents: prep.base_docs.len() as u64,
+            fingerprints: fp_counts.iter().map(|&n| n as u64).sum(),
+            dropped_base: index.counts.dropped_base,
+            dropped_common: index.counts.dropped_common,
+            dropped_cap: index.counts.dropped_cap,
+            indexed: index.counts.indexed,
+            shared_hashes: index.counts.shared_hashes,
+            candidate_pairs: candidates.total,
+            duplicate_documents: canonical.iter().filter(|&&c| !c).count() as u64,
+            seed_limit: index.rule.seed_limit,
+            exclude_above: index.rule.exclude_above,
+            ..MatchStats::default()
+        };
+        let mut all: Vec<PairMatch> = Vec::with_capacity(scored.len());
+        for (m, counts) in scored {
+            stats.seeds += counts.seeds;
+            stats.extension_steps += counts.steps;
+            stats.budget_exhausted += counts.exhausted;
+            all.push(m);
+        }
+
+        // Pairs the caller knows to be identical are reported whatever their
+        // score: as matched, or, if no shared fingerprint brought them
+        // together, each document matched whole with its equal.
+        let found: std::collections::HashSet<(u32, u32)> = candidates
+            .pairs
+            .iter()
+            .filter(|c| valid(c))
+            .map(|c| c.dense)
+            .collect();
+        for &(a, b) in &declared {
+            if !found.contains(&(a, b)) {
+                all.push(whole_pair(&prep, a, b));
+            }
+        }
+        for m in &mut all {
+            m.identical = m.identical
+                || declared
+                    .binary_search(&(dense(&prep, m.a), dense(&prep, m.b)))
+                    .is_ok();
+        }
+        all.sort_by(|x, y| {
+            (y.covered_a + y.covered_b)
+                .cmp(&(x.covered_a + x.covered_b))
+                .then(y.shared_fingerprints.cmp(&x.shared_fingerprints))
+                .then((x.a, x.b).cmp(&(y.a, y.b)))
+        });
+
+        // Clusters from every scored pair, before the report's cut.
+        let mut links: Vec<(u32, u32, f64)> = all
+            .iter()
+            .filter(|m| m.similarity >= options.cluster_threshold)
+            .map(|m| (dense(&prep, m.a), dense(&prep, m.b), m.similarity))
+            .collect();
+        for &(a, b) in &declared {
+            links.push((a, b, 0.0));
+        }
+        let scores: Vec<(u32, u32, f64)> = all
+            .iter()
+            .map(|m| (dense(&prep, m.a), dense(&prep, m.b), m.similarity))
+            .collect();
+        let clusters = clusters(&prep, &links, &scores);
+
+        let mut pairs: Vec<PairMatch> = all
+            .into_iter()
+            .filter(|m| {
+                m.identical
+                    && declared
+                        .binary_search(&(dense(&prep, m.a), dense(&prep, m.b)))
+                        .is_ok()
+                    || m.similarity >= options.min_similarity
+            })
+            .collect();
+        if options.max_pairs != 0 {
+            pairs.truncate(options.max_pairs);
+        }
+
+        let mut summaries = vec![DocumentSummary::default(); documents];
+        for (doc, &n) in prep.docs.iter().zip(&fp_counts) {
+            summaries[doc.id as usize] = DocumentSummary {
+                fingerprints: u32::try_from(n).unwrap_or(u32::MAX),
+                base_symbols: doc.base_symbols,
+                common_symbols: doc.common_symbols,
+            };
+        }
+        Ok(Comparison {
+            pairs,
+            clusters,
+            documents: summaries,
+            base_ranges,
+            stats,
+        })
+    }
+}
+
+/// How many candidates, best by shared fingerprints, get fragments and
+/// scores: `None` for all of them.
+///
+/// With `max_pairs = n > 0` and no minimum similarity, the best
+/// `max(4n, n + 200)`: the report holds the `n` pairs with the most matched
+/// symbols among them — the bound `-n` guarantees. Pairs of a copy share
+/// many fingerprints, so in practice the top `n` of all candidates come
+/// out (the tests check the bound against scoring every candidate).
+pub fn scored_candidates(options: &MatchOptions) -> Option<usize> {
+    match options.max_pairs {
+        0 => None,
+        _ if options.min_similarity > 0.0 => None,
+        n => Some(n.saturating_mul(4).max(n.saturating_add(200))),
+    }
+}
+
+/// The shortest chain kept in a pair; see
+/// [`MatchOptions::chain_floor_scale`].
+fn chain_floor(prep: &Prepared<'_>, a: u32, b: u32, options: &MatchOptions) -> usize {
+    let fixed = options.min_fragment_symbols;
+    if options.chain_floor_scale == 0.0 {
+        return fixed;
+    }
+    let n = prep.subs[a as usize]
+        .symbols
+        .min(prep.subs[b as usize].symbols);
+    let scaled = (options.chain_floor_scale * (n as f64).sqrt()).ceil() as usize;
+    scaled
+        .max(options.config.k())
+        .min(fixed.max(options.config.k()))
+}
+
+/// Counters of one pair's fragment search.
+struct PairCounts {
+    seeds: u64,
+    steps: u64,
+    exhausted: u64,
+}
+
+/// Dense index of a submission id.
+fn dense(prep: &Prepared<'_>, id: SubmissionId) -> u32 {
+    prep.subs.partition_point(|s| s.id < id) as u32
+}
+
+/// The caller's identical pairs as sorted `(a, b)` dense indices, `a < b`,
+/// not both old, both with documents.
+fn declared_identical(corpus: &Corpus<'_>, prep: &Prepared<'_>) -> Vec<(u32, u32)> {
+    let find = |id: SubmissionId| {
+        let i = prep.subs.partition_point(|s| s.id < id);
+        (prep.subs.get(i).is_some_and(|s| s.id == id)).then_some(i as u32)
+    };
+    let mut out: Vec<(u32, u32)> = corpus
+        .identical_pairs()
+        .iter()
+        .filter_map(|&(x, y)| Some((find(x)?, find(y)?)))
+        .filter(|&(a, b)| a != b && !(prep.subs[a as usize].old && prep.subs[b as usize].old))
+        .map(|(a, b)| (a.min(b), a.max(b)))
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// A pair's scores from its fragments.
+fn score(
+    prep: &Prepared<'_>,
+    a: u32,
+    b: u32,
+    shared: u64,
+    fragments: Vec<crate::SymbolFragment>,
+    rule: PairScore,
+) -> PairMatch {
+    let (sa, sb) = (&prep.subs[a as usize], &prep.subs[b as usize]);
+    // Fragments never overlap on either side and never hold excluded
+    // symbols, so coverage is the sum of their lengths.
+    let covered: u64 = fragments.iter().map(|f| u64::from(f.len)).sum();
+    let percent = |covered: u64, total: u64| match total {
+        0 => 0.0,
+        _ => 100.0 * covered as f64 / total as f64,
+    };
+    let (a_percent, b_percent) = (percent(covered, sa.symbols), percent(covered, sb.symbols));
+    PairMatch {
+        a: sa.id,
+        b: sb.id,
+        shared_fingerprints: shared,
+        symbols_a: sa.symbols,
+        symbols_b: sb.symbols,
+        covered_a: covered,
+        covered_b: covered,
+        a_percent,
+        b_percent,
+        similarity: rule.similarity(covered, sa.symbols, sb.symbols),
+        longest_fragment: fragments.iter().map(|f| f.len).max().unwrap_or(0),
+        identical: identical(prep, a, b),
+        fragments,
+    }
+}
+
+/// A pair of identical submissions that shares no indexed fingerprint:
+/// each document of `a` with symbols of its own (not all base code)
+/// matched whole with an equal document of `b`.
+fn whole_pair(prep: &Prepared<'_>, a: u32, b: u32) -> PairMatch {
+    let docs = |s: u32| {
+        let (lo, hi) = prep.subs[s as usize].docs;
+        let mut v: Vec<&crate::index::Doc<'_>> = prep.docs[lo as usize..hi as usize]
+            .iter()
+            .filter(|d| d.symbols.len() > d.base_symbols as usize)
+            .collect();
+        v.sort_by(|x, y| {
+            (x.symbols.len(), x.symbols, x.id).cmp(&(y.symbols.len(), y.symbols, y.id))
+        });
+        v
+    };
+    let (da, db) = (docs(a), docs(b));
+    let mut fragments = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < da.len() && j < db.len() {
+        let (x, y) = (da[i], db[j]);
+        match (x.symbols.len(), x.symbols).cmp(&(y.symbols.len(), y.symbols)) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                fragments.push(crate::SymbolFragment {
+                    a_doc: crate::DocId(x.id),
+                    a_start: 0,
+                    b_doc: crate::DocId(y.id),
+                    b_start: 0,
+                    len: x.symbols.len() as u32,
+                });
+                (i, j) = (i + 1, j + 1);
+            }
+        }
+    }
+    fragments.sort_by_key(|f| (std::cmp::Reverse(f.len), f.a_doc, f.b_doc));
+    let (sa, sb) = (&prep.subs[a as usize], &prep.subs[b as usize]);
+    let covered = fragments.iter().map(|f| u64::from(f.len)).sum();
+    PairMatch {
+        a: sa.id,
+        b: sb.id,
+        shared_fingerprints: 0,
+        symbols_a: sa.symbols,
+        symbols_b: sb.symbols,
+        covered_a: covered,
+        covered_b: covered,
+        a_percent: 100.0,
+        b_percent: 100.0,
+        similarity: 1.0,
+        longest_fragment: fragments.first().map_or(0, |f| f.len),
+        identical: true,
+        fragments,
+    }
+}
+
+/// Whether two submissions have the same multiset of non-empty documents.
+fn identical(prep: &Prepared<'_>, a: u32, b: u32) -> bool {
+    let (sa, sb) = (&prep.subs[a as usize], &prep.subs[b as usize]);
+    if sa.raw_symbols == 0
+        || sa.raw_symbols != sb.raw_symbols
+        || sa.nonempty_docs != sb.nonempty_docs
+    {
+        return false;
+    }
+    let docs = |s: u32| {
+        let (lo, hi) = prep.subs[s as usize].docs;
+        let mut v: Vec<&[u64]> = prep.docs[lo as usize..hi as usize]
+            .iter()
+            .map(|d| d.symbols)
+            .filter(|s| !s.is_empty())
+            .collect();
+        v.sort_unstable_by_key(|s| s.len());
+        v
+    };
+    let (da, db) = (docs(a), docs(b));
+    if da.is_empty() || da.len() != db.len() || da.iter().zip(&db).any(|(x, y)| x.len() != y.len())
+    {
+        return false;
+    }
+    let (mut da, mut db) = (da, db);
+    da.sort_unstable();
+    db.sort_unstable();
+    da == db
+}
+
+/// Connected components of the linked submissions, by union-find, each
+/// with the highest similarity of a pair inside it.
+fn clusters(
+    prep: &Prepared<'_>,
+    links: &[(u32, u32, f64)],
+    scores: &[(u32, u32, f64)],
+) -> Vec<SubmissionCluster> {
+    let mut parent: Vec<u32> = (0..prep.subs.len() as u32).collect();
+    fn find(parent: &mut [u32], mut x: u32) -> u32 {
+        while parent[x as usize] != x {
+            let p = parent[x as usize];
+            parent[x as usize] = parent[p as usize];
+            x = p;
+        }
+        x
+    }
+    for &(a, b, _) in links {
+        let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
+        if ra != rb {
+            // The smaller index becomes the root: the result is order-free anyway.
+            let (lo, hi) = (ra.min(rb), ra.max(rb));
+            parent[hi as usize] = lo;
+        }
+    }
+    let mut members: Vec<Vec<u32>> = vec![Vec::new(); prep.subs.len()];
+    for s in 0..prep.subs.len() as u32 {
+        let r = find(&mut parent, s);
+        members[r as usize].push(s);
+    }
+    let mut best = vec![0.0f64; prep.subs.len()];
+    for &(a, b, similarity) in scores {
+        let r = find(&mut parent, a);
+        if r == find(&mut parent, b) {
+            best[r as usize] = best[r as usize].max(similarity);
+        }
+    }
+    let mut out: Vec<SubmissionCluster> = members
+        .into_iter()
+        .zip(best)
+        .filter(|(m, _)| m.len() >= 2)
+        .map(|(m, max_similarity)| SubmissionCluster {
+            max_similarity,
+            submissions: m.into_iter().map(|s| prep.subs[s as usize].id).collect(),
+        })
+        .collect();
+    out.sort_by(|x, y| {
+        y.submissions
+            .len()
+            .cmp(&x.submissions.len())
+            .then(x.submissions[0].cmp(&y.submissions[0]))
+    });
+    out
+}
