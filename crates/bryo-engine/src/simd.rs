@@ -379,3 +379,172 @@ fn transpose(r: [std::arch::x86_64::__m512i; 8]) -> [std::arch::x86_64::__m512i;
         }
     })
 }
+
+/// Folding constants of a degree-64 modulus `P` for carry-less
+/// multiplication: `(t^(n+64) mod P, t^n mod P)` for a fold by `n` bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct FoldKeys {
+    /// Fold by 128 bits (one 16-byte block).
+    pub by128: (u64, u64),
+    /// Fold by 512 bits (four blocks, one per accumulator).
+    pub by512: (u64, u64),
+}
+
+/// 0: not yet checked; 1: no carry-less multiplication; 2: used.
+static CLMUL: AtomicU8 = AtomicU8::new(0);
+
+/// Whether the carry-less multiplication path is used: the processor has
+/// PCLMULQDQ and SSSE3 and `BRYO_NO_SIMD` is not set. Checked once.
+pub(crate) fn clmul_available() -> bool {
+    match CLMUL.load(Ordering::Relaxed) {
+        1 => false,
+        2 => true,
+        _ => {
+            #[cfg(target_arch = "x86_64")]
+            let hw = is_x86_feature_detected!("pclmulqdq") && is_x86_feature_detected!("ssse3");
+            #[cfg(not(target_arch = "x86_64"))]
+            let hw = false;
+            let on = hw && !disabled_by_env();
+            CLMUL.store(if on { 2 } else { 1 }, Ordering::Relaxed);
+            on
+        }
+    }
+}
+
+/// A string of 16-byte blocks to fold: bytes (most significant first), or
+/// `u64` symbols, each its eight big-endian bytes (two per block).
+#[derive(Clone, Copy)]
+pub(crate) enum Blocks<'a> {
+    /// Bytes; only whole blocks are folded.
+    Bytes(&'a [u8]),
+    /// Symbols; only whole pairs are folded.
+    Symbols(&'a [u64]),
+}
+
+impl Blocks<'_> {
+    /// Whole 16-byte blocks.
+    fn count(self) -> usize {
+        match self {
+            Blocks::Bytes(b) => b.len() / 16,
+            Blocks::Symbols(s) => s.len() / 2,
+        }
+    }
+}
+
+/// Folds the whole blocks of `blocks` behind the residue `g`: returns a
+/// 128-bit polynomial `A` with `A ≡ g·t^(128·n) + blocks (mod P)` and the
+/// number `n` of blocks folded, or `None` without the instructions or when
+/// there are fewer than four blocks. Four accumulators fold 64 bytes per
+/// round, each by 512 bits with two carry-less multiplications (Gopal et
+/// al., "Fast CRC Computation for Generic Polynomials Using PCLMULQDQ",
+/// Intel 2009, without bit reflection: Rabin's fingerprints read the most
+/// significant bit first).
+pub(crate) fn fold(g: u64, blocks: Blocks<'_>, keys: FoldKeys) -> Option<(u128, usize)> {
+    if blocks.count() < 4 || !clmul_available() {
+        return None;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: `clmul_available()` checked that the processor has
+        // PCLMULQDQ and SSSE3, the features `fold_clmul` enables; its loads
+        // read whole blocks inside the slice (see its comment).
+        Some(unsafe { fold_clmul(g, blocks, keys) })
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (g, keys);
+        None
+    }
+}
+
+/// Block `i` as the 128-bit polynomial it stands for (`u128` order: bit `j`
+/// is the coefficient of `t^j`).
+///
+/// # Safety
+///
+/// The processor must support SSSE3; `i` must be below `blocks.count()`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2,ssse3")]
+#[inline]
+unsafe fn load_block(blocks: Blocks<'_>, i: usize) -> std::arch::x86_64::__m128i {
+    use std::arch::x86_64::*;
+    match blocks {
+        Blocks::Bytes(b) => {
+            let block = &b[16 * i..16 * i + 16];
+            // SAFETY: `block` is 16 readable bytes; the load is unaligned.
+            let v = unsafe { _mm_loadu_si128(block.as_ptr().cast()) };
+            // Byte 0 is the most significant: reverse all sixteen.
+            _mm_shuffle_epi8(
+                v,
+                _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+            )
+        }
+        Blocks::Symbols(s) => {
+            let pair = &s[2 * i..2 * i + 2];
+            // SAFETY: `pair` is two readable u64 (16 bytes); unaligned load.
+            let v = unsafe { _mm_loadu_si128(pair.as_ptr().cast()) };
+            // The first symbol is the high half.
+            _mm_shuffle_epi32(v, 0x4E)
+        }
+    }
+}
+
+/// `a·t^n + d (mod P)` as a 128-bit polynomial, with `keys = (t^(n+64) mod
+/// P, t^n mod P)`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2,pclmulqdq")]
+#[inline]
+fn fold_step(
+    a: std::arch::x86_64::__m128i,
+    keys: std::arch::x86_64::__m128i,
+    d: std::arch::x86_64::__m128i,
+) -> std::arch::x86_64::__m128i {
+    use std::arch::x86_64::*;
+    let high = _mm_clmulepi64_si128(a, keys, 0x11);
+    let low = _mm_clmulepi64_si128(a, keys, 0x00);
+    _mm_xor_si128(_mm_xor_si128(high, low), d)
+}
+
+/// See [`fold`].
+///
+/// # Safety
+///
+/// The processor must support PCLMULQDQ and SSSE3, and `blocks` must have
+/// at least four whole blocks. Memory: every load goes through
+/// [`load_block`] with an index below `blocks.count()`, which takes a
+/// bounds-checked sub-slice of exactly one block.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2,ssse3,pclmulqdq")]
+unsafe fn fold_clmul(g: u64, blocks: Blocks<'_>, keys: FoldKeys) -> (u128, usize) {
+    use std::arch::x86_64::*;
+    let n = blocks.count();
+    let key = |(high, low): (u64, u64)| _mm_set_epi64x(high as i64, low as i64);
+    let (k128, k512) = (key(keys.by128), key(keys.by512));
+    let mut acc = [_mm_setzero_si128(); 4];
+    for (j, a) in acc.iter_mut().enumerate() {
+        // SAFETY: j < 4 <= n blocks.
+        *a = unsafe { load_block(blocks, j) };
+    }
+    // g precedes the first block: g·t^128 folded into it.
+    acc[0] = fold_step(_mm_set_epi64x(0, g as i64), k128, acc[0]);
+    let rounds = n / 4;
+    for r in 1..rounds {
+        for (j, a) in acc.iter_mut().enumerate() {
+            // SAFETY: 4·r + j < 4·rounds <= n.
+            let d = unsafe { load_block(blocks, 4 * r + j) };
+            *a = fold_step(*a, k512, d);
+        }
+    }
+    let mut a = fold_step(acc[0], k128, acc[1]);
+    a = fold_step(a, k128, acc[2]);
+    a = fold_step(a, k128, acc[3]);
+    for i in 4 * rounds..n {
+        // SAFETY: i < n.
+        let d = unsafe { load_block(blocks, i) };
+        a = fold_step(a, k128, d);
+    }
+    let mut out = [0u8; 16];
+    // SAFETY: `out` is 16 writable bytes; the store is unaligned.
+    unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), a) };
+    (u128::from_le_bytes(out), n)
+}
