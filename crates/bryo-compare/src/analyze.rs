@@ -3,8 +3,8 @@
 use std::path::Path;
 
 use bryo_frontend::{
-    decode, normalize_html_into, normalize_text_into, Decoded, FrontendKind, Language, LexMode,
-    LexNote, LexNoteKind, LineIndex, Normalized, Span, TextMode,
+    decode, normalize_html_into, normalize_text_into, Decoded, FrontendKind, Language, LexNote,
+    LexNoteKind, LineIndex, Normalization, Normalized, Span, TextMode,
 };
 use bryo_report::Frontend;
 
@@ -25,33 +25,6 @@ impl Parser {
         match self {
             Parser::Lexer => "lexer",
             Parser::TreeSitter => "tree-sitter",
-        }
-    }
-}
-
-/// What of identifiers and literals survives the normalization of code.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Normalization {
-    /// As MOSS: every identifier is one symbol and every literal the symbol
-    /// of its kind.
-    Full,
-    /// Identifiers and numbers as in `Full`, but string and character
-    /// literals keep their text. The default: renaming still goes unseen,
-    /// while independent programs that print different messages are told
-    /// apart (measured on IR-Plag, see BENCHMARKS.md).
-    #[default]
-    KeepStrings,
-    /// Identifiers and literals keep their text.
-    Verbatim,
-}
-
-impl Normalization {
-    /// The name used on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Normalization::Full => "full",
-            Normalization::KeepStrings => "keep-strings",
-            Normalization::Verbatim => "verbatim",
         }
     }
 }
@@ -217,12 +190,7 @@ pub fn normalize_into(
             let lexer = language
                 .lexer()
                 .ok_or_else(|| format!("no lexer for language {}", language.name()))?;
-            let mode = match options.normalization {
-                Normalization::Full => LexMode::Normalized,
-                Normalization::KeepStrings => LexMode::KeepStrings,
-                Normalization::Verbatim => LexMode::Verbatim,
-            };
-            let lexed = lexer.lex(text, mode);
+            let lexed = lexer.lex(text, options.normalization);
             *out = lexed.normalized;
             run.lex_notes = lexed.notes;
         }
@@ -241,8 +209,7 @@ fn tree_sitter(
         return Err(format!("no tree-sitter grammar for {}", language.name()));
     }
     let mut options = bryo_treesitter::Options::default();
-    options.verbatim = normalization == Normalization::Verbatim;
-    options.keep_strings = normalization == Normalization::KeepStrings;
+    options.normalization = normalization;
     bryo_treesitter::normalize(name, text.as_bytes(), &options).map_err(|e| e.to_string())
 }
 

@@ -23,9 +23,9 @@ mod identical;
 mod run;
 
 pub use analyze::{
-    analyze, has_tree_sitter, normalize_into, AnalyzeOptions, Analyzed, FrontendRun, Normalization,
-    Parser,
+    analyze, has_tree_sitter, normalize_into, AnalyzeOptions, Analyzed, FrontendRun, Parser,
 };
+pub use bryo_frontend::Normalization;
 pub use identical::{FileFingerprint, FileFingerprinter};
 pub use run::{
     chain_gap, compare, compare_with_progress, default_min_fragment, default_thresholds,

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use bryo_frontend::{decode, symbol, Decoded, FrontendKind, Language, LexMode, SymbolClass};
+use bryo_frontend::{decode, symbol, Decoded, FrontendKind, Language, Normalization, SymbolClass};
 
 use crate::escape::{escape_text_into, push_fmt};
 
@@ -214,7 +214,7 @@ pub(crate) fn highlight(language: &str, text: &str) -> Vec<Token> {
     let chr = symbol(SymbolClass::Char, b"");
     let number = symbol(SymbolClass::Number, b"");
     let other = symbol(SymbolClass::OtherLiteral, b"");
-    let lexed = lexer.lex(text, LexMode::Normalized);
+    let lexed = lexer.lex(text, Normalization::Full);
     let n = &lexed.normalized;
     let mut out = Vec::with_capacity(n.len() / 2);
     let mut prev_end = 0usize;
