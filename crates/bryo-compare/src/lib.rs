@@ -23,7 +23,8 @@ mod identical;
 mod run;
 
 pub use analyze::{
-    analyze, has_tree_sitter, normalize_into, AnalyzeOptions, Analyzed, FrontendRun, Parser,
+    analyze, has_tree_sitter, normalize_into, AnalyzeError, AnalyzeOptions, Analyzed, FrontendRun,
+    Parser,
 };
 pub use bryo_frontend::Normalization;
 pub use identical::{FileFingerprint, FileFingerprinter};

@@ -10,7 +10,7 @@ use bryo_report::{
 };
 use rayon::prelude::*;
 
-use crate::analyze::{analyze, AnalyzeOptions, Analyzed};
+use crate::analyze::{analyze, AnalyzeError, AnalyzeOptions, Analyzed};
 use crate::identical::{detect, Identical};
 use crate::CompareError;
 use crate::{FileFingerprint, FileFingerprinter};
@@ -201,7 +201,7 @@ pub fn compare_with_progress(
     progress.analyzing(jobs.len() as u64);
     // Each file also gets its Rabin fingerprints, raw and normalized.
     let fingerprinter = FileFingerprinter::new();
-    let results: Vec<Result<(Analyzed, FileFingerprint), String>> = jobs
+    let results: Vec<Result<(Analyzed, FileFingerprint), AnalyzeError>> = jobs
         .par_iter()
         .map(|(_, file)| {
             let result = analyze(&file.display_path, &file.bytes, &analyze_options).map(|a| {
@@ -229,7 +229,7 @@ pub fn compare_with_progress(
             Err(reason) => {
                 let reason = match owner {
                     Owner::Base => format!("base code: {reason}"),
-                    Owner::Submission(_) => reason,
+                    Owner::Submission(_) => reason.to_string(),
                 };
                 skipped.push(Skipped {
                     path: file.display_path.clone(),
