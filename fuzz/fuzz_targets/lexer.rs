@@ -3,7 +3,7 @@
 //! never empty, on character boundaries; both modes tokenize alike).
 #![no_main]
 
-use bryo_frontend::{FrontendKind, Language, LexMode};
+use bryo_frontend::{FrontendKind, Language, Normalization};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -18,7 +18,7 @@ fuzz_target!(|data: &[u8]| {
     let Some(lexer) = code[pick as usize % code.len()].lexer() else {
         return;
     };
-    let out = lexer.lex(&text, LexMode::Normalized);
+    let out = lexer.lex(&text, Normalization::Full);
     let n = &out.normalized;
     assert_eq!(n.symbols.len(), n.spans.len());
     let mut prev = 0;
@@ -29,7 +29,7 @@ fuzz_target!(|data: &[u8]| {
         assert!(text.is_char_boundary(span.end as usize));
         prev = span.end;
     }
-    let verbatim = lexer.lex(&text, LexMode::Verbatim);
+    let verbatim = lexer.lex(&text, Normalization::Verbatim);
     assert_eq!(verbatim.normalized.spans, n.spans);
     assert_eq!(verbatim.notes, out.notes);
 });

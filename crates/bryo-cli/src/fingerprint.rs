@@ -106,7 +106,7 @@ pub fn run(args: &FingerprintArgs) -> Result<()> {
                     frontend: None,
                     symbols: None,
                     normalized: None,
-                    skipped: Some(reason),
+                    skipped: Some(reason.to_string()),
                     path,
                 },
             })

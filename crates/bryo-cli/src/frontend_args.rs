@@ -3,6 +3,7 @@
 use anyhow::{Context, Result};
 use bryo_compare::{AnalyzeOptions, Normalization, Parser};
 use bryo_frontend::Language;
+use clap::builder::TypedValueParser;
 
 use crate::args::TextModeArg;
 
@@ -24,8 +25,12 @@ pub struct FrontendArgs {
     /// MOSS: every identifier one symbol, every literal its kind),
     /// `keep-strings` (as full, but string literals keep their text), or
     /// `verbatim` (nothing renamed goes unseen).
-    #[arg(long = "normalization", value_enum, default_value_t = NormalizationArg::KeepStrings)]
-    normalization: NormalizationArg,
+    #[arg(
+        long = "normalization",
+        value_parser = normalization_parser(),
+        default_value_t = Normalization::KeepStrings
+    )]
+    normalization: Normalization,
 
     /// Short for --normalization verbatim.
     #[arg(long = "verbatim", conflicts_with = "normalization")]
@@ -43,11 +48,11 @@ enum ParserArg {
     TreeSitter,
 }
 
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-enum NormalizationArg {
-    Full,
-    KeepStrings,
-    Verbatim,
+/// `--normalization` takes the names of [`Normalization`], listed as the
+/// possible values in `--help` and in errors.
+fn normalization_parser() -> impl TypedValueParser<Value = Normalization> {
+    clap::builder::PossibleValuesParser::new(Normalization::ALL.map(Normalization::name))
+        .try_map(|name| name.parse::<Normalization>())
 }
 
 impl FrontendArgs {
@@ -71,10 +76,10 @@ impl FrontendArgs {
                 ParserArg::Lexer => Parser::Lexer,
                 ParserArg::TreeSitter => Parser::TreeSitter,
             },
-            normalization: match (self.verbatim, self.normalization) {
-                (true, _) | (_, NormalizationArg::Verbatim) => Normalization::Verbatim,
-                (_, NormalizationArg::Full) => Normalization::Full,
-                (_, NormalizationArg::KeepStrings) => Normalization::KeepStrings,
+            normalization: if self.verbatim {
+                Normalization::Verbatim
+            } else {
+                self.normalization
             },
             text_mode: self.text_mode.into(),
         })

@@ -3,8 +3,8 @@
 use std::path::Path;
 
 use bryo_frontend::{
-    decode, normalize_html_into, normalize_text_into, Decoded, FrontendKind, Language, LexMode,
-    LexNote, LexNoteKind, LineIndex, Normalized, Span, TextMode,
+    decode, normalize_html_into, normalize_text_into, DecodeError, Decoded, FrontendKind, Language,
+    LexNote, LexNoteKind, LineIndex, Normalization, Normalized, Span, TextMode,
 };
 use bryo_report::Frontend;
 
@@ -29,31 +29,25 @@ impl Parser {
     }
 }
 
-/// What of identifiers and literals survives the normalization of code.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Normalization {
-    /// As MOSS: every identifier is one symbol and every literal the symbol
-    /// of its kind.
-    Full,
-    /// Identifiers and numbers as in `Full`, but string and character
-    /// literals keep their text. The default: renaming still goes unseen,
-    /// while independent programs that print different messages are told
-    /// apart (measured on IR-Plag, see BENCHMARKS.md).
-    #[default]
-    KeepStrings,
-    /// Identifiers and literals keep their text.
-    Verbatim,
-}
-
-impl Normalization {
-    /// The name used on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Normalization::Full => "full",
-            Normalization::KeepStrings => "keep-strings",
-            Normalization::Verbatim => "verbatim",
-        }
-    }
+/// Why a file cannot be compared. Its `Display` is the reason reported to
+/// the user (the report's `skipped[].reason`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AnalyzeError {
+    /// The bytes are not text bryo can use: a binary file (a NUL byte) or
+    /// one too large for 32-bit spans. The message is the decoder's.
+    #[error(transparent)]
+    Decode(#[from] DecodeError),
+    /// No language was given and none was recognised from the file name or
+    /// shebang.
+    #[error("language not recognised from the file name or shebang (pass -l)")]
+    UnknownLanguage,
+    /// The language is source code but has no lexer.
+    #[error("no lexer for language {language}")]
+    NoLexer {
+        /// The language's name.
+        language: &'static str,
+    },
 }
 
 /// How files are turned into symbols.
@@ -119,18 +113,20 @@ impl Analyzed {
 }
 
 /// Runs one file through decoding, detection and its front-end. `Err` is
-/// the reason the file cannot be compared (binary, undecodable, unknown
+/// the reason the file cannot be compared (binary, too large, unknown
 /// language); it is reported, never dropped silently.
-pub fn analyze(path: &str, bytes: &[u8], options: &AnalyzeOptions) -> Result<Analyzed, String> {
-    let decoded = decode(bytes).map_err(|e| e.to_string())?.into_owned();
+pub fn analyze(
+    path: &str,
+    bytes: &[u8],
+    options: &AnalyzeOptions,
+) -> Result<Analyzed, AnalyzeError> {
+    let decoded = decode(bytes)?.into_owned();
     let text = decoded.text();
     let language = match options.language {
         Some(language) => language,
         None => {
             let first_line = text.as_bytes().split(|&b| b == b'\n').next().unwrap_or(&[]);
-            Language::detect(Path::new(path), first_line).ok_or_else(|| {
-                "language not recognised from the file name or shebang (pass -l)".to_string()
-            })?
+            Language::detect(Path::new(path), first_line).ok_or(AnalyzeError::UnknownLanguage)?
         }
     };
     let lines = LineIndex::new(text.as_bytes());
@@ -181,14 +177,14 @@ pub struct FrontendRun {
 /// writing into `out` (cleared first; prose and HTML reuse its buffers).
 /// [`analyze`] is this plus decoding, detection and line mapping.
 ///
-/// `Err` is the reason the text cannot be normalized (no lexer for the
-/// language).
+/// `Err` is the reason the text cannot be normalized
+/// ([`AnalyzeError::NoLexer`]).
 pub fn normalize_into(
     language: &'static Language,
     text: &str,
     options: &AnalyzeOptions,
     out: &mut Normalized,
-) -> Result<FrontendRun, String> {
+) -> Result<FrontendRun, AnalyzeError> {
     let mut run = FrontendRun {
         frontend: Frontend::Lexer,
         fallback: None,
@@ -214,15 +210,10 @@ pub fn normalize_into(
                     Err(reason) => run.fallback = Some(reason),
                 }
             }
-            let lexer = language
-                .lexer()
-                .ok_or_else(|| format!("no lexer for language {}", language.name()))?;
-            let mode = match options.normalization {
-                Normalization::Full => LexMode::Normalized,
-                Normalization::KeepStrings => LexMode::KeepStrings,
-                Normalization::Verbatim => LexMode::Verbatim,
-            };
-            let lexed = lexer.lex(text, mode);
+            let lexer = language.lexer().ok_or(AnalyzeError::NoLexer {
+                language: language.name(),
+            })?;
+            let lexed = lexer.lex(text, options.normalization);
             *out = lexed.normalized;
             run.lex_notes = lexed.notes;
         }
@@ -241,8 +232,7 @@ fn tree_sitter(
         return Err(format!("no tree-sitter grammar for {}", language.name()));
     }
     let mut options = bryo_treesitter::Options::default();
-    options.verbatim = normalization == Normalization::Verbatim;
-    options.keep_strings = normalization == Normalization::KeepStrings;
+    options.normalization = normalization;
     bryo_treesitter::normalize(name, text.as_bytes(), &options).map_err(|e| e.to_string())
 }
 
@@ -270,5 +260,35 @@ pub fn has_tree_sitter(language: &Language) -> bool {
     {
         let _ = language;
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_binary_file_is_a_decode_error_with_the_decoders_message() {
+        let err = analyze("a.py", b"ab\0c", &AnalyzeOptions::default()).unwrap_err();
+        assert_eq!(err, AnalyzeError::Decode(DecodeError::Binary { offset: 2 }));
+        assert_eq!(err.to_string(), "binary file (NUL byte at offset 2)");
+    }
+
+    #[test]
+    fn an_unrecognised_language_is_reported_as_before() {
+        let err = analyze("notes.unknown-ext", b"x = 1\n", &AnalyzeOptions::default()).unwrap_err();
+        assert_eq!(err, AnalyzeError::UnknownLanguage);
+        assert_eq!(
+            err.to_string(),
+            "language not recognised from the file name or shebang (pass -l)"
+        );
+    }
+
+    #[test]
+    fn the_no_lexer_message_names_the_language() {
+        // Every code language has a lexer today, so only the message is
+        // checked.
+        let err = AnalyzeError::NoLexer { language: "cobol" };
+        assert_eq!(err.to_string(), "no lexer for language cobol");
     }
 }

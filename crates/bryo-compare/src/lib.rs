@@ -23,9 +23,10 @@ mod identical;
 mod run;
 
 pub use analyze::{
-    analyze, has_tree_sitter, normalize_into, AnalyzeOptions, Analyzed, FrontendRun, Normalization,
+    analyze, has_tree_sitter, normalize_into, AnalyzeError, AnalyzeOptions, Analyzed, FrontendRun,
     Parser,
 };
+pub use bryo_frontend::Normalization;
 pub use identical::{FileFingerprint, FileFingerprinter};
 pub use run::{
     analyze_inputs, chain_gap, compare, compare_with_progress, default_min_fragment,

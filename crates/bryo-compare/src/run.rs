@@ -13,7 +13,7 @@ use bryo_report::{
 };
 use rayon::prelude::*;
 
-use crate::analyze::{analyze, AnalyzeOptions, Analyzed};
+use crate::analyze::{analyze, AnalyzeError, AnalyzeOptions, Analyzed};
 use crate::identical::{detect, Identical};
 use crate::CompareError;
 use crate::{FileFingerprint, FileFingerprinter};
@@ -224,7 +224,7 @@ pub fn analyze_inputs(
     progress.start(Stage::Analyze, jobs.len() as u64);
     // Each file also gets its Rabin fingerprints, raw and normalized.
     let fingerprinter = FileFingerprinter::new();
-    let results: Vec<Result<(Analyzed, FileFingerprint), String>> = jobs
+    let results: Vec<Result<(Analyzed, FileFingerprint), AnalyzeError>> = jobs
         .par_iter()
         .map(|(_, file)| {
             if progress.cancelled() {
@@ -254,7 +254,7 @@ pub fn analyze_inputs(
             Err(reason) => {
                 let reason = match owner {
                     Owner::Base => format!("base code: {reason}"),
-                    Owner::Submission(_) => reason,
+                    Owner::Submission(_) => reason.to_string(),
                 };
                 skipped.push(Skipped {
                     path: file.display_path.clone(),

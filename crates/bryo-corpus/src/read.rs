@@ -272,7 +272,7 @@ impl HashReader {
             return Ok(ReadOutcome::Skipped("no front-end".to_string()));
         };
         if let Err(reason) = normalize_into(language, &self.text, &self.analyze, &mut self.norm) {
-            return Ok(ReadOutcome::Skipped(reason));
+            return Ok(ReadOutcome::Skipped(reason.to_string()));
         }
         let mut handed = 0;
         if self.one_stream {

@@ -40,7 +40,7 @@ fn bench(c: &mut Criterion) {
         let mut out = Vec::new();
         g.bench_function(BenchmarkId::from_parameter(name), |b| {
             b.iter(|| {
-                f.fingerprint_bytes(&bytes, &mut out).unwrap();
+                f.fingerprint_bytes_into(&bytes, &mut out).unwrap();
                 out.len()
             })
         });
@@ -50,14 +50,14 @@ fn bench(c: &mut Criterion) {
     let mut out = Vec::new();
     g.bench_function(BenchmarkId::from_parameter("karp-rabin-robust"), |b| {
         b.iter(|| {
-            f.fingerprint_bytes(&bytes, &mut out).unwrap();
+            f.fingerprint_bytes_into(&bytes, &mut out).unwrap();
             out.len()
         })
     });
     g.finish();
 
     // The same work two ways in one run: the fused lanes that
-    // `fingerprint_bytes` uses for plain winnowing, and the general
+    // `fingerprint_bytes_into` uses for plain winnowing, and the general
     // pipeline (hash a 16 Ki chunk into a buffer, then select from it) that
     // the lazy iterator uses; the ratio is what the fused path gains.
     let mut g = c.benchmark_group("winnow-bytes-paths");
@@ -66,7 +66,7 @@ fn bench(c: &mut Criterion) {
     let mut out = Vec::new();
     g.bench_function(BenchmarkId::from_parameter("fused"), |b| {
         b.iter(|| {
-            f.fingerprint_bytes(&bytes, &mut out).unwrap();
+            f.fingerprint_bytes_into(&bytes, &mut out).unwrap();
             out.len()
         })
     });
@@ -91,14 +91,14 @@ fn bench(c: &mut Criterion) {
     };
     g.bench_function(BenchmarkId::from_parameter(simd), |b| {
         b.iter(|| {
-            f.fingerprint_bytes(&bytes, &mut out).unwrap();
+            f.fingerprint_bytes_into(&bytes, &mut out).unwrap();
             out.len()
         })
     });
     let mut f = f.with_simd(false);
     g.bench_function(BenchmarkId::from_parameter("scalar"), |b| {
         b.iter(|| {
-            f.fingerprint_bytes(&bytes, &mut out).unwrap();
+            f.fingerprint_bytes_into(&bytes, &mut out).unwrap();
             out.len()
         })
     });
@@ -117,7 +117,7 @@ fn bench(c: &mut Criterion) {
         let mut out = Vec::new();
         g.bench_function(BenchmarkId::from_parameter(name), |b| {
             b.iter(|| {
-                f.fingerprint_symbols(&symbols, &mut out).unwrap();
+                f.fingerprint_symbols_into(&symbols, &mut out).unwrap();
                 out.len()
             })
         });
@@ -136,14 +136,14 @@ fn bench(c: &mut Criterion) {
     };
     g.bench_function(BenchmarkId::from_parameter(simd), |b| {
         b.iter(|| {
-            f.fingerprint_symbols(&symbols, &mut out).unwrap();
+            f.fingerprint_symbols_into(&symbols, &mut out).unwrap();
             out.len()
         })
     });
     let mut f = f.with_simd(false);
     g.bench_function(BenchmarkId::from_parameter("scalar"), |b| {
         b.iter(|| {
-            f.fingerprint_symbols(&symbols, &mut out).unwrap();
+            f.fingerprint_symbols_into(&symbols, &mut out).unwrap();
             out.len()
         })
     });

@@ -100,9 +100,9 @@ fn main() -> Result<(), bryo_engine::Error> {
         for _ in 0..reps {
             let (c0, t0) = (thread_cpu_seconds(), Instant::now());
             if on_symbols {
-                f.fingerprint_symbols(&symbols, &mut out)?;
+                f.fingerprint_symbols_into(&symbols, &mut out)?;
             } else {
-                f.fingerprint_bytes(&bytes, &mut out)?;
+                f.fingerprint_bytes_into(&bytes, &mut out)?;
             }
             wall = wall.min(t0.elapsed().as_secs_f64());
             if let (Some(a), Some(b)) = (c0, thread_cpu_seconds()) {

@@ -22,9 +22,11 @@ const CHUNK: usize = 16 * 1024;
 /// buffers. Not thread-safe by design; make one per thread (construction is
 /// cheap).
 ///
-/// For plain winnowing [`fingerprint_bytes`](Fingerprinter::fingerprint_bytes)
-/// and [`fingerprint_symbols`](Fingerprinter::fingerprint_symbols) (and the
-/// `fingerprints_*` variants) hash and select in one fused pass over four
+/// For plain winnowing [`fingerprint_bytes_into`](Fingerprinter::fingerprint_bytes_into)
+/// and [`fingerprint_symbols_into`](Fingerprinter::fingerprint_symbols_into) (and
+/// [`fingerprint_bytes`](Fingerprinter::fingerprint_bytes) and
+/// [`fingerprint_symbols`](Fingerprinter::fingerprint_symbols), which return a
+/// new vector) hash and select in one fused pass over four
 /// independent lanes, about 1.3 times as fast on bytes (with Karp–Rabin on
 /// a processor with AVX-512, eight lanes in one vector: another 1.27 times,
 /// see [`with_simd`](Fingerprinter::with_simd)); the result is the same
@@ -35,8 +37,8 @@ const CHUNK: usize = 16 * 1024;
 /// use bryo_engine::{Config, Fingerprinter, HashFunction, Selection};
 /// let config = Config::from_thresholds(5, 8).unwrap();
 /// let mut f = Fingerprinter::new(config, HashFunction::KarpRabin, Selection::Winnow).unwrap();
-/// let a = f.fingerprints_bytes(b"adorunrunrunadorunrun").unwrap();
-/// let b = f.fingerprints_bytes(b"xxrunrunrunadoxx").unwrap();
+/// let a = f.fingerprint_bytes(b"adorunrunrunadorunrun").unwrap();
+/// let b = f.fingerprint_bytes(b"xxrunrunrunadoxx").unwrap();
 /// // "runrunrunado" (12 symbols >= t = 8) is shared, so a fingerprint is too.
 /// assert!(a.iter().any(|x| b.iter().any(|y| x.hash == y.hash)));
 /// ```
@@ -82,8 +84,8 @@ impl Fingerprinter {
         self
     }
 
-    /// Whether [`fingerprint_bytes`](Fingerprinter::fingerprint_bytes) and
-    /// [`fingerprint_symbols`](Fingerprinter::fingerprint_symbols) use
+    /// Whether [`fingerprint_bytes_into`](Fingerprinter::fingerprint_bytes_into) and
+    /// [`fingerprint_symbols_into`](Fingerprinter::fingerprint_symbols_into) use
     /// explicit SIMD on this processor for this configuration.
     pub fn uses_simd(&self) -> bool {
         self.simd
@@ -122,8 +124,10 @@ impl Fingerprinter {
     }
 
     /// Replaces the contents of `out` with the fingerprints of `bytes`, each
-    /// byte one symbol. Reuses `out`'s allocation.
-    pub fn fingerprint_bytes(
+    /// byte one symbol. Reuses `out`'s allocation (for many documents on one
+    /// thread); [`fingerprint_bytes`](Fingerprinter::fingerprint_bytes)
+    /// returns a new vector instead.
+    pub fn fingerprint_bytes_into(
         &mut self,
         bytes: &[u8],
         out: &mut Vec<Fingerprint>,
@@ -131,8 +135,11 @@ impl Fingerprinter {
         self.run(bytes, out)
     }
 
-    /// Replaces the contents of `out` with the fingerprints of `symbols`.
-    pub fn fingerprint_symbols(
+    /// Replaces the contents of `out` with the fingerprints of `symbols`,
+    /// reusing `out`'s allocation;
+    /// [`fingerprint_symbols`](Fingerprinter::fingerprint_symbols) returns a
+    /// new vector instead.
+    pub fn fingerprint_symbols_into(
         &mut self,
         symbols: &[u64],
         out: &mut Vec<Fingerprint>,
@@ -140,15 +147,19 @@ impl Fingerprinter {
         self.run(symbols, out)
     }
 
-    /// The fingerprints of `bytes` in a new vector.
-    pub fn fingerprints_bytes(&mut self, bytes: &[u8]) -> Result<Vec<Fingerprint>, Error> {
+    /// The fingerprints of `bytes`, each byte one symbol, in a new vector;
+    /// [`fingerprint_bytes_into`](Fingerprinter::fingerprint_bytes_into)
+    /// fills a caller's vector instead.
+    pub fn fingerprint_bytes(&mut self, bytes: &[u8]) -> Result<Vec<Fingerprint>, Error> {
         let mut out = Vec::new();
         self.run(bytes, &mut out)?;
         Ok(out)
     }
 
-    /// The fingerprints of `symbols` in a new vector.
-    pub fn fingerprints_symbols(&mut self, symbols: &[u64]) -> Result<Vec<Fingerprint>, Error> {
+    /// The fingerprints of `symbols` in a new vector;
+    /// [`fingerprint_symbols_into`](Fingerprinter::fingerprint_symbols_into)
+    /// fills a caller's vector instead.
+    pub fn fingerprint_symbols(&mut self, symbols: &[u64]) -> Result<Vec<Fingerprint>, Error> {
         let mut out = Vec::new();
         self.run(symbols, &mut out)?;
         Ok(out)
@@ -642,10 +653,10 @@ mod tests {
             // The public path, whichever way it goes, with and without SIMD.
             let mut f = Fingerprinter::new(config, function, Selection::Winnow)
                 .map_err(|e| TestCaseError::fail(e.to_string()))?;
-            prop_assert_eq!(&f.fingerprints_bytes(bytes).unwrap(), &want);
+            prop_assert_eq!(&f.fingerprint_bytes(bytes).unwrap(), &want);
             let mut g = f.clone().with_simd(false);
             prop_assert!(!g.uses_simd());
-            prop_assert_eq!(&g.fingerprints_bytes(bytes).unwrap(), &want);
+            prop_assert_eq!(&g.fingerprint_bytes(bytes).unwrap(), &want);
 
             hasher.hash_symbols(&symbols, &mut hashes);
             let want = naive_winnow(&hashes, w);
@@ -674,8 +685,8 @@ mod tests {
                     prop_assert_eq!(&got, &want);
                 }
             }
-            prop_assert_eq!(&f.fingerprints_symbols(&symbols).unwrap(), &want);
-            prop_assert_eq!(&g.fingerprints_symbols(&symbols).unwrap(), &want);
+            prop_assert_eq!(&f.fingerprint_symbols(&symbols).unwrap(), &want);
+            prop_assert_eq!(&g.fingerprint_symbols(&symbols).unwrap(), &want);
         }
         Ok(())
     }
@@ -768,9 +779,9 @@ mod tests {
                 let mut hashes = Vec::new();
                 f.hasher().hash_bytes(bytes, &mut hashes);
                 let want = naive_winnow_fast(&hashes, w);
-                assert_eq!(f.fingerprints_bytes(bytes).unwrap(), want);
+                assert_eq!(f.fingerprint_bytes(bytes).unwrap(), want);
                 let mut g = f.clone().with_simd(false);
-                assert_eq!(g.fingerprints_bytes(bytes).unwrap(), want);
+                assert_eq!(g.fingerprint_bytes(bytes).unwrap(), want);
             }
             // Symbols spread over all 64 bits.
             for bytes in [&random, &small] {
@@ -781,9 +792,9 @@ mod tests {
                 let mut hashes = Vec::new();
                 f.hasher().hash_symbols(&symbols, &mut hashes);
                 let want = naive_winnow_fast(&hashes, w);
-                assert_eq!(f.fingerprints_symbols(&symbols).unwrap(), want);
+                assert_eq!(f.fingerprint_symbols(&symbols).unwrap(), want);
                 let mut g = f.clone().with_simd(false);
-                assert_eq!(g.fingerprints_symbols(&symbols).unwrap(), want);
+                assert_eq!(g.fingerprint_symbols(&symbols).unwrap(), want);
             }
         }
     }
@@ -848,7 +859,7 @@ mod tests {
         let mut hashes = Vec::new();
         f.hasher().hash_bytes(&bytes, &mut hashes);
         assert_eq!(
-            f.fingerprints_bytes(&bytes).unwrap(),
+            f.fingerprint_bytes(&bytes).unwrap(),
             naive_winnow(&hashes, 5000)
         );
     }

@@ -29,8 +29,8 @@
 //!
 //! ## Speed and SIMD
 //!
-//! Plain winnowing through [`Fingerprinter::fingerprint_bytes`] and
-//! [`Fingerprinter::fingerprint_symbols`] hashes and selects in one pass
+//! Plain winnowing through [`Fingerprinter::fingerprint_bytes_into`] and
+//! [`Fingerprinter::fingerprint_symbols_into`] hashes and selects in one pass
 //! over independent lanes. With Karp–Rabin on an x86-64 processor with
 //! AVX-512 (F, DQ, BW; detected once at run time) eight lanes run in one
 //! vector; elsewhere, or with the environment variable `BRYO_NO_SIMD=1`, or
@@ -51,8 +51,8 @@
 //!
 //! let config = Config::new(5, 4)?; // k = 5, w = 4, so t = 8
 //! let mut winnow = Fingerprinter::new(config, HashFunction::KarpRabin, Selection::Winnow)?;
-//! let original = winnow.fingerprints_bytes(b"adorunrunrunadorunrun")?;
-//! let copy = winnow.fingerprints_bytes(b"we ran: adorunrun!")?;
+//! let original = winnow.fingerprint_bytes(b"adorunrunrunadorunrun")?;
+//! let copy = winnow.fingerprint_bytes(b"we ran: adorunrun!")?;
 //! let shared = original
 //!     .iter()
 //!     .filter(|f| copy.iter().any(|g| g.hash == f.hash))

@@ -149,14 +149,14 @@ proptest! {
         let mut hashes = Vec::new();
         f.hasher().hash_bytes(&bytes, &mut hashes);
         let want = naive::select(&hashes, selection, w);
-        prop_assert_eq!(&f.fingerprints_bytes(&bytes).unwrap(), &want);
+        prop_assert_eq!(&f.fingerprint_bytes(&bytes).unwrap(), &want);
         let lazy: Vec<Fingerprint> = f.iter_bytes(&bytes).unwrap().collect();
         prop_assert_eq!(&lazy, &want);
         // Symbols path: same selection over the symbol hashes.
         let syms: Vec<u64> = bytes.iter().map(|&b| u64::from(b) * 0x0101_0101).collect();
         f.hasher().hash_symbols(&syms, &mut hashes);
         let want = naive::select(&hashes, selection, w);
-        prop_assert_eq!(&f.fingerprints_symbols(&syms).unwrap(), &want);
+        prop_assert_eq!(&f.fingerprint_symbols(&syms).unwrap(), &want);
         let lazy: Vec<Fingerprint> = f.iter_symbols(&syms).unwrap().collect();
         prop_assert_eq!(&lazy, &want);
     }
@@ -185,8 +185,8 @@ proptest! {
         let a = [text(la), shared.clone(), text(ra)].concat();
         let b = [text(lb), shared, text(rb)].concat();
         let mut f = Fingerprinter::new(config(k, w), hashers()[hi], selection).unwrap();
-        let fa = f.fingerprints_bytes(&a).unwrap();
-        let fb = f.fingerprints_bytes(&b).unwrap();
+        let fa = f.fingerprint_bytes(&a).unwrap();
+        let fb = f.fingerprint_bytes(&b).unwrap();
         prop_assert!(fa.iter().any(|x| fb.iter().any(|y| x.hash == y.hash)));
     }
 
@@ -221,7 +221,7 @@ proptest! {
     fn winnowing_gap_is_below_t(bytes in prop::collection::vec(0u8..4, 0..3000), k in 1usize..20, w in 1usize..50, robust in any::<bool>()) {
         let selection = if robust { Selection::RobustWinnow } else { Selection::Winnow };
         let mut f = Fingerprinter::new(config(k, w), HashFunction::KarpRabin, selection).unwrap();
-        let fps = f.fingerprints_bytes(&bytes).unwrap();
+        let fps = f.fingerprint_bytes(&bytes).unwrap();
         let mut g = GapMeter::new(k);
         for x in &fps {
             g.observe(u64::from(x.pos));
@@ -314,10 +314,10 @@ fn invalid_configurations_are_errors() {
 fn inputs_shorter_than_k_have_no_fingerprints() {
     for function in hashers() {
         let mut f = Fingerprinter::new(config(10, 4), function, Selection::Winnow).unwrap();
-        assert!(f.fingerprints_bytes(b"").unwrap().is_empty());
-        assert!(f.fingerprints_bytes(b"short").unwrap().is_empty());
-        assert_eq!(f.fingerprints_bytes(b"exactly10!").unwrap().len(), 1);
-        assert!(f.fingerprints_symbols(&[1, 2, 3]).unwrap().is_empty());
+        assert!(f.fingerprint_bytes(b"").unwrap().is_empty());
+        assert!(f.fingerprint_bytes(b"short").unwrap().is_empty());
+        assert_eq!(f.fingerprint_bytes(b"exactly10!").unwrap().len(), 1);
+        assert!(f.fingerprint_symbols(&[1, 2, 3]).unwrap().is_empty());
     }
 }
 
@@ -346,8 +346,8 @@ fn rehash_keeps_positions_and_equality() {
     for function in hashers() {
         let mut plain = Fingerprinter::new(config(5, 4), function, Selection::Winnow).unwrap();
         let mut mixed = plain.clone().with_rehash(true);
-        let a = plain.fingerprints_bytes(text).unwrap();
-        let b = mixed.fingerprints_bytes(text).unwrap();
+        let a = plain.fingerprint_bytes(text).unwrap();
+        let b = mixed.fingerprint_bytes(text).unwrap();
         assert_eq!(a.len(), b.len());
         for (x, y) in a.iter().zip(&b) {
             assert_eq!(x.pos, y.pos);
@@ -437,7 +437,7 @@ fn random_text(bytes: usize, seed: u64) -> Vec<u8> {
 
 fn density(bytes: &[u8], function: HashFunction, selection: Selection) -> f64 {
     let mut f = Fingerprinter::new(config(50, 100), function, selection).unwrap();
-    let n = f.fingerprints_bytes(bytes).unwrap().len();
+    let n = f.fingerprint_bytes(bytes).unwrap().len();
     n as f64 / (bytes.len() - 49) as f64
 }
 
@@ -537,7 +537,7 @@ fn golden_winnowing() {
     let text = random_text(10_000, 42);
     let mut f =
         Fingerprinter::new(config(50, 100), HashFunction::KarpRabin, Selection::Winnow).unwrap();
-    let fps = f.fingerprints_bytes(&text).unwrap();
+    let fps = f.fingerprint_bytes(&text).unwrap();
     let summary: Vec<(u64, u32)> = fps.iter().take(3).map(|x| (x.hash, x.pos)).collect();
     assert_eq!(fps.len(), GOLDEN_WINNOW_COUNT);
     assert_eq!(summary, GOLDEN_WINNOW_FIRST.to_vec());

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use bryo_frontend::{Language, LexMode, Lexed};
+use bryo_frontend::{Language, Lexed, Normalization};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
 fn collect(dir: &Path, ext: &str, out: &mut Vec<String>, limit: usize) {
@@ -90,14 +90,14 @@ fn bench_corpus(c: &mut Criterion, name: &str, lang: &str, files: &[String]) {
     let mut out = Lexed::default();
     report_cpu_throughput(name, bytes, || {
         for f in files {
-            lexer.lex_into(f, LexMode::Normalized, &mut out);
+            lexer.lex_into(f, Normalization::Full, &mut out);
         }
     });
     g.bench_function(name, |b| {
         b.iter(|| {
             let mut n = 0;
             for f in files {
-                lexer.lex_into(f, LexMode::Normalized, &mut out);
+                lexer.lex_into(f, Normalization::Full, &mut out);
                 n += out.normalized.len();
             }
             n

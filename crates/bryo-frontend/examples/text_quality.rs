@@ -218,7 +218,7 @@ fn plant(a: &str, b: &str, len: usize, variant: Variant, rng: &mut SplitMix64) -
 
 fn fingerprint_set(f: &mut Fingerprinter, text: &str, mode: TextMode) -> HashSet<u64> {
     let n = normalize_text(text, mode);
-    f.fingerprints_symbols(&n.symbols)
+    f.fingerprint_symbols(&n.symbols)
         .map(|v| v.into_iter().map(|fp| fp.hash).collect())
         .unwrap_or_default()
 }

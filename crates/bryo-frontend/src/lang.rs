@@ -23,12 +23,12 @@ pub enum FrontendKind {
 /// One entry of the language table.
 ///
 /// ```
-/// use bryo_frontend::{Language, LexMode};
+/// use bryo_frontend::{Language, Normalization};
 ///
 /// let python = Language::by_name("py").unwrap();
 /// let lexer = python.lexer().unwrap();
-/// let a = lexer.lex("total = price * 2  # cost", LexMode::Normalized);
-/// let b = lexer.lex("s = p *\n    10", LexMode::Normalized);
+/// let a = lexer.lex("total = price * 2  # cost", Normalization::Full);
+/// let b = lexer.lex("s = p *\n    10", Normalization::Full);
 /// // Renamed identifiers, a changed literal, a dropped comment: same symbols.
 /// assert_eq!(a.normalized.symbols, b.normalized.symbols);
 /// // Spans point into the text.

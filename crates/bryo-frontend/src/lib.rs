@@ -11,6 +11,7 @@
 mod decode;
 mod html;
 mod lines;
+mod normalization;
 mod normalized;
 mod symbol;
 mod text;
@@ -18,6 +19,7 @@ mod text;
 pub use decode::{decode, DecodeError, Decoded, TextEncoding};
 pub use html::{html_to_text, normalize_html, normalize_html_into};
 pub use lines::LineIndex;
+pub use normalization::{Normalization, UnknownNormalization};
 pub use normalized::{Normalized, Span};
 pub use symbol::{symbol, SymbolClass, SYMBOL_SCHEME_VERSION};
 
@@ -25,5 +27,5 @@ mod lang;
 mod lexer;
 
 pub use lang::{FrontendKind, Language};
-pub use lexer::{LexMode, LexNote, LexNoteKind, Lexed, Lexer};
+pub use lexer::{LexNote, LexNoteKind, Lexed, Lexer};
 pub use text::{normalize_text, normalize_text_into, TextMode};

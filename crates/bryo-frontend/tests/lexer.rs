@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use bryo_frontend::{
-    symbol, FrontendKind, Language, LexMode, LexNoteKind, Lexed, Lexer, SymbolClass,
+    symbol, FrontendKind, Language, LexNoteKind, Lexed, Lexer, Normalization, SymbolClass,
 };
 use proptest::prelude::*;
 
@@ -27,7 +27,7 @@ fn code_languages() -> impl Iterator<Item = &'static Language> {
 /// `op`.
 fn tokens(lang: &str, text: &str) -> Vec<String> {
     let lx = lexer(lang);
-    let out = lx.lex(text, LexMode::Normalized);
+    let out = lx.lex(text, Normalization::Full);
     out.normalized
         .symbols
         .iter()
@@ -97,9 +97,9 @@ fn every_code_language_has_fixtures_that_survive_disguise() {
         let (pa, a) = fixture(name, "a");
         let (_, b) = fixture(name, "b");
         let (_, c) = fixture(name, "c");
-        let la = lx.lex(&a, LexMode::Normalized);
-        let lb = lx.lex(&b, LexMode::Normalized);
-        let lc = lx.lex(&c, LexMode::Normalized);
+        let la = lx.lex(&a, Normalization::Full);
+        let lb = lx.lex(&b, Normalization::Full);
+        let lc = lx.lex(&c, Normalization::Full);
         assert!(la.notes.is_empty(), "{name}: notes {:?}", la.notes);
         assert!(lb.notes.is_empty(), "{name}: notes {:?}", lb.notes);
         assert!(lc.notes.is_empty(), "{name}: notes {:?}", lc.notes);
@@ -119,8 +119,8 @@ fn every_code_language_has_fixtures_that_survive_disguise() {
         );
         // The verbatim mode sees the renaming.
         assert_ne!(
-            lx.lex(&a, LexMode::Verbatim).normalized.symbols,
-            lx.lex(&b, LexMode::Verbatim).normalized.symbols,
+            lx.lex(&a, Normalization::Verbatim).normalized.symbols,
+            lx.lex(&b, Normalization::Verbatim).normalized.symbols,
             "{name}: verbatim mode ignores renaming"
         );
         // The fixture exercises strings and comments: a string symbol, and
@@ -175,8 +175,8 @@ fn golden_symbol_streams() {
             let (p, text) = fixture(lang.name(), stem);
             let file = p.file_name().unwrap().to_string_lossy().into_owned();
             for (mode, m) in [
-                (LexMode::Normalized, "normalized"),
-                (LexMode::Verbatim, "verbatim"),
+                (Normalization::Full, "normalized"),
+                (Normalization::Verbatim, "verbatim"),
             ] {
                 let out = lx.lex(&text, mode);
                 lines.push(format!(
@@ -558,12 +558,12 @@ fn case_insensitive_keywords() {
         toks(&["kw:BEGIN", "kw:Begin", "kw:begin"])
     );
     let lx = lexer("sql");
-    let a = lx.lex("SELECT x FROM t", LexMode::Normalized);
-    let b = lx.lex("select y from u", LexMode::Normalized);
+    let a = lx.lex("SELECT x FROM t", Normalization::Full);
+    let b = lx.lex("select y from u", Normalization::Full);
     assert_eq!(a.normalized.symbols, b.normalized.symbols);
     // Verbatim: identifiers fold case too.
-    let a = lx.lex("SELECT Name", LexMode::Verbatim);
-    let b = lx.lex("select nAME", LexMode::Verbatim);
+    let a = lx.lex("SELECT Name", Normalization::Verbatim);
+    let b = lx.lex("select nAME", Normalization::Verbatim);
     assert_eq!(a.normalized.symbols, b.normalized.symbols);
     // Case-sensitive languages keep case.
     assert_eq!(tokens("c", "While while"), toks(&["id:While", "kw:while"]));
@@ -851,7 +851,7 @@ fn here_documents() {
         tokens("php", "$s = <<<EOT\nit's\nEOT;\n$t"),
         toks(&["id:$s", "op:=", "str:<<<EOT", "op:;", "id:$t"])
     );
-    let out = lexer("perl").lex("print <<END;\nno end", LexMode::Normalized);
+    let out = lexer("perl").lex("print <<END;\nno end", Normalization::Full);
     assert_eq!(out.notes.len(), 1);
     assert_eq!(out.notes[0].kind, LexNoteKind::UnterminatedString);
     assert_eq!(out.normalized.len(), 3);
@@ -862,7 +862,7 @@ fn here_documents() {
 #[test]
 fn unterminated_constructs_are_noted() {
     let lx = lexer("c");
-    let out = lx.lex("a = \"abc\nb /* never", LexMode::Normalized);
+    let out = lx.lex("a = \"abc\nb /* never", Normalization::Full);
     let kinds: Vec<_> = out.notes.iter().map(|n| (n.offset, n.kind)).collect();
     assert_eq!(
         kinds,
@@ -877,18 +877,18 @@ fn unterminated_constructs_are_noted() {
         toks(&["id:a", "op:=", "str:\"abc", "id:b"])
     );
 
-    let out = lexer("python").lex("x = '''never closed\n\n", LexMode::Normalized);
+    let out = lexer("python").lex("x = '''never closed\n\n", Normalization::Full);
     assert_eq!(out.notes[0].kind, LexNoteKind::UnterminatedString);
     assert_eq!(out.normalized.spans.last().unwrap().end, 21);
 
-    let out = lexer("javascript").lex("`a${ b", LexMode::Normalized);
+    let out = lexer("javascript").lex("`a${ b", Normalization::Full);
     assert_eq!(out.notes[0].kind, LexNoteKind::UnterminatedInterpolation);
 
-    let out = lexer("rust").lex("r##\"x\"# /* /* */", LexMode::Normalized);
+    let out = lexer("rust").lex("r##\"x\"# /* /* */", Normalization::Full);
     assert_eq!(out.notes.len(), 1);
     assert_eq!(out.notes[0].kind, LexNoteKind::UnterminatedString);
 
-    let out = lexer("perl").lex("=pod\nno end", LexMode::Normalized);
+    let out = lexer("perl").lex("=pod\nno end", Normalization::Full);
     assert_eq!(out.notes[0].kind, LexNoteKind::UnterminatedComment);
     assert!(out.normalized.is_empty());
 }
@@ -908,7 +908,7 @@ fn deep_nesting_does_not_overflow() {
     const N: usize = 10_000;
     on_small_stack(|| {
         let parens = format!("{}x{}", "(".repeat(N), ")".repeat(N));
-        let out = lexer("c").lex(&parens, LexMode::Normalized);
+        let out = lexer("c").lex(&parens, Normalization::Full);
         assert_eq!(out.normalized.len(), 2 * N + 1);
 
         let comments = format!("a{}{}b", "/*".repeat(N), "*/".repeat(N));
@@ -917,12 +917,12 @@ fn deep_nesting_does_not_overflow() {
         assert_eq!(tokens("ml", &comments), toks(&["id:a", "id:b"]));
 
         let templates = format!("{}x{}", "`${".repeat(N), "}`".repeat(N));
-        let out = lexer("javascript").lex(&templates, LexMode::Normalized);
+        let out = lexer("javascript").lex(&templates, Normalization::Full);
         assert!(out.notes.is_empty(), "{:?}", &out.notes[..1]);
         assert_eq!(out.normalized.len(), 2 * N + 1);
 
         let interp = format!("{}x{}", "\"${".repeat(N), "}\"".repeat(N));
-        let out = lexer("kotlin").lex(&interp, LexMode::Normalized);
+        let out = lexer("kotlin").lex(&interp, Normalization::Full);
         assert!(out.notes.is_empty());
         assert_eq!(out.normalized.len(), 2 * N + 1);
     });
@@ -934,17 +934,17 @@ fn deep_nesting_does_not_overflow() {
 fn pathological_lines_stay_linear() {
     let n = 200_000;
     let slashes = "/[".repeat(n);
-    let out = lexer("javascript").lex(&slashes, LexMode::Normalized);
+    let out = lexer("javascript").lex(&slashes, Normalization::Full);
     assert_eq!(out.normalized.len(), 2 * n);
     let heredocs = "<<A ".repeat(n);
-    let out = lexer("bash").lex(&format!("{heredocs}\nx"), LexMode::Normalized);
+    let out = lexer("bash").lex(&format!("{heredocs}\nx"), Normalization::Full);
     assert_eq!(out.normalized.len(), n);
     assert_eq!(out.notes.len(), 1);
     let raw = format!("r###\"{}", "\"##".repeat(n));
-    let out = lexer("rust").lex(&raw, LexMode::Normalized);
+    let out = lexer("rust").lex(&raw, Normalization::Full);
     assert_eq!(out.normalized.len(), 1);
     let cpp = format!("R\"abcdefghijklmnop({}", ")abcdefghijklmno\"".repeat(n));
-    let out = lexer("cc").lex(&cpp, LexMode::Normalized);
+    let out = lexer("cc").lex(&cpp, Normalization::Full);
     assert_eq!(out.normalized.len(), 1);
 }
 
@@ -952,10 +952,10 @@ fn pathological_lines_stay_linear() {
 fn lex_into_reuses_and_replaces() {
     let lx = lexer("python");
     let mut out = Lexed::default();
-    lx.lex_into("a = 1 'x", LexMode::Normalized, &mut out);
+    lx.lex_into("a = 1 'x", Normalization::Full, &mut out);
     assert_eq!(out.notes.len(), 1);
-    lx.lex_into("b", LexMode::Normalized, &mut out);
-    assert_eq!(out, lx.lex("b", LexMode::Normalized));
+    lx.lex_into("b", Normalization::Full, &mut out);
+    assert_eq!(out, lx.lex("b", Normalization::Full));
 }
 
 // ---------------------------------------------------------------- properties
@@ -988,9 +988,9 @@ fn check_lexing(text: &str) -> Result<(), TestCaseError> {
     for lang in code_languages() {
         let name = lang.name();
         let lx = lang.lexer().unwrap();
-        let out = lx.lex(text, LexMode::Normalized);
+        let out = lx.lex(text, Normalization::Full);
         let n = &out.normalized;
-        let verbatim = lx.lex(text, LexMode::Verbatim);
+        let verbatim = lx.lex(text, Normalization::Verbatim);
         prop_assert_eq!(&verbatim.normalized.spans, &n.spans);
         prop_assert_eq!(&verbatim.notes, &out.notes);
         prop_assert_eq!(n.symbols.len(), n.spans.len());
@@ -1015,7 +1015,7 @@ fn check_lexing(text: &str) -> Result<(), TestCaseError> {
                     || sym == symbol(SymbolClass::Operator, t.as_bytes())
             };
             if (relexable.contains(&sym) || is_kw_or_op) && !context_dependent(name, t) {
-                let again = lx.lex(t, LexMode::Normalized);
+                let again = lx.lex(t, Normalization::Full);
                 prop_assert_eq!(
                     &again.normalized.symbols,
                     &vec![sym],
@@ -1024,7 +1024,7 @@ fn check_lexing(text: &str) -> Result<(), TestCaseError> {
                     t,
                     tokens(name, t)
                 );
-                let again = lx.lex(t, LexMode::Verbatim);
+                let again = lx.lex(t, Normalization::Verbatim);
                 prop_assert_eq!(
                     &again.normalized.symbols,
                     &vec![verbatim.normalized.symbols[k]]

@@ -6,6 +6,7 @@ use std::path::{Component, Path};
 use bryo_engine::Modulus;
 use bryo_report::Report;
 
+use crate::error::LoadError;
 use crate::source::{DiskLoader, SourceLoader};
 
 /// Reads the files a saved result names, only when they are what the result
@@ -57,9 +58,9 @@ fn escapes_root(path: &str) -> bool {
 }
 
 impl<L: SourceLoader> SourceLoader for CheckedLoader<L> {
-    fn load(&self, path: &str) -> Result<Vec<u8>, String> {
+    fn load(&self, path: &str) -> Result<Vec<u8>, LoadError> {
         match self.expected.get(path) {
-            None => Err("the result lists no such file".into()),
+            None => Err(LoadError::NotListed),
             Some(Some(fingerprint)) => {
                 let bytes = self.inner.load(path)?;
                 // Degree 64: every residue fits in 64 bits.
@@ -67,17 +68,13 @@ impl<L: SourceLoader> SourceLoader for CheckedLoader<L> {
                 if actual == *fingerprint {
                     Ok(bytes)
                 } else {
-                    Err(format!(
-                        "the file changed since the run: its bytes have Rabin fingerprint {actual}, \
-                         the result recorded {fingerprint}, so its text is not shown"
-                    ))
+                    Err(LoadError::Changed {
+                        actual,
+                        recorded: fingerprint.clone(),
+                    })
                 }
             }
-            Some(None) if escapes_root(path) => Err(
-                "the result records no fingerprint for this file and names it by an absolute path \
-                 or one with `..`, so it is not read (a result from an older bryo: run `bryo compare` again)"
-                    .into(),
-            ),
+            Some(None) if escapes_root(path) => Err(LoadError::OutsideRoot),
             Some(None) => self.inner.load(path),
         }
     }
@@ -150,13 +147,104 @@ mod tests {
         let loader = CheckedLoader::new(&r, serving(b"print(1)\n"));
         assert_eq!(loader.load("a.py").unwrap(), b"print(1)\n");
         assert!(loader.load("old.py").is_ok());
-        assert!(loader.load("../up.py").unwrap_err().contains("`..`"));
-        assert!(loader.load("/abs.py").unwrap_err().contains("absolute"));
-        assert!(loader.load("b.py").unwrap_err().contains("no such file"));
+        assert!(loader
+            .load("../up.py")
+            .unwrap_err()
+            .to_string()
+            .contains("`..`"));
+        assert!(loader
+            .load("/abs.py")
+            .unwrap_err()
+            .to_string()
+            .contains("absolute"));
+        assert!(loader
+            .load("b.py")
+            .unwrap_err()
+            .to_string()
+            .contains("no such file"));
         let changed = CheckedLoader::new(&r, serving(b"print(2)\n"));
         assert!(changed
             .load("a.py")
             .unwrap_err()
+            .to_string()
             .contains("changed since the run"));
+    }
+
+    #[test]
+    fn refusals_are_typed_and_keep_their_messages() {
+        let good = Modulus::default_64().hash_bytes(b"print(1)\n") as u64;
+        let r = report(vec![
+            file("a.py", Some(&format!("{good:016X}"))),
+            file("../up.py", None),
+        ]);
+        let changed = CheckedLoader::new(&r, serving(b"print(2)\n"));
+        let actual = format!(
+            "{:016x}",
+            Modulus::default_64().hash_bytes(b"print(2)\n") as u64
+        );
+        let err = changed.load("a.py").unwrap_err();
+        match &err {
+            LoadError::Changed {
+                actual: a,
+                recorded,
+            } => {
+                assert_eq!(a, &actual);
+                assert_eq!(recorded, &format!("{good:016x}"));
+            }
+            other => panic!("expected Changed, got {other:?}"),
+        }
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "the file changed since the run: its bytes have Rabin fingerprint {actual}, \
+                 the result recorded {good:016x}, so its text is not shown"
+            )
+        );
+        let err = changed.load("../up.py").unwrap_err();
+        assert!(matches!(err, LoadError::OutsideRoot), "{err:?}");
+        assert_eq!(
+            err.to_string(),
+            "the result records no fingerprint for this file and names it by an absolute path \
+             or one with `..`, so it is not read (a result from an older bryo: run `bryo compare` again)"
+        );
+        let err = changed.load("b.py").unwrap_err();
+        assert!(matches!(err, LoadError::NotListed), "{err:?}");
+        assert_eq!(err.to_string(), "the result lists no such file");
+    }
+
+    #[test]
+    fn the_disk_loader_reports_missing_files_and_zip_members() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("subs.zip"), b"PK").unwrap();
+        let disk = DiskLoader::new(dir.path());
+        let err = disk.load("missing.py").unwrap_err();
+        match &err {
+            LoadError::Io { path, source } => {
+                assert_eq!(path, &dir.path().join("missing.py"));
+                assert_eq!(source.kind(), std::io::ErrorKind::NotFound);
+                assert_eq!(
+                    err.to_string(),
+                    format!("cannot read {}: {source}", path.display())
+                );
+            }
+            other => panic!("expected Io, got {other:?}"),
+        }
+        let err = disk.load("subs.zip/a/x.py").unwrap_err();
+        assert!(matches!(err, LoadError::InsideZip), "{err:?}");
+        assert_eq!(
+            err.to_string(),
+            "the file is inside a zip archive; render the report with `bryo compare --format html` to show it"
+        );
+    }
+
+    #[test]
+    fn a_closure_reason_is_passed_through() {
+        let loader = |_: &str| -> Result<Vec<u8>, String> { Err("gone".into()) };
+        let err = loader.load("a.py").unwrap_err();
+        assert!(
+            matches!(&err, LoadError::Other(r) if r == "gone"),
+            "{err:?}"
+        );
+        assert_eq!(err.to_string(), "gone");
     }
 }

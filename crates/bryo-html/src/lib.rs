@@ -26,7 +26,8 @@
 //! deterministic: the same report and files give the same bytes.
 //!
 //! Source texts come from a [`SourceLoader`] (any
-//! `Fn(&str) -> Result<Vec<u8>, String>`, or [`DiskLoader`]); they are
+//! `Fn(&str) -> Result<Vec<u8>, String>` or returning a [`LoadError`], or
+//! [`DiskLoader`]); they are
 //! decoded as `bryo compare` decoded them, so the byte ranges of the report
 //! (offsets in the file as stored) land on the same characters. A file the
 //! loader cannot give is shown as a note in its page.
@@ -100,7 +101,7 @@ use bryo_report::Report;
 use rayon::prelude::*;
 
 pub use checked::CheckedLoader;
-pub use error::HtmlError;
+pub use error::{HtmlError, LoadError};
 pub use escape::escape_html;
 pub use source::{DiskLoader, SourceLoader};
 
@@ -162,6 +163,7 @@ pub fn render_html(report: &Report, loader: &dyn SourceLoader) -> Vec<HtmlFile> 
             let entry = &report.submissions[i].files[j];
             let source = loader
                 .load(&entry.path)
+                .map_err(|e| e.to_string())
                 .and_then(|bytes| source::Source::decode(&bytes));
             let contents = source.as_ref().ok().map(|s| {
                 let tokens = source::highlight(&entry.language, s.text());

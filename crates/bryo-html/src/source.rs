@@ -3,28 +3,31 @@
 
 use std::path::{Path, PathBuf};
 
-use bryo_frontend::{decode, symbol, Decoded, FrontendKind, Language, LexMode, SymbolClass};
+use bryo_frontend::{decode, symbol, Decoded, FrontendKind, Language, Normalization, SymbolClass};
 
+use crate::error::LoadError;
 use crate::escape::{escape_text_into, push_fmt};
 
 /// Gives the renderer the bytes of a submitted file, by its display path
 /// (`FileEntry::path` in the report).
 ///
-/// `Err` carries a reason shown in the page in place of the text ("No such
-/// file or directory", "inside a zip archive", …); the rest of the report is
-/// still written. Any `Fn(&str) -> Result<Vec<u8>, String> + Sync` closure
-/// is a loader.
+/// `Err` is a [`LoadError`], shown in the page in place of the text ("No
+/// such file or directory", "inside a zip archive", …); the rest of the
+/// report is still written. Any `Fn(&str) -> Result<Vec<u8>, E> + Sync`
+/// closure whose `E` converts into a [`LoadError`] (a `String` reason, a
+/// `LoadError`) is a loader.
 pub trait SourceLoader: Sync {
     /// The file's bytes as they were when the report was made.
-    fn load(&self, path: &str) -> Result<Vec<u8>, String>;
+    fn load(&self, path: &str) -> Result<Vec<u8>, LoadError>;
 }
 
-impl<F> SourceLoader for F
+impl<F, E> SourceLoader for F
 where
-    F: Fn(&str) -> Result<Vec<u8>, String> + Sync,
+    F: Fn(&str) -> Result<Vec<u8>, E> + Sync,
+    E: Into<LoadError>,
 {
-    fn load(&self, path: &str) -> Result<Vec<u8>, String> {
-        self(path)
+    fn load(&self, path: &str) -> Result<Vec<u8>, LoadError> {
+        self(path).map_err(Into::into)
     }
 }
 
@@ -53,9 +56,9 @@ impl Default for DiskLoader {
 }
 
 impl SourceLoader for DiskLoader {
-    fn load(&self, path: &str) -> Result<Vec<u8>, String> {
+    fn load(&self, path: &str) -> Result<Vec<u8>, LoadError> {
         let full = self.root.join(Path::new(path));
-        std::fs::read(&full).map_err(|e| {
+        std::fs::read(&full).map_err(|source| {
             let inside_zip = path
                 .split('/')
                 .scan(PathBuf::new(), |acc, part| {
@@ -67,9 +70,12 @@ impl SourceLoader for DiskLoader {
                         && self.root.join(&p).is_file()
                 });
             if inside_zip {
-                "the file is inside a zip archive; render the report with `bryo compare --format html` to show it".to_string()
+                LoadError::InsideZip
             } else {
-                format!("cannot read {}: {e}", full.display())
+                LoadError::Io {
+                    path: full.clone(),
+                    source,
+                }
             }
         })
     }
@@ -214,7 +220,7 @@ pub(crate) fn highlight(language: &str, text: &str) -> Vec<Token> {
     let chr = symbol(SymbolClass::Char, b"");
     let number = symbol(SymbolClass::Number, b"");
     let other = symbol(SymbolClass::OtherLiteral, b"");
-    let lexed = lexer.lex(text, LexMode::Normalized);
+    let lexed = lexer.lex(text, Normalization::Full);
     let n = &lexed.normalized;
     let mut out = Vec::with_capacity(n.len() / 2);
     let mut prev_end = 0usize;

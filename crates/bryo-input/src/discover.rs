@@ -6,7 +6,9 @@ use std::path::{Component, Path};
 use ignore::WalkBuilder;
 
 use crate::filter::{Extension, Filter};
-use crate::{InputError, InputFile, InputOptions, Inputs, SkipReason, Skipped, Source, Submission};
+use crate::{
+    InputError, InputFile, InputOptions, Inputs, SkipReason, SkippedInput, Source, Submission,
+};
 
 /// Finds every file to compare and groups them into submissions.
 ///
@@ -148,7 +150,7 @@ struct Discovery<'a> {
     filter: Filter,
     /// Display path under which each file was first taken.
     claimed: HashMap<Key, String>,
-    skipped: Vec<Skipped>,
+    skipped: Vec<SkippedInput>,
 }
 
 /// Files of one named path, each with the name of its submission.
@@ -200,7 +202,7 @@ enum ReadError {
 
 impl Discovery<'_> {
     fn skip(&mut self, path: String, reason: SkipReason) {
-        self.skipped.push(Skipped { path, reason });
+        self.skipped.push(SkippedInput { path, reason });
     }
 
     /// Takes the file unless it was taken before; on a repeat, records why

@@ -2,7 +2,7 @@
 //!
 //! Turns what the user named — files, directories, zip archives, a file list
 //! — into [`Submission`]s of [`InputFile`]s held in memory, plus base code
-//! and a list of [`Skipped`] files with the reason each was left out.
+//! and a list of [`SkippedInput`] files with the reason each was left out.
 //!
 //! - Without directory mode every file is a submission, including each
 //!   entry of a zip archive. With it (MOSS `-d`) every entry directly under
@@ -26,7 +26,7 @@
 //!
 //! Only a named path that is missing or unreadable, an archive that cannot
 //! be opened, or a bad glob is an [`InputError`]; every other problem is a
-//! [`Skipped`] entry, never a silent omission and never a panic.
+//! [`SkippedInput`] entry, never a silent omission and never a panic.
 //!
 //! ```
 //! use bryo_input::{discover, InputOptions};
@@ -65,7 +65,7 @@ mod options;
 pub use discover::discover;
 pub use error::InputError;
 pub use listing::{list_files, ListedFile, Listing};
-pub use model::{InputFile, Inputs, SkipReason, Skipped, Source, Submission};
+pub use model::{InputFile, Inputs, SkipReason, SkippedInput, Source, Submission};
 pub use options::{
     parse_file_list, InputOptions, DEFAULT_MAX_ARCHIVE_ENTRIES, DEFAULT_MAX_ARCHIVE_SIZE,
     DEFAULT_MAX_FILE_SIZE,

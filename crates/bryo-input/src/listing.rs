@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use crate::discover::{display_root, file_key, join, relative, split_walk_error, walker, Key};
 use crate::filter::{Extension, Filter};
-use crate::{SkipReason, Skipped};
+use crate::{SkipReason, SkippedInput};
 
 /// The files under some paths, named but not read: for jobs that stream
 /// files too large or too many to hold in memory (`bryo density`, `bryo
@@ -15,7 +15,7 @@ pub struct Listing {
     pub files: Vec<ListedFile>,
     /// Files left out, with the reason (extensions aside: see
     /// [`Listing::other_extension`]).
-    pub skipped: Vec<Skipped>,
+    pub skipped: Vec<SkippedInput>,
     /// Files found in a directory with an extension not in the list: only
     /// counted, as a web crawl holds many of them.
     pub other_extension: u64,
@@ -50,7 +50,7 @@ pub fn list_files(roots: &[PathBuf], extensions: &[String]) -> Listing {
         |out: &mut Listing, display: String, path: &Path, meta: &fs::Metadata| match claimed
             .get(&file_key(path, meta))
         {
-            Some(first) => out.skipped.push(Skipped {
+            Some(first) => out.skipped.push(SkippedInput {
                 path: display,
                 reason: SkipReason::Duplicate {
                     first: first.clone(),
@@ -70,7 +70,7 @@ pub fn list_files(roots: &[PathBuf], extensions: &[String]) -> Listing {
         let meta = match fs::metadata(root) {
             Ok(meta) => meta,
             Err(err) => {
-                out.skipped.push(Skipped {
+                out.skipped.push(SkippedInput {
                     path: display,
                     reason: SkipReason::Unreadable {
                         message: err.to_string(),
@@ -84,7 +84,7 @@ pub fn list_files(roots: &[PathBuf], extensions: &[String]) -> Listing {
             continue;
         }
         if !meta.is_dir() {
-            out.skipped.push(Skipped {
+            out.skipped.push(SkippedInput {
                 path: display,
                 reason: SkipReason::NotAFile,
             });
@@ -99,7 +99,7 @@ pub fn list_files(roots: &[PathBuf], extensions: &[String]) -> Listing {
                         .and_then(|p| p.strip_prefix(root).ok())
                         .map(|rel| join(&display, &relative(rel)))
                         .unwrap_or_else(|| display.clone());
-                    out.skipped.push(Skipped {
+                    out.skipped.push(SkippedInput {
                         path,
                         reason: SkipReason::Unreadable { message },
                     });
@@ -134,7 +134,7 @@ pub fn list_files(roots: &[PathBuf], extensions: &[String]) -> Listing {
                     },
                 }
             };
-            out.skipped.push(Skipped {
+            out.skipped.push(SkippedInput {
                 path: shown,
                 reason,
             });

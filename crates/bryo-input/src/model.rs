@@ -10,7 +10,7 @@ pub struct Inputs {
     /// Base-code files: sanctioned code whose matches are not counted.
     pub base: Vec<InputFile>,
     /// Files (and submission directories) left out, with the reason.
-    pub skipped: Vec<Skipped>,
+    pub skipped: Vec<SkippedInput>,
 }
 
 /// One submission: a single file, or with directory mode all files below one
@@ -64,9 +64,11 @@ pub enum Source {
     },
 }
 
-/// A file or submission directory that was left out.
+/// A file or submission directory that discovery left out, before any
+/// decoding. (`bryo_report::Skipped` is the report's entry, which also
+/// records the files a front-end could not take.)
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Skipped {
+pub struct SkippedInput {
     /// Its display path.
     pub path: String,
     /// Why.

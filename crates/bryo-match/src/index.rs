@@ -299,7 +299,7 @@ pub(crate) fn fingerprint_all(
             || proto.clone(),
             |f, &i| {
                 check(progress)?;
-                let selected = f.fingerprints_symbols(docs[i].symbols)?;
+                let selected = f.fingerprint_symbols(docs[i].symbols)?;
                 progress.advance(1);
                 Ok(selected)
             },

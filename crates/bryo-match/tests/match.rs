@@ -683,7 +683,7 @@ fn distinct_hash_sets_in_the_index_are_counted() {
     let result = match_corpus(&corpus(&docs), &o).unwrap();
     let hashes: HashSet<u64> = {
         let mut f = bryo_engine::Fingerprinter::new(o.config, o.hash, o.selection).unwrap();
-        f.fingerprints_symbols(&docs[0].symbols)
+        f.fingerprint_symbols(&docs[0].symbols)
             .unwrap()
             .iter()
             .map(|f| f.hash)
@@ -749,12 +749,12 @@ proptest! {
         let mut fingerprinter =
             bryo_engine::Fingerprinter::new(opts.config, opts.hash, opts.selection).unwrap();
         for (d, summary) in docs.iter().zip(&result.documents) {
-            let own = fingerprinter.fingerprints_symbols(&d.symbols).unwrap();
+            let own = fingerprinter.fingerprint_symbols(&d.symbols).unwrap();
             prop_assert_eq!(summary.fingerprints as usize, own.len());
         }
         prop_assert_eq!(
             result.stats.fingerprints,
-            docs.iter().map(|d| fingerprinter.fingerprints_symbols(&d.symbols).unwrap().len() as u64).sum::<u64>()
+            docs.iter().map(|d| fingerprinter.fingerprint_symbols(&d.symbols).unwrap().len() as u64).sum::<u64>()
         );
     }
 }

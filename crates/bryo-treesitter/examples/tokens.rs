@@ -4,7 +4,7 @@
 //! `cargo run -p bryo-treesitter --example tokens -- LANGUAGE FILE [--verbatim]`
 
 use bryo_frontend::LineIndex;
-use bryo_treesitter::{Options, TsLanguage};
+use bryo_treesitter::{Normalization, Options, TsLanguage};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -24,7 +24,9 @@ fn main() {
         }
     };
     let mut options = Options::default();
-    options.verbatim = args.iter().any(|a| a == "--verbatim");
+    if args.iter().any(|a| a == "--verbatim") {
+        options.normalization = Normalization::Verbatim;
+    }
     match language.normalize(&text, &options) {
         Ok(parsed) => {
             let lines = LineIndex::new(&text);

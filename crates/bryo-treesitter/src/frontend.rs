@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
-use bryo_frontend::Normalized;
+use bryo_frontend::{Normalization, Normalized};
 use tree_sitter::{Language, ParseOptions, ParseState, Parser, Tree};
 
 use crate::error::Fallback;
@@ -18,20 +18,20 @@ use crate::walk::{role_table, walk, Role, TreeStats};
 ///
 /// ```
 /// let mut options = bryo_treesitter::Options::default();
-/// options.verbatim = true;
+/// options.normalization = bryo_treesitter::Normalization::Verbatim;
 /// options.max_bytes = 256 * 1024;
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct Options {
-    /// Keep identifiers and literals verbatim (their text is hashed) instead
-    /// of mapping every identifier to one symbol and every literal to its
-    /// kind. Default `false`.
-    pub verbatim: bool,
-    /// Keep the text of string and character literals while identifiers
-    /// and numbers are still normalized (ignored with `verbatim`). Default
-    /// `false`.
-    pub keep_strings: bool,
+    /// What of identifiers and literals survives: every identifier one
+    /// symbol and every literal the symbol of its kind
+    /// ([`Normalization::Full`]), string and character literals hashed with
+    /// their text ([`Normalization::KeepStrings`]), or identifiers and
+    /// literals hashed with their text ([`Normalization::Verbatim`]).
+    /// Default [`Normalization::Full`] (not `Normalization::default()`,
+    /// which is the command line's `keep-strings`).
+    pub normalization: Normalization,
     /// Longest text parsed; longer texts fall back with
     /// [`Fallback::TooLarge`]. Default 1 MiB; at most `u32::MAX` (spans are
     /// 32-bit).
@@ -57,8 +57,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            verbatim: false,
-            keep_strings: false,
+            normalization: Normalization::Full,
             max_bytes: 1 << 20,
             max_error_share: 0.1,
             timeout: Some(Duration::from_secs(10)),
@@ -196,16 +195,11 @@ impl TsLanguage {
         // each lone `\r` made `\n` (same length, so spans are unchanged);
         // symbols are still hashed from the original text.
         let parse_text = lone_cr_as_lf(text);
+        let verbatim = options.normalization == Normalization::Verbatim;
+        let keep_strings = options.normalization == Normalization::KeepStrings;
         let stats = self.with_parser(|tp| {
             let tree = tp.parse(&parse_text, options.timeout)?;
-            Ok(walk(
-                &tree,
-                text,
-                &tp.roles,
-                options.verbatim,
-                options.keep_strings,
-                out,
-            ))
+            Ok(walk(&tree, text, &tp.roles, verbatim, keep_strings, out))
         })?;
         let error_bytes = (stats.error_bytes + stats.missing_nodes as usize).min(text.len());
         if error_bytes > 0 && error_bytes as f64 > options.max_error_share * text.len() as f64 {

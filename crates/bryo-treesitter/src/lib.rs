@@ -23,8 +23,10 @@
 //! - every other leaf is a keyword if spelled like a word (`while`, `int`,
 //!   `self`), otherwise an operator (`+=`, `{`, `#include`), verbatim.
 //!
-//! With [`Options::verbatim`], identifiers and literals hash their text
-//! instead. Symbols depend only on node-kind *names* and token text, never
+//! That is [`Normalization::Full`], the default of [`Options`]. With
+//! [`Options::normalization`] set to [`Normalization::Verbatim`],
+//! identifiers and literals hash their text instead; with
+//! [`Normalization::KeepStrings`], string and character literals do. Symbols depend only on node-kind *names* and token text, never
 //! on a grammar's internal kind ids.
 //!
 //! ## Fallback, never silent
@@ -71,7 +73,7 @@ mod frontend;
 mod languages;
 mod walk;
 
-pub use bryo_frontend::Normalized;
+pub use bryo_frontend::{Normalization, Normalized};
 pub use error::Fallback;
 pub use frontend::{normalize, Options, Parsed};
 pub use languages::{languages, TsLanguage};

@@ -14,7 +14,7 @@
 ))]
 
 use bryo_frontend::{symbol, Normalized, SymbolClass};
-use bryo_treesitter::{languages, normalize, Fallback, Options, TsLanguage};
+use bryo_treesitter::{languages, normalize, Fallback, Normalization, Options, TsLanguage};
 use proptest::prelude::*;
 
 /// `(language, extension)` of every fixture triple in `tests/fixtures/`:
@@ -48,7 +48,7 @@ fn run(lang: &str, text: &[u8]) -> Normalized {
 
 fn verbatim() -> Options {
     let mut o = Options::default();
-    o.verbatim = true;
+    o.normalization = Normalization::Verbatim;
     o
 }
 
@@ -414,7 +414,7 @@ fn a_timeout_falls_back_and_the_parser_recovers() {
 #[test]
 fn default_limits_are_the_documented_ones() {
     let o = Options::default();
-    assert!(!o.verbatim);
+    assert_eq!(o.normalization, Normalization::Full);
     assert_eq!(o.max_bytes, 1 << 20);
     assert_eq!(o.max_error_share, 0.1);
     assert_eq!(o.timeout, Some(std::time::Duration::from_secs(10)));

@@ -2,14 +2,14 @@
 //! into byte tables: a 256-entry class table, per-first-byte lists of
 //! comment and literal openers and of operators (longest first), and an
 //! open-addressing keyword table whose symbols are precomputed. Lexing
-//! allocates nothing per token in the default (normalized) mode.
+//! allocates nothing per token in `Normalization::Full`.
 //!
 //! The engine is a loop over bytes with an explicit stack for interpolated
 //! literals and a depth counter for nested comments, so no input can make
 //! it recurse.
 
 use super::spec::{LexSpec, PrefixKind, Quote, Tick};
-use crate::{symbol, Normalized, Span, SymbolClass};
+use crate::{symbol, Normalization, Normalized, Span, SymbolClass};
 
 const WS: u8 = 1;
 const ID_START: u8 = 2;
@@ -18,25 +18,6 @@ const DIGIT: u8 = 8;
 const SPECIAL: u8 = 16;
 const OP_RUN: u8 = 32;
 const SIGIL: u8 = 64;
-
-/// Whether identifiers and literals keep their text.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum LexMode {
-    /// As MOSS: every identifier is one symbol, every literal the symbol of
-    /// its kind (string, character, number). Keywords and operators keep
-    /// their text.
-    #[default]
-    Normalized,
-    /// Identifiers and literals are hashed with their text (identifiers
-    /// lower-cased in case-insensitive languages).
-    Verbatim,
-    /// As [`Normalized`](LexMode::Normalized), but string and character
-    /// literals are hashed with their text: renaming still goes unseen,
-    /// while two programs that print different messages differ. Numbers
-    /// stay one symbol.
-    KeepStrings,
-}
 
 /// Something the lexer recovered from; lexing never fails.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -231,7 +212,7 @@ struct Frame {
 
 struct Run<'a> {
     s: &'a [u8],
-    mode: LexMode,
+    mode: Normalization,
     out: &'a mut Normalized,
     notes: &'a mut Vec<LexNote>,
     stack: Vec<Frame>,
@@ -352,7 +333,7 @@ impl Lexer {
     }
 
     /// Lexes `text` into a new [`Lexed`].
-    pub fn lex(&self, text: &str, mode: LexMode) -> Lexed {
+    pub fn lex(&self, text: &str, mode: Normalization) -> Lexed {
         let mut out = Lexed {
             normalized: Normalized::with_capacity(text.len() / 4),
             notes: Vec::new(),
@@ -363,7 +344,7 @@ impl Lexer {
 
     /// Lexes `text` into `out`, replacing its contents but keeping its
     /// buffers (for lexing many files on one thread).
-    pub fn lex_into(&self, text: &str, mode: LexMode, out: &mut Lexed) {
+    pub fn lex_into(&self, text: &str, mode: Normalization, out: &mut Lexed) {
         out.normalized.clear();
         out.notes.clear();
         let mut limit = text.len().min(u32::MAX as usize);
@@ -490,19 +471,21 @@ impl Lexer {
 
     fn emit_lit(&self, r: &mut Run<'_>, class: SymbolClass, start: usize, end: usize) {
         let sym = match r.mode {
-            LexMode::Normalized => {
+            Normalization::Full => {
                 if class == SymbolClass::Number {
                     self.sym_number
                 } else {
                     self.sym_class[class as usize & 15]
                 }
             }
-            LexMode::KeepStrings if matches!(class, SymbolClass::String | SymbolClass::Char) => {
+            Normalization::KeepStrings
+                if matches!(class, SymbolClass::String | SymbolClass::Char) =>
+            {
                 symbol(class, &r.s[start..end])
             }
-            LexMode::KeepStrings if class == SymbolClass::Number => self.sym_number,
-            LexMode::KeepStrings => self.sym_class[class as usize & 15],
-            LexMode::Verbatim => symbol(class, &r.s[start..end]),
+            Normalization::KeepStrings if class == SymbolClass::Number => self.sym_number,
+            Normalization::KeepStrings => self.sym_class[class as usize & 15],
+            Normalization::Verbatim => symbol(class, &r.s[start..end]),
         };
         r.value_end = end;
         self.push(r, sym, start, end);
@@ -510,14 +493,14 @@ impl Lexer {
 
     fn emit_ident(&self, r: &mut Run<'_>, start: usize, end: usize) {
         let sym = match r.mode {
-            LexMode::Normalized | LexMode::KeepStrings => self.sym_ident,
-            LexMode::Verbatim if self.spec.case_insensitive => {
+            Normalization::Full | Normalization::KeepStrings => self.sym_ident,
+            Normalization::Verbatim if self.spec.case_insensitive => {
                 r.lower.clear();
                 r.lower
                     .extend(r.s[start..end].iter().map(u8::to_ascii_lowercase));
                 symbol(SymbolClass::Identifier, &r.lower)
             }
-            LexMode::Verbatim => symbol(SymbolClass::Identifier, &r.s[start..end]),
+            Normalization::Verbatim => symbol(SymbolClass::Identifier, &r.s[start..end]),
         };
         r.value_end = end;
         self.push(r, sym, start, end);

@@ -5,9 +5,14 @@
 //! identifier becomes the same symbol (MOSS: "replace all parameters with a
 //! single constant"); string, character and number literals become the
 //! symbol of their kind; keywords and operators keep their text (keywords
-//! lower-cased in case-insensitive languages). [`LexMode::Verbatim`] keeps
-//! identifiers' and literals' text instead; [`LexMode::KeepStrings`] keeps
-//! only the text of string and character literals.
+//! lower-cased in case-insensitive languages): [`Normalization::Full`].
+//! [`Normalization::Verbatim`] keeps identifiers' and literals' text
+//! instead; [`Normalization::KeepStrings`] keeps only the text of string
+//! and character literals.
+//!
+//! [`Normalization::Full`]: crate::Normalization::Full
+//! [`Normalization::Verbatim`]: crate::Normalization::Verbatim
+//! [`Normalization::KeepStrings`]: crate::Normalization::KeepStrings
 //!
 //! What the engine understands, as data per language: identifier bytes
 //! (Lisp's `-?!*`, sigils `$ @ %`), keywords, operators by longest match or
@@ -31,5 +36,5 @@ mod engine;
 pub(crate) mod langs;
 mod spec;
 
-pub use engine::{LexMode, LexNote, LexNoteKind, Lexed, Lexer};
+pub use engine::{LexNote, LexNoteKind, Lexed, Lexer};
 pub(crate) use spec::LexSpec;

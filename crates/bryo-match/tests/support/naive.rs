@@ -65,7 +65,7 @@ pub fn excluded_hashes(docs: &[TestDoc], options: &MatchOptions) -> HashSet<u64>
         .map(|d| match d.role {
             Role::Base => HashSet::new(),
             _ => f
-                .fingerprints_symbols(&d.symbols)
+                .fingerprint_symbols(&d.symbols)
                 .unwrap()
                 .iter()
                 .map(|fp| fp.hash)
@@ -129,7 +129,7 @@ pub fn pairs(docs: &[TestDoc], options: &MatchOptions) -> BTreeMap<(u32, u32), u
     for d in docs.iter().filter(|d| d.role != Role::Base) {
         old.insert(d.sub, d.role == Role::Old);
         let mut counts: HashMap<u64, u64> = HashMap::new();
-        for fp in f.fingerprints_symbols(&d.symbols).unwrap() {
+        for fp in f.fingerprint_symbols(&d.symbols).unwrap() {
             *counts.entry(fp.hash).or_default() += 1;
         }
         let occ = occurrences.entry(d.sub).or_default();
@@ -171,7 +171,7 @@ pub fn common_masks(docs: &[TestDoc], options: &MatchOptions) -> Vec<Vec<bool>> 
         .map(|d| match d.role {
             Role::Base => Vec::new(),
             _ => f
-                .fingerprints_symbols(&d.symbols)
+                .fingerprint_symbols(&d.symbols)
                 .unwrap()
                 .iter()
                 .map(|fp| (fp.hash, fp.pos as usize))
