@@ -1,13 +1,13 @@
 //! The flags of `bryo density` and `bryo rank` (reading a corpus is
-//! `bryo_corpus`'s job) and their shared printing helpers.
+//! `bryo_stats`'s job) and their shared printing helpers.
 
 use std::io::{self, IsTerminal};
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
-use bryo_corpus::{HashReader, ReadOptions};
 use bryo_engine::{Config, HashFunction, Polynomial};
 use bryo_input::{list_files, Listing};
+use bryo_stats::{HashReader, ReadOptions};
 use serde::Serialize;
 
 use crate::args::{TextModeArg, ThreadsArg};
@@ -67,12 +67,12 @@ pub enum InputFormat {
     Html,
 }
 
-impl From<InputFormat> for bryo_corpus::InputFormat {
+impl From<InputFormat> for bryo_stats::InputFormat {
     fn from(format: InputFormat) -> Self {
         match format {
-            InputFormat::Raw => bryo_corpus::InputFormat::Raw,
-            InputFormat::Text => bryo_corpus::InputFormat::Text,
-            InputFormat::Html => bryo_corpus::InputFormat::Html,
+            InputFormat::Raw => bryo_stats::InputFormat::Raw,
+            InputFormat::Text => bryo_stats::InputFormat::Text,
+            InputFormat::Html => bryo_stats::InputFormat::Html,
         }
     }
 }
@@ -125,7 +125,7 @@ pub struct Skipped {
 
 /// The files under `paths` for the chosen front-end (`bryo_input::list_files`).
 pub fn list(paths: &[PathBuf], format: InputFormat) -> Listing {
-    list_files(paths, &bryo_corpus::InputFormat::from(format).extensions())
+    list_files(paths, &bryo_stats::InputFormat::from(format).extensions())
 }
 
 /// The files skipped while listing, then those skipped while reading.

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use bryo_corpus::DensityMeter;
 use bryo_engine::{HashFunction, Hasher, Selection, SplitMix64, HASH_SCHEME_VERSION};
+use bryo_stats::DensityMeter;
 use serde::Serialize;
 
 use crate::args::{formats, Format, TEXT_JSON};

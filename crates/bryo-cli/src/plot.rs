@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use anyhow::{anyhow, bail, Context, Result};
-use bryo_corpus::{FrequencyTable, PowerLaw};
+use bryo_stats::{FrequencyTable, PowerLaw};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use bryo_corpus::{count_hashes, sample_hashes, FrequencyTable, HashCount, Sample, Summary};
 use bryo_engine::HASH_SCHEME_VERSION;
+use bryo_stats::{count_hashes, sample_hashes, FrequencyTable, HashCount, Sample, Summary};
 use serde::Serialize;
 
 use crate::args::{formats, Format, TEXT_JSON};
@@ -196,7 +196,7 @@ pub fn run(args: &Args) -> Result<()> {
     });
     bar.finish_and_clear();
     let counts = match counts {
-        Err(bryo_corpus::Error::MemoryTooSmall { threads }) => {
+        Err(bryo_stats::Error::MemoryTooSmall { threads }) => {
             bail!("--memory is too small for {threads} threads")
         }
         other => other.context("counting")?,

@@ -1,4 +1,8 @@
-//! # bryo-corpus: corpus-wide statistics of k-gram hashes
+//! # bryo-stats: corpus-wide statistics of k-gram hashes
+//!
+//! The statistics of the winnowing paper's experiments (fingerprint
+//! density, frequency of k-grams by rank), named apart from
+//! `bryo_match::Corpus`, the matcher's documents.
 //!
 //! A *corpus* here is a set of files measured as a whole (a web crawl, a
 //! source tree), read as streams of k-gram hashes, never held in memory:
@@ -37,7 +41,7 @@
 //! were split between counters, in which order, or when a counter spilled.
 //!
 //! ```
-//! use bryo_corpus::{summarize, HashCounter};
+//! use bryo_stats::{summarize, HashCounter};
 //!
 //! let dir = std::env::temp_dir();
 //! let mut a = HashCounter::new(1_000, &dir)?;
@@ -48,7 +52,7 @@
 //! assert_eq!((s.table.distinct(), s.table.occurrences()), (4, 7));
 //! assert_eq!(s.table.share_with_frequency(1), 0.5); // hashes 3 and 4
 //! assert_eq!((s.top[0].hash, s.top[0].count), (2, 3));
-//! # Ok::<(), bryo_corpus::Error>(())
+//! # Ok::<(), bryo_stats::Error>(())
 //! ```
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
