@@ -40,4 +40,54 @@ pub enum Error {
     /// A worker thread panicked.
     #[error("a worker thread failed")]
     WorkerPanicked,
+    /// The random text asked for does not fit in memory.
+    #[error("cannot allocate {bytes} bytes of random text")]
+    RandomTooLarge {
+        /// The size asked for.
+        bytes: u64,
+    },
+    /// A file named by the caller cannot be read (files found in a corpus
+    /// are skipped instead, with the reason).
+    #[error("cannot read {path}")]
+    ReadFile {
+        /// The file.
+        path: String,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The font given for the plot's labels cannot be read.
+    #[error("cannot read the font {path}")]
+    Font {
+        /// The font file.
+        path: String,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The font given for the plot's labels is not a TrueType or OpenType
+    /// font.
+    #[error("{path} is not a TrueType or OpenType font")]
+    NotAFont {
+        /// The font file.
+        path: String,
+    },
+    /// The folder for the plot cannot be created.
+    #[error("cannot create {path}")]
+    CreateDir {
+        /// The folder.
+        path: String,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Drawing or writing a plot failed (the drawing library's error).
+    #[error("cannot draw {path}")]
+    Draw {
+        /// The image file.
+        path: String,
+        /// The drawing library's error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
 }

@@ -18,7 +18,14 @@
 //!   and a sample of the most frequent k-grams.
 //!
 //! Both run on the current rayon pool, and their results do not depend on
-//! the number of threads.
+//! the number of threads. Each experiment is also one call from options
+//! to a serializable report, so that every front-end (`bryo density`,
+//! `bryo rank`, a server) measures alike and only prints:
+//! [`measure_density`] → [`DensityReport`] (schema `bryo.density/1`),
+//! [`rank_corpus`] → [`RankReport`] (`bryo.rank/1`), whose log-log plot
+//! `draw_rank_plot` draws as SVG and PNG (feature `plot`); progress is
+//! reported through [`ReadProgress`]. [`fingerprint_files`] finds the files
+//! of a set that are identical, byte for byte or after normalization.
 //!
 //! The winnowing paper (Schleimer, Wilkerson & Aiken, SIGMOD 2003, §5.1 and
 //! Figure 4) studies how often each k-gram recurs across a web corpus: the
@@ -57,18 +64,35 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod corpus;
 mod counter;
 mod density;
+mod density_report;
 mod error;
+mod files;
 mod frequency;
+#[cfg(feature = "plot")]
+mod plot;
 mod rank;
+mod rank_report;
 mod read;
 
+pub use corpus::{list_corpus, skipped_files, NoProgress, ReadProgress, Skipped};
 pub use counter::{merge_counts, HashCount, HashCounter, MergedCounts, BYTES_PER_ENTRY};
 pub use density::{DensityMeter, StrategyTotals, Totals};
+pub use density_report::{
+    measure_density, DensityInput, DensityOptions, DensityReport, DensityRun, DensitySource,
+    StrategyDensity, Timing,
+};
 pub use error::Error;
+pub use files::{fingerprint_files, FileFingerprints, FilePrint};
 pub use frequency::{fit_line, FrequencyTable, Plateau, PowerLaw, TopHashes};
+#[cfg(feature = "plot")]
+pub use plot::{draw_rank_plot, font_ready};
 pub use rank::{count_hashes, sample_hashes, Counts, Sample};
+pub use rank_report::{
+    rank_corpus, Distribution, Fit, PlotFiles, RankOptions, RankReport, Share, TopKgram,
+};
 pub use read::{DocInfo, HashReader, InputFormat, ReadOptions, ReadOutcome, CHUNK};
 
 /// The frequency distribution and the most frequent hashes of a corpus.
