@@ -365,6 +365,26 @@ mod tests {
         assert!(!json.contains("\"plot\""));
     }
 
+    /// Zipf's law, frequency = 1200 / rank: the distribution recovers the
+    /// slope −1 from the plateau endpoints, as the paper fits its Figure 4.
+    #[test]
+    fn the_distribution_of_a_known_power_law_has_its_slope() {
+        let mut table = FrequencyTable::default();
+        for rank in 1..=1200u64 {
+            let count = 1200 / rank;
+            table.observe(HashCount { hash: rank, count });
+        }
+        let d = Distribution::new(&table);
+        assert_eq!((d.distinct, d.max_frequency), (1200, 1200));
+        assert_eq!(d.once.hashes, 600); // ranks 601..=1200
+        assert_eq!(d.plateaus[0], [1200, 1, 1]);
+        assert_eq!(*d.plateaus.last().unwrap(), [1, 601, 1200]);
+        let fit = d.power_law.unwrap();
+        assert_eq!(fit.points, 2 * d.plateaus.len());
+        assert!((fit.slope + 1.0).abs() < 0.05, "{fit:?}");
+        assert!((fit.intercept - 1200f64.log10()).abs() < 0.1, "{fit:?}");
+    }
+
     #[test]
     fn too_little_memory_is_an_error_and_spilling_changes_only_the_runs() {
         let dir = tempfile::tempdir().unwrap();
