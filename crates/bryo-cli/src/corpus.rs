@@ -1,14 +1,13 @@
-//! The flags of `bryo density` and `bryo rank` (reading a corpus is
-//! `bryo_corpus`'s job) and their shared printing helpers.
+//! The flags of `bryo density` and `bryo rank` (the experiments are
+//! `bryo_stats`'s) and what their outputs share: the progress bar and the
+//! lines on the engine and on skipped files.
 
-use std::io::{self, IsTerminal};
-use std::path::PathBuf;
+use std::io::{self, IsTerminal, Write};
 
 use anyhow::{bail, Context, Result};
-use bryo_corpus::{HashReader, ReadOptions};
 use bryo_engine::{Config, HashFunction, Polynomial};
-use bryo_input::{list_files, Listing};
-use serde::Serialize;
+use bryo_report::thousands;
+use bryo_stats::{ReadOptions, ReadProgress, Skipped};
 
 use crate::args::{TextModeArg, ThreadsArg};
 
@@ -55,8 +54,7 @@ impl EngineArgs {
 }
 
 /// Which front-end turns a file into symbols.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InputFormat {
     /// Every byte of the file is one symbol (no front-end).
     Raw,
@@ -65,16 +63,6 @@ pub enum InputFormat {
     Text,
     /// The HTML front-end: markup dropped, entities decoded, then as text.
     Html,
-}
-
-impl From<InputFormat> for bryo_corpus::InputFormat {
-    fn from(format: InputFormat) -> Self {
-        match format {
-            InputFormat::Raw => bryo_corpus::InputFormat::Raw,
-            InputFormat::Text => bryo_corpus::InputFormat::Text,
-            InputFormat::Html => bryo_corpus::InputFormat::Html,
-        }
-    }
 }
 
 /// How the corpus is read, shared by `density` and `rank`.
@@ -101,72 +89,64 @@ pub struct CorpusArgs {
 }
 
 impl CorpusArgs {
-    pub fn text_mode(&self) -> bryo_frontend::TextMode {
-        self.text_mode.into()
-    }
-
-    /// A reader of this front-end hashing with `function` and `config.k()`.
-    pub fn reader(&self, config: &Config, function: HashFunction) -> HashReader {
-        let options = ReadOptions {
-            format: self.language.into(),
-            text_mode: self.text_mode(),
+    /// How `bryo_stats` reads the files.
+    pub fn read_options(&self) -> ReadOptions {
+        ReadOptions {
+            format: match self.language {
+                InputFormat::Raw => bryo_stats::InputFormat::Raw,
+                InputFormat::Text => bryo_stats::InputFormat::Text,
+                InputFormat::Html => bryo_stats::InputFormat::Html,
+            },
+            text_mode: self.text_mode.into(),
             max_file_size: self.max_file_size,
-        };
-        HashReader::new(options, config, function)
+        }
     }
-}
-
-/// A file that was not read, with the reason, as the JSON output lists it.
-#[derive(Serialize, Debug, Clone)]
-pub struct Skipped {
-    pub path: String,
-    pub reason: String,
-}
-
-/// The files under `paths` for the chosen front-end (`bryo_input::list_files`).
-pub fn list(paths: &[PathBuf], format: InputFormat) -> Listing {
-    list_files(paths, &bryo_corpus::InputFormat::from(format).extensions())
-}
-
-/// The files skipped while listing, then those skipped while reading.
-pub fn all_skipped(listing: &Listing, read: &[(usize, String)]) -> Vec<Skipped> {
-    let listed = listing.skipped.iter().map(|s| Skipped {
-        path: s.path.clone(),
-        reason: s.reason.to_string(),
-    });
-    let read = read.iter().map(|(i, reason)| Skipped {
-        path: listing.files[*i].display_path.clone(),
-        reason: reason.clone(),
-    });
-    listed.chain(read).collect()
 }
 
 /// A progress bar in bytes on standard error, drawn only when it is a
-/// terminal.
-pub fn progress_bar(total_bytes: u64, what: &str) -> indicatif::ProgressBar {
-    let bar = if io::stderr().is_terminal() {
-        indicatif::ProgressBar::new(total_bytes)
-    } else {
-        indicatif::ProgressBar::hidden()
-    };
-    if let Ok(style) = indicatif::ProgressStyle::with_template(
-        "{msg:>8} [{bar:30}] {bytes}/{total_bytes} ({bytes_per_sec}, {eta})",
-    ) {
-        bar.set_style(style.progress_chars("=> "));
+/// terminal; one pass after the other.
+pub struct Bar(indicatif::ProgressBar);
+
+impl Bar {
+    pub fn new() -> Bar {
+        let bar = match io::stderr().is_terminal() {
+            true => indicatif::ProgressBar::new(0),
+            false => indicatif::ProgressBar::hidden(),
+        };
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "{msg:>8} [{bar:30}] {bytes}/{total_bytes} ({bytes_per_sec}, {eta})",
+        ) {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        Bar(bar)
     }
-    bar.set_message(what.to_string());
-    bar
 }
 
-/// 1234567 → "1,234,567".
-pub fn group(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() * 4 / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
+impl ReadProgress for Bar {
+    fn start(&self, what: &str, total_bytes: u64) {
+        self.0.reset();
+        self.0.set_length(total_bytes);
+        self.0.set_message(what.to_string());
     }
-    out
+    fn advance(&self, bytes: u64) {
+        self.0.inc(bytes);
+    }
+    fn finish(&self) {
+        self.0.finish_and_clear();
+    }
+}
+
+/// The files not read: a count of other types, then the first 20 skipped.
+pub fn print_skipped(out: &mut impl Write, other: u64, skipped: &[Skipped]) -> Result<()> {
+    if other > 0 {
+        writeln!(out, "not read: {} files of other types", thousands(other))?;
+    }
+    for s in skipped.iter().take(20) {
+        writeln!(out, "skipped {}: {}", s.path, s.reason)?;
+    }
+    if skipped.len() > 20 {
+        let more = skipped.len() - 20;
+        writeln!(out, "… and {more} more skipped (see --format json)")?;
+    }
+    Ok(())
 }

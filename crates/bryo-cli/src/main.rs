@@ -6,7 +6,6 @@ mod corpus;
 mod density;
 mod fingerprint;
 mod frontend_args;
-mod plot;
 mod rank;
 mod report;
 mod tokens;

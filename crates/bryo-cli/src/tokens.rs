@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use bryo_compare::{analyze, has_tree_sitter};
 use bryo_frontend::{FrontendKind, Language};
+use bryo_report::Columns;
 use serde::Serialize;
 
 use crate::args::{formats, Format, TEXT_JSON};
@@ -147,30 +148,15 @@ pub fn languages(args: &LanguagesArgs) -> Result<()> {
             writeln!(w)?;
         }
         _ => {
-            let rows: Vec<[String; 4]> = list
-                .iter()
-                .map(|l| {
-                    let exts: Vec<String> = l.extensions.iter().map(|e| format!(".{e}")).collect();
-                    [
-                        l.name.to_string(),
-                        l.aliases.join(", "),
-                        exts.join(" "),
-                        l.frontends.join(", "),
-                    ]
-                })
-                .collect();
-            let header = ["language", "aliases", "extensions", "front-ends"].map(String::from);
-            let width = |i: usize| {
-                rows.iter()
-                    .chain([&header])
-                    .map(|r| r[i].chars().count())
-                    .max()
-                    .unwrap_or(0)
-            };
-            let (w0, w1, w2) = (width(0), width(1), width(2));
-            for r in std::iter::once(&header).chain(&rows) {
-                writeln!(w, "{:<w0$}  {:<w1$}  {:<w2$}  {}", r[0], r[1], r[2], r[3])?;
+            let columns = Columns::new().left("", 0).left("  ", 0);
+            let mut table = columns.left("  ", 0).left("  ", 0);
+            table.row(["language", "aliases", "extensions", "front-ends"]);
+            for l in &list {
+                let exts: Vec<String> = l.extensions.iter().map(|e| format!(".{e}")).collect();
+                let (aliases, frontends) = (l.aliases.join(", "), l.frontends.join(", "));
+                table.row([l.name.to_string(), aliases, exts.join(" "), frontends]);
             }
+            table.write(&mut w)?;
         }
     }
     w.flush()?;

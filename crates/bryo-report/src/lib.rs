@@ -13,7 +13,9 @@
 //! - CSV with one row per pair ([`write_csv`]).
 //!
 //! The model holds no timestamps: the same run gives byte-identical output.
-//! Every renderer writes to any [`std::io::Write`].
+//! Every renderer writes to any [`std::io::Write`]. The helpers every
+//! terminal output of bryo shares live here too: [`Columns`] (aligned
+//! plain-text tables), [`thousands`], [`plural`], [`percent_down`].
 //!
 //! ```
 //! use bryo_report::{
@@ -91,6 +93,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod columns;
 mod delimited;
 mod error;
 mod json;
@@ -98,6 +101,7 @@ mod model;
 mod numbers;
 mod table;
 
+pub use columns::Columns;
 pub use delimited::{write_csv, CSV_HEADER};
 pub use error::ReportError;
 pub use json::write_json;
@@ -106,5 +110,5 @@ pub use model::{
     Pair, Region, Report, Schema, Scheme, SchemeMismatch, Score, Skipped, Stats, Submission,
     SCHEMA_ID,
 };
-pub use numbers::{percent_down, plural};
+pub use numbers::{percent_down, plural, thousands};
 pub use table::{write_table, TableOptions};

@@ -27,6 +27,20 @@ pub fn percent_down(value: f64, full: f64, decimals: u8) -> String {
     }
 }
 
+/// `n` with a comma between groups of three digits: 1234567 →
+/// `"1,234,567"`, as the terminal outputs of the experiments print counts.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() * 4 / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -40,5 +54,14 @@ mod tests {
         assert_eq!(percent_down(-1.0, 100.0, 0), "0%");
         assert_eq!(percent_down(f64::NAN, 1.0, 1), "?%");
         assert_eq!((plural(1), plural(0), plural(2)), ("", "s", "s"));
+    }
+
+    #[test]
+    fn thousands_are_separated() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(thousands(u64::MAX), "18,446,744,073,709,551,615");
     }
 }

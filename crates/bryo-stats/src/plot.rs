@@ -1,5 +1,7 @@
 //! The log-log plot of frequency by rank (the winnowing paper's Figure 4),
-//! drawn with `plotters` as SVG and PNG.
+//! drawn from a [`RankReport`] with `plotters` as SVG and PNG (feature
+//! `plot`): the rendering of the rank model, as `bryo-html` renders the
+//! comparison report.
 //!
 //! Text needs a TrueType font: plotters' `ab_glyph` backend reads one from
 //! a file (no system font library is linked). Without a font the plot is
@@ -8,10 +10,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use anyhow::{anyhow, bail, Context, Result};
-use bryo_corpus::{FrequencyTable, PowerLaw};
 use plotters::coord::Shift;
 use plotters::prelude::*;
+
+use crate::{Distribution, Error, Fit, PlotFiles, RankReport};
 
 /// Where systems usually keep a plain sans-serif font.
 const FONT_CANDIDATES: &[&str] = &[
@@ -26,22 +28,22 @@ const FONT_CANDIDATES: &[&str] = &[
 ];
 
 /// One curve: the plateau endpoints `(rank, frequency)` and the fitted line.
-pub struct Curve {
+struct Curve {
     name: &'static str,
     points: Vec<(f64, f64)>,
-    fit: Option<PowerLaw>,
+    fit: Option<Fit>,
 }
 
 impl Curve {
-    pub fn new(name: &'static str, table: &FrequencyTable) -> Curve {
+    fn new(name: &'static str, distribution: &Distribution) -> Curve {
         Curve {
             name,
-            points: table
+            points: distribution
                 .plateau_endpoints()
                 .iter()
                 .map(|&(r, f)| (r as f64, f as f64))
                 .collect(),
-            fit: table.power_law(),
+            fit: distribution.power_law,
         }
     }
 }
@@ -53,16 +55,26 @@ fn register(bytes: Vec<u8>) -> bool {
     plotters::style::register_font("sans-serif", FontStyle::Normal, bytes).is_ok()
 }
 
-/// Registers the font: the one given (an error if it cannot be used), or
-/// the first usable one of the usual places. Whether text can be drawn.
-pub fn font_ready(font: Option<&Path>) -> Result<bool> {
+/// Registers the font of the plot's text: the one given (an error if it
+/// cannot be used), or the first usable one of the usual places (DejaVu
+/// Sans, Liberation Sans, Arial). Whether text can be drawn. Call it before
+/// a long run, so that a bad font is reported at once.
+///
+/// # Errors
+///
+/// [`Error::Font`] and [`Error::NotAFont`] for the font given.
+pub fn font_ready(font: Option<&Path>) -> Result<bool, Error> {
     static FOUND: OnceLock<bool> = OnceLock::new();
     match font {
         Some(path) => {
-            let bytes = std::fs::read(path)
-                .with_context(|| format!("cannot read the font {}", path.display()))?;
+            let bytes = std::fs::read(path).map_err(|source| Error::Font {
+                path: path.display().to_string(),
+                source,
+            })?;
             if !register(bytes) {
-                bail!("{} is not a TrueType or OpenType font", path.display());
+                return Err(Error::NotAFont {
+                    path: path.display().to_string(),
+                });
             }
             Ok(true)
         }
@@ -75,23 +87,47 @@ pub fn font_ready(font: Option<&Path>) -> Result<bool> {
     }
 }
 
-/// Draws `curves` into `svg` and `png`, with text when `labels` (a font
-/// was registered by [`font_ready`]).
-pub fn draw_rank_plot(svg: &Path, png: &Path, labels: bool, curves: &[Curve]) -> Result<()> {
+/// Draws the frequency by rank of all k-gram hashes and of the winnowed
+/// fingerprints of `report`, with their fitted power laws, into
+/// `dir/rank.svg` and `dir/rank.png` (`dir` is created if missing); with
+/// text when `labels` (a font was registered by [`font_ready`]).
+///
+/// # Errors
+///
+/// [`Error::CreateDir`], or [`Error::Draw`] when an image cannot be drawn
+/// or written.
+pub fn draw_rank_plot(report: &RankReport, dir: &Path, labels: bool) -> Result<PlotFiles, Error> {
+    std::fs::create_dir_all(dir).map_err(|source| Error::CreateDir {
+        path: dir.display().to_string(),
+        source,
+    })?;
+    let (svg, png) = (dir.join("rank.svg"), dir.join("rank.png"));
+    let curves = [
+        Curve::new("all k-gram hashes", &report.hashes),
+        Curve::new("winnowed fingerprints", &report.fingerprints),
+    ];
+    let failed = |path: &Path| {
+        let path = path.display().to_string();
+        move |source| Error::Draw { path, source }
+    };
     let size = (960, 720);
     draw(
-        SVGBackend::new(svg, size).into_drawing_area(),
-        curves,
+        SVGBackend::new(&svg, size).into_drawing_area(),
+        &curves,
         labels,
     )
-    .map_err(|e| anyhow!("cannot draw {}: {e}", svg.display()))?;
+    .map_err(failed(&svg))?;
     draw(
-        BitMapBackend::new(png, size).into_drawing_area(),
-        curves,
+        BitMapBackend::new(&png, size).into_drawing_area(),
+        &curves,
         labels,
     )
-    .map_err(|e| anyhow!("cannot draw {}: {e}", png.display()))?;
-    Ok(())
+    .map_err(failed(&png))?;
+    Ok(PlotFiles {
+        svg: svg.display().to_string(),
+        png: png.display().to_string(),
+        labels,
+    })
 }
 
 const COLORS: [RGBColor; 2] = [RGBColor(31, 119, 180), RGBColor(214, 39, 40)];
@@ -100,7 +136,7 @@ fn draw<DB: DrawingBackend>(
     root: DrawingArea<DB, Shift>,
     curves: &[Curve],
     labels: bool,
-) -> Result<(), Box<dyn std::error::Error + 'static>>
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>>
 where
     DB::ErrorType: 'static,
 {
@@ -189,5 +225,78 @@ fn integer(v: f64) -> String {
         format!("1e{:.0}", v.log10())
     } else {
         format!("{v:.0}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{FrequencyTable, HashCount};
+
+    fn report() -> RankReport {
+        let mut table = FrequencyTable::default();
+        // A power law: the hash of rank r occurs 1000 / r times.
+        for rank in 1..=200u64 {
+            table.observe(HashCount {
+                hash: rank,
+                count: 1000 / rank,
+            });
+        }
+        RankReport {
+            schema: "bryo.rank/1",
+            k: 5,
+            w: 4,
+            t: 8,
+            hash: "karp-rabin",
+            hash_scheme_version: 1,
+            front_end: crate::InputFormat::Raw,
+            text_mode: None,
+            documents: 1,
+            total_bytes: 1,
+            symbols: 1,
+            skipped: Vec::new(),
+            other_extension: 0,
+            spilled_runs: 0,
+            hashes: Distribution::new(&table),
+            fingerprints: Distribution::new(&table),
+            top: Vec::new(),
+            top_fingerprints: Vec::new(),
+            plot: None,
+        }
+    }
+
+    #[test]
+    fn draws_an_svg_and_a_png_without_a_font() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("plots");
+        let files = draw_rank_plot(&report(), &out, false).unwrap();
+        assert_eq!(files.svg, out.join("rank.svg").display().to_string());
+        assert!(!files.labels);
+        let svg = std::fs::read_to_string(&files.svg).unwrap();
+        assert!(svg.contains("<svg") && svg.contains("<polyline"), "{svg}");
+        let png = std::fs::read(&files.png).unwrap();
+        assert_eq!(png[..8], *b"\x89PNG\r\n\x1a\n");
+    }
+
+    #[test]
+    fn a_bad_font_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("none.ttf");
+        let err = font_ready(Some(&missing)).unwrap_err();
+        assert!(matches!(err, Error::Font { .. }), "{err}");
+        assert!(err.to_string().starts_with("cannot read the font"));
+        let garbage = dir.path().join("garbage.ttf");
+        std::fs::write(&garbage, b"not a font").unwrap();
+        let err = font_ready(Some(&garbage)).unwrap_err();
+        assert!(matches!(err, Error::NotAFont { .. }), "{err}");
+    }
+
+    #[test]
+    fn an_unwritable_folder_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("file");
+        std::fs::write(&file, b"").unwrap();
+        let err = draw_rank_plot(&report(), &file.join("sub"), false).unwrap_err();
+        assert!(matches!(err, Error::CreateDir { .. }), "{err}");
     }
 }

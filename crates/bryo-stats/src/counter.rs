@@ -68,7 +68,7 @@ impl BuildHasher for Mix {
 /// memory, spilling sorted runs to temporary files beyond that.
 ///
 /// ```
-/// use bryo_corpus::{merge_counts, HashCount, HashCounter};
+/// use bryo_stats::{merge_counts, HashCount, HashCounter};
 ///
 /// let dir = std::env::temp_dir();
 /// let mut counter = HashCounter::new(2, &dir)?; // spills past 2 distinct hashes
@@ -77,7 +77,7 @@ impl BuildHasher for Mix {
 /// let counts: Vec<HashCount> = merge_counts(vec![counter])?.collect::<Result<_, _>>()?;
 /// let pairs: Vec<(u64, u64)> = counts.iter().map(|c| (c.hash, c.count)).collect();
 /// assert_eq!(pairs, [(3, 2), (7, 3), (9, 1)]);
-/// # Ok::<(), bryo_corpus::Error>(())
+/// # Ok::<(), bryo_stats::Error>(())
 /// ```
 pub struct HashCounter {
     map: HashMap<u64, u64, Mix>,

@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use bryo_corpus::{
+use bryo_stats::{
     fit_line, merge_counts, summarize, FrequencyTable, HashCount, HashCounter, TopHashes,
 };
 use proptest::prelude::*;

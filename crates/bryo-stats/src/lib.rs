@@ -1,4 +1,8 @@
-//! # bryo-corpus: corpus-wide statistics of k-gram hashes
+//! # bryo-stats: corpus-wide statistics of k-gram hashes
+//!
+//! The statistics of the winnowing paper's experiments (fingerprint
+//! density, frequency of k-grams by rank), named apart from
+//! `bryo_match::Corpus`, the matcher's documents.
 //!
 //! A *corpus* here is a set of files measured as a whole (a web crawl, a
 //! source tree), read as streams of k-gram hashes, never held in memory:
@@ -14,7 +18,14 @@
 //!   and a sample of the most frequent k-grams.
 //!
 //! Both run on the current rayon pool, and their results do not depend on
-//! the number of threads.
+//! the number of threads. Each experiment is also one call from options
+//! to a serializable report, so that every front-end (`bryo density`,
+//! `bryo rank`, a server) measures alike and only prints:
+//! [`measure_density`] → [`DensityReport`] (schema `bryo.density/1`),
+//! [`rank_corpus`] → [`RankReport`] (`bryo.rank/1`), whose log-log plot
+//! `draw_rank_plot` draws as SVG and PNG (feature `plot`); progress is
+//! reported through [`ReadProgress`]. [`fingerprint_files`] finds the files
+//! of a set that are identical, byte for byte or after normalization.
 //!
 //! The winnowing paper (Schleimer, Wilkerson & Aiken, SIGMOD 2003, §5.1 and
 //! Figure 4) studies how often each k-gram recurs across a web corpus: the
@@ -37,7 +48,7 @@
 //! were split between counters, in which order, or when a counter spilled.
 //!
 //! ```
-//! use bryo_corpus::{summarize, HashCounter};
+//! use bryo_stats::{summarize, HashCounter};
 //!
 //! let dir = std::env::temp_dir();
 //! let mut a = HashCounter::new(1_000, &dir)?;
@@ -48,23 +59,40 @@
 //! assert_eq!((s.table.distinct(), s.table.occurrences()), (4, 7));
 //! assert_eq!(s.table.share_with_frequency(1), 0.5); // hashes 3 and 4
 //! assert_eq!((s.top[0].hash, s.top[0].count), (2, 3));
-//! # Ok::<(), bryo_corpus::Error>(())
+//! # Ok::<(), bryo_stats::Error>(())
 //! ```
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod corpus;
 mod counter;
 mod density;
+mod density_report;
 mod error;
+mod files;
 mod frequency;
+#[cfg(feature = "plot")]
+mod plot;
 mod rank;
+mod rank_report;
 mod read;
 
+pub use corpus::{list_corpus, skipped_files, NoProgress, ReadProgress, Skipped};
 pub use counter::{merge_counts, HashCount, HashCounter, MergedCounts, BYTES_PER_ENTRY};
 pub use density::{DensityMeter, StrategyTotals, Totals};
+pub use density_report::{
+    measure_density, DensityInput, DensityOptions, DensityReport, DensityRun, DensitySource,
+    StrategyDensity, Timing,
+};
 pub use error::Error;
+pub use files::{fingerprint_files, FileFingerprints, FilePrint};
 pub use frequency::{fit_line, FrequencyTable, Plateau, PowerLaw, TopHashes};
+#[cfg(feature = "plot")]
+pub use plot::{draw_rank_plot, font_ready};
 pub use rank::{count_hashes, sample_hashes, Counts, Sample};
+pub use rank_report::{
+    rank_corpus, Distribution, Fit, PlotFiles, RankOptions, RankReport, Share, TopKgram,
+};
 pub use read::{DocInfo, HashReader, InputFormat, ReadOptions, ReadOutcome, CHUNK};
 
 /// The frequency distribution and the most frequent hashes of a corpus.

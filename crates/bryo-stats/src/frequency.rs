@@ -13,7 +13,7 @@ use crate::HashCount;
 /// `sqrt(2 × occurrences)`) however many hashes there are.
 ///
 /// ```
-/// use bryo_corpus::{FrequencyTable, HashCount};
+/// use bryo_stats::{FrequencyTable, HashCount};
 ///
 /// let mut t = FrequencyTable::default();
 /// for (hash, count) in [(1, 5), (2, 1), (3, 1), (4, 2)] {
@@ -150,7 +150,7 @@ impl FrequencyTable {
 /// `None` with fewer than two points or when every `x` is equal.
 ///
 /// ```
-/// let fit = bryo_corpus::fit_line(&[(0.0, 1.0), (1.0, 0.3), (2.0, -0.4)]).unwrap();
+/// let fit = bryo_stats::fit_line(&[(0.0, 1.0), (1.0, 0.3), (2.0, -0.4)]).unwrap();
 /// assert!((fit.slope + 0.7).abs() < 1e-12 && (fit.intercept - 1.0).abs() < 1e-12);
 /// ```
 pub fn fit_line(points: &[(f64, f64)]) -> Option<PowerLaw> {
@@ -180,7 +180,7 @@ pub fn fit_line(points: &[(f64, f64)]) -> Option<PowerLaw> {
 /// order in which hashes are offered.
 ///
 /// ```
-/// use bryo_corpus::{HashCount, TopHashes};
+/// use bryo_stats::{HashCount, TopHashes};
 ///
 /// let mut top = TopHashes::new(2);
 /// for (hash, count) in [(10, 3), (11, 9), (12, 3), (13, 1)] {

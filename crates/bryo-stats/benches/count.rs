@@ -4,8 +4,8 @@
 //! `floor(u^3 · 2^21)` for uniform `u` from a fixed seed, so small values
 //! recur often, as k-grams of boilerplate do on the web).
 
-use bryo_corpus::{summarize, HashCounter};
 use bryo_engine::{rehash, SplitMix64};
+use bryo_stats::{summarize, HashCounter};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
 fn hashes() -> Vec<u64> {

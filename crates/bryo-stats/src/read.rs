@@ -18,8 +18,10 @@ use crate::Error;
 /// Hashes handed to the consumer per step.
 pub const CHUNK: usize = 64 * 1024;
 
-/// Which front-end turns a file into symbols.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Which front-end turns a file into symbols (serialized as its
+/// [`InputFormat::name`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum InputFormat {
     /// Every byte of the file is one symbol (no front-end).
     Raw,
