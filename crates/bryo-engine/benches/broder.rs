@@ -1,6 +1,8 @@
-//! Throughput of whole-string Rabin fingerprints (`Modulus::fp_bytes`, one
-//! table look-up per byte) for degrees 64, 96 and 128, against the rolling
-//! hash's `Rabin::hash_bytes` at degree 64, on 16 MB of seeded random bytes.
+//! Throughput of whole-string Rabin fingerprints on 16 MB of seeded random
+//! bytes: `Modulus::fp_bytes` for degrees 64 (carry-less folding, or
+//! slice-by-8 with `BRYO_NO_SIMD=1`), 96 and 128 (one table look-up per
+//! byte), `Modulus::fp_symbols` at degree 64 on the same bytes as 2 M
+//! symbols, against the rolling hash's `Rabin::hash_bytes` at degree 64.
 //!
 //! `cargo bench -p bryo-engine --bench broder`
 
@@ -23,6 +25,14 @@ fn bench(c: &mut Criterion) {
             b.iter(|| m.fp_bytes(std::hint::black_box(&bytes)))
         });
     }
+    let symbols: Vec<u64> = bytes
+        .chunks_exact(8)
+        .map(|c| u64::from_be_bytes(c.try_into().expect("eight bytes")))
+        .collect();
+    let m = Modulus::random(64, 1).expect("supported degree");
+    g.bench_function("modulus-fp-symbols-64", |b| {
+        b.iter(|| m.fp_symbols(std::hint::black_box(&symbols)))
+    });
     g.finish();
 }
 
