@@ -235,7 +235,7 @@ fn compare(args: &Args) -> Result<bool> {
         base_names: args.base.iter().map(|p| p.display().to_string()).collect(),
         old_names: args.old.iter().map(|p| p.display().to_string()).collect(),
     };
-    let bar = Bar::new();
+    let bar = StageBar::new();
     let outcome = compare_with_progress(inputs, &options, &bar);
     bar.0.finish_and_clear();
     let outcome = outcome?;
@@ -247,10 +247,10 @@ fn compare(args: &Args) -> Result<bool> {
 }
 
 /// A progress bar on standard error, drawn only when it is a terminal.
-struct Bar(indicatif::ProgressBar);
+struct StageBar(indicatif::ProgressBar);
 
-impl Bar {
-    fn new() -> Bar {
+impl StageBar {
+    fn new() -> StageBar {
         let bar = if io::stderr().is_terminal() {
             indicatif::ProgressBar::new(0)
         } else {
@@ -261,11 +261,11 @@ impl Bar {
         {
             bar.set_style(style.progress_chars("=> "));
         }
-        Bar(bar)
+        StageBar(bar)
     }
 }
 
-impl Progress for Bar {
+impl Progress for StageBar {
     fn start(&self, stage: Stage, work: u64) {
         self.0.set_message(stage.name());
         self.0.set_position(0);

@@ -55,7 +55,7 @@ impl EngineArgs {
 
 /// Which front-end turns a file into symbols.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum InputFormat {
+pub enum InputFormatArg {
     /// Every byte of the file is one symbol (no front-end).
     Raw,
     /// The prose front-end: case folded, whitespace and punctuation dropped.
@@ -72,8 +72,8 @@ pub struct CorpusArgs {
     /// whitespace and punctuation dropped) or `html` (markup dropped, then
     /// as text; in directories only *.html, *.htm, *.xhtml and *.shtml files
     /// are read, and files without an extension).
-    #[arg(short = 'l', long = "language", value_enum, default_value_t = InputFormat::Raw)]
-    pub language: InputFormat,
+    #[arg(short = 'l', long = "language", value_enum, default_value_t = InputFormatArg::Raw)]
+    pub language: InputFormatArg,
 
     /// Symbols of text and HTML: characters (as the winnowing paper) or words.
     #[arg(long = "text-mode", value_enum, default_value_t = TextModeArg::Chars)]
@@ -93,9 +93,9 @@ impl CorpusArgs {
     pub fn read_options(&self) -> ReadOptions {
         ReadOptions {
             format: match self.language {
-                InputFormat::Raw => bryo_stats::InputFormat::Raw,
-                InputFormat::Text => bryo_stats::InputFormat::Text,
-                InputFormat::Html => bryo_stats::InputFormat::Html,
+                InputFormatArg::Raw => bryo_stats::InputFormat::Raw,
+                InputFormatArg::Text => bryo_stats::InputFormat::Text,
+                InputFormatArg::Html => bryo_stats::InputFormat::Html,
             },
             text_mode: self.text_mode.into(),
             max_file_size: self.max_file_size,
@@ -105,10 +105,10 @@ impl CorpusArgs {
 
 /// A progress bar in bytes on standard error, drawn only when it is a
 /// terminal; one pass after the other.
-pub struct Bar(indicatif::ProgressBar);
+pub struct BytesBar(indicatif::ProgressBar);
 
-impl Bar {
-    pub fn new() -> Bar {
+impl BytesBar {
+    pub fn new() -> BytesBar {
         let bar = match io::stderr().is_terminal() {
             true => indicatif::ProgressBar::new(0),
             false => indicatif::ProgressBar::hidden(),
@@ -118,11 +118,11 @@ impl Bar {
         ) {
             bar.set_style(style.progress_chars("=> "));
         }
-        Bar(bar)
+        BytesBar(bar)
     }
 }
 
-impl ReadProgress for Bar {
+impl ReadProgress for BytesBar {
     fn start(&self, what: &str, total_bytes: u64) {
         self.0.reset();
         self.0.set_length(total_bytes);

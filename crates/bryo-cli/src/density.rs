@@ -12,7 +12,7 @@ use bryo_report::{thousands as group, Columns};
 use bryo_stats::{measure_density, DensityInput, DensityOptions, DensityReport, DensitySource};
 
 use crate::args::{formats, Format, TEXT_JSON};
-use crate::corpus::{print_skipped, Bar, CorpusArgs, EngineArgs};
+use crate::corpus::{print_skipped, BytesBar, CorpusArgs, EngineArgs};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -81,7 +81,7 @@ pub fn run(args: &Args) -> Result<()> {
         p: args.p,
     };
     let pool = args.corpus.threads.pool()?;
-    let run = pool.install(|| measure_density(&source, &options, &Bar::new()));
+    let run = pool.install(|| measure_density(&source, &options, &BytesBar::new()));
     let mut run = match args.one_stream {
         true => run.context("--one-stream")?,
         false => run?,

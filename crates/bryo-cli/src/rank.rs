@@ -12,7 +12,7 @@ use bryo_report::{thousands as group, Columns};
 use bryo_stats::{draw_rank_plot, font_ready, rank_corpus, Distribution, RankOptions, RankReport};
 
 use crate::args::{formats, Format, TEXT_JSON};
-use crate::corpus::{print_skipped, Bar, CorpusArgs, EngineArgs};
+use crate::corpus::{print_skipped, BytesBar, CorpusArgs, EngineArgs};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -74,7 +74,7 @@ pub fn run(args: &Args) -> Result<()> {
         top: args.top,
     };
     let started = Instant::now();
-    let mut report = match pool.install(|| rank_corpus(&args.paths, &options, &Bar::new())) {
+    let mut report = match pool.install(|| rank_corpus(&args.paths, &options, &BytesBar::new())) {
         Err(bryo_stats::Error::MemoryTooSmall { threads }) => {
             bail!("--memory is too small for {threads} threads")
         }

@@ -8,18 +8,12 @@
 use std::path::PathBuf;
 
 use bryo_input::{list_files, Listing};
-use serde::Serialize;
 
 use crate::InputFormat;
 
-/// A file that was not read, with the reason, as the reports list it.
-#[derive(Serialize, Debug, Clone, PartialEq, Eq)]
-pub struct Skipped {
-    /// Its display path.
-    pub path: String,
-    /// Why it was not read.
-    pub reason: String,
-}
+/// A file that was not read, with the reason, as the reports list it: the
+/// same type as `bryo compare`'s report.
+pub use bryo_report::Skipped;
 
 /// The files under `paths` that `format` reads ([`bryo_input::list_files`]
 /// with [`InputFormat::extensions`]): the HTML front-end takes only HTML
