@@ -130,7 +130,7 @@ impl Rabin {
 
 /// A linear map over GF(2) applied byte by byte: `XOR_j tables[j][byte j of x]`.
 #[inline(always)]
-fn by_bytes(t: &[[u64; 256]; 8], x: u64) -> u64 {
+pub(crate) fn by_bytes(t: &[[u64; 256]; 8], x: u64) -> u64 {
     // Written out: the eight look-ups are independent and must stay so.
     t[0][(x & 0xff) as usize]
         ^ t[1][(x >> 8 & 0xff) as usize]

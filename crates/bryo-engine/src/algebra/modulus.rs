@@ -73,15 +73,7 @@ impl Wide {
     /// `g·t^64 + b mod P`: eight bytes, eight independent look-ups.
     #[inline]
     fn step(&self, g: u64, b: u64) -> u64 {
-        let t = &self.slice;
-        b ^ t[0][(g & 0xff) as usize]
-            ^ t[1][(g >> 8 & 0xff) as usize]
-            ^ t[2][(g >> 16 & 0xff) as usize]
-            ^ t[3][(g >> 24 & 0xff) as usize]
-            ^ t[4][(g >> 32 & 0xff) as usize]
-            ^ t[5][(g >> 40 & 0xff) as usize]
-            ^ t[6][(g >> 48 & 0xff) as usize]
-            ^ t[7][(g >> 56) as usize]
+        b ^ crate::rabin::by_bytes(&self.slice, g)
     }
 
     /// `g·t^(8·|bytes|) + bytes mod P`.
