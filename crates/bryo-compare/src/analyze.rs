@@ -77,7 +77,7 @@ impl Default for AnalyzeOptions {
 
 /// A file after its front-end: the decoded text, the symbols with their
 /// spans, and everything needed to map them to lines and original bytes.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Analyzed {
     /// Display path.
     pub path: String,

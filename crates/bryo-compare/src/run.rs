@@ -2,7 +2,7 @@
 
 use bryo_engine::Config;
 use bryo_frontend::{FrontendKind, TextMode};
-use bryo_input::Inputs;
+use bryo_input::{InputFile, Inputs};
 use bryo_match::{
     CommonRule, Comparison, Corpus, Document, MatchOptions, PairScore, Progress, Role, Silent,
     Stage, SubmissionId,
@@ -224,20 +224,62 @@ pub fn analyze_inputs(
     progress.start(Stage::Analyze, jobs.len() as u64);
     // Each file also gets its Rabin fingerprints, raw and normalized.
     let fingerprinter = FileFingerprinter::new();
-    let results: Vec<Result<(Analyzed, FileFingerprint), AnalyzeError>> = jobs
+    // Byte-identical files go through their front-end once: the raw Rabin
+    // fingerprints (memory speed) group them, the bytes confirm it, and the
+    // copies take the first one's analysis under their own path. Without a
+    // language given, the extension is part of the key (detection reads the
+    // extension, then the first line, which equal bytes share).
+    let raw: Vec<u64> = jobs
         .par_iter()
-        .map(|(_, file)| {
+        .map(|(_, f)| fingerprinter.raw(&f.bytes))
+        .collect();
+    let source = first_equal(&jobs, &raw, options.analyze.language.is_none());
+    let unique: Vec<usize> = (0..jobs.len()).filter(|&i| source[i] == i).collect();
+    let analyzed: Vec<Result<(Analyzed, FileFingerprint), AnalyzeError>> = unique
+        .par_iter()
+        .map(|&i| {
             if progress.cancelled() {
                 return Err(bryo_match::Error::Cancelled);
             }
+            let file = jobs[i].1;
             let result = analyze(&file.display_path, &file.bytes, &analyze_options).map(|a| {
-                let fp = fingerprinter.fingerprint(&file.bytes, &a);
+                let normalized = fingerprinter.normalized(&a.normalized.symbols);
+                let fp = FileFingerprint {
+                    raw: raw[i],
+                    normalized,
+                };
                 (a, fp)
             });
             progress.advance(1);
             Ok(result)
         })
         .collect::<Result<_, bryo_match::Error>>()?;
+    let mut slot = vec![usize::MAX; jobs.len()];
+    for (n, &i) in unique.iter().enumerate() {
+        slot[i] = n;
+    }
+    // The copies first, while the analyses they copy are still in place.
+    let mut copies: Vec<Option<Result<(Analyzed, FileFingerprint), AnalyzeError>>> = (0..jobs
+        .len())
+        .map(|i| {
+            (source[i] != i).then(|| {
+                progress.advance(1);
+                analyzed[slot[source[i]]].clone().map(|(mut a, fp)| {
+                    a.path.clone_from(&jobs[i].1.display_path);
+                    (a, fp)
+                })
+            })
+        })
+        .collect();
+    let mut analyzed: Vec<Option<_>> = analyzed.into_iter().map(Some).collect();
+    let results: Vec<Result<(Analyzed, FileFingerprint), AnalyzeError>> = (0..jobs.len())
+        .map(|i| match copies[i].take() {
+            Some(copy) => copy,
+            None => analyzed[slot[i]]
+                .take()
+                .expect("each analysis is taken once"),
+        })
+        .collect();
 
     let mut per_sub: Vec<Vec<(Analyzed, FileFingerprint)>> =
         submissions.iter().map(|_| Vec::new()).collect();
@@ -513,6 +555,31 @@ impl Analysis {
             base: base_files,
         }
     }
+}
+
+/// For every job, the first job with the same bytes (and, with
+/// `by_extension`, the same file extension), itself if none: grouped by
+/// length and raw fingerprint, confirmed byte by byte.
+fn first_equal(jobs: &[(Owner, &InputFile)], raw: &[u64], by_extension: bool) -> Vec<usize> {
+    let extension = |i: usize| {
+        by_extension
+            .then(|| std::path::Path::new(&jobs[i].1.display_path).extension())
+            .flatten()
+    };
+    let mut firsts: std::collections::HashMap<(u64, usize), Vec<usize>> =
+        std::collections::HashMap::new();
+    let mut source: Vec<usize> = (0..jobs.len()).collect();
+    for i in 0..jobs.len() {
+        let seen = firsts.entry((raw[i], jobs[i].1.bytes.len())).or_default();
+        match seen
+            .iter()
+            .find(|&&f| jobs[f].1.bytes == jobs[i].1.bytes && extension(f) == extension(i))
+        {
+            Some(&f) => source[i] = f,
+            None => seen.push(i),
+        }
+    }
+    source
 }
 
 /// Every pair of identical submissions that the report shows: both in a

@@ -133,3 +133,52 @@ fn a_cancelled_run_is_an_error() {
     );
     assert_eq!(err.to_string(), "the comparison was cancelled");
 }
+
+/// Byte-identical files share one front-end run; each keeps its own path,
+/// and a copy under another extension is detected (and analyzed) as what
+/// its extension says.
+#[test]
+fn byte_identical_files_are_analyzed_as_each_alone() {
+    let text = "def f(x):\n    return [y * 2 for y in range(x) if y % 3]\n\nprint(f(10), 'done')\n";
+    let names = ["a/main.py", "b/main.py", "c/main.txt", "d/other.py"];
+    let inputs = Inputs {
+        submissions: names
+            .iter()
+            .map(|name| Submission {
+                name: name.split('/').next().unwrap().to_string(),
+                old: false,
+                files: vec![InputFile {
+                    display_path: name.to_string(),
+                    bytes: if name.starts_with('d') {
+                        format!("# another\n{text}").into_bytes()
+                    } else {
+                        text.as_bytes().to_vec()
+                    },
+                    source: Source::File(name.into()),
+                }],
+            })
+            .collect(),
+        base: Vec::new(),
+        skipped: Vec::new(),
+    };
+    let options = CompareOptions {
+        k: Some(5),
+        w: Some(4),
+        ..CompareOptions::default()
+    };
+    let outcome = compare(inputs.clone(), &options).unwrap();
+    for (sub, files) in inputs.submissions.iter().zip(&outcome.files) {
+        let file = &sub.files[0];
+        let alone =
+            bryo_compare::analyze(&file.display_path, &file.bytes, &options.analyze).unwrap();
+        assert_eq!(files[0].path, file.display_path);
+        assert_eq!(files[0].language.name(), alone.language.name());
+        assert_eq!(files[0].normalized, alone.normalized);
+        assert_eq!(files[0].notes, alone.notes);
+    }
+    assert_eq!(outcome.files[2][0].language.name(), "text");
+    assert_eq!(outcome.report.submissions[1].files[0].path, "b/main.py");
+    // d differs only by a comment: identical after normalization; c was
+    // read as prose.
+    assert_eq!(outcome.report.identical_submissions, vec![vec![0, 1, 3]]);
+}
