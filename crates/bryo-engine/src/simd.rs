@@ -1,5 +1,6 @@
-//! Explicit SIMD (AVX-512) for the fused Karp–Rabin byte path. This module
-//! holds all of the crate's `unsafe` code.
+//! Explicit SIMD: AVX-512 for the fused Karp–Rabin byte path, and carry-less
+//! multiplication (PCLMULQDQ) for whole-string Rabin fingerprints of degree
+//! 64 ([`fold`]). This module holds all of the crate's `unsafe` code.
 //!
 //! Eight hash chains, one per 64-bit lane of a 512-bit vector, each over its
 //! own stretch of the input, advance together: per step
@@ -11,10 +12,10 @@
 //! eight consecutive hashes are stored with one store into its own part of
 //! the buffer, where the lane's winnower reads them.
 //!
-//! The processor is checked once, at first use, with
+//! The processor is checked once per path, at first use, with
 //! `is_x86_feature_detected!`; setting the environment variable
 //! `BRYO_NO_SIMD` to anything but `0` or the empty string before that turns
-//! the vector path off for the whole process. Without the features (or off
+//! both vector paths off for the whole process. Without the features (or off
 //! x86-64) the same function computes the same values with scalar code.
 
 use std::ops::Range;
