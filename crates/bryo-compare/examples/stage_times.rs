@@ -1,0 +1,197 @@
+//! Wall and CPU time of every stage of `bryo compare`, so that the next
+//! slowdown shows where it came from: discover, analyze, fingerprint, index,
+//! pairs, fragments, report, JSON. Each stage is timed through the
+//! pipeline's `Progress` hook (the time from its start to the next stage's
+//! start); CPU time is the whole process's (all threads, from
+//! `/proc/self/task/*/schedstat`, Linux only), so CPU ÷ wall shows how
+//! parallel a stage runs. Best run of `REPS` (default 5) by total wall time.
+//!
+//! Next to each stage, a bound measured on this machine in the same run:
+//! - discover: the corpus's bytes copied once in memory (what reading from
+//!   the page cache cannot beat);
+//! - analyze: the same bytes lexed on all cores at the measured one-core
+//!   lexer speed of the language;
+//! - fingerprint: the symbols winnowed on all cores at the measured
+//!   one-core speed of the engine.
+//!
+//! ```text
+//! cargo run --release -p bryo-compare --example stage_times -- python /path/to/dir
+//! REPS=10 cargo run --release -p bryo-compare --example stage_times -- python DIR
+//! ```
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use bryo_compare::{analyze_inputs, AnalyzeOptions, CompareOptions, Progress, Stage};
+use bryo_engine::{Config, Fingerprinter, HashFunction, Selection};
+use bryo_frontend::{Language, Normalization};
+use bryo_input::{discover, InputOptions};
+
+/// CPU time of every thread of this process, or zero off Linux.
+fn process_cpu() -> Duration {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return Duration::ZERO;
+    };
+    let ns: u64 = tasks
+        .flatten()
+        .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .sum();
+    Duration::from_nanos(ns)
+}
+
+/// The start of every stage: (stage name, wall, CPU).
+#[derive(Default)]
+struct Marks(Mutex<Vec<(&'static str, Instant, Duration)>>);
+
+impl Marks {
+    fn mark(&self, name: &'static str) {
+        let mut marks = self.0.lock().expect("not poisoned");
+        marks.push((name, Instant::now(), process_cpu()));
+    }
+}
+
+impl Progress for Marks {
+    fn start(&self, stage: Stage, _work: u64) {
+        self.mark(stage.name());
+    }
+}
+
+/// Exited threads take their CPU time with them; rayon's pool lives for the
+/// whole process, so its threads are counted.
+fn run(language: &'static Language, root: &str) -> Vec<(&'static str, Duration, Duration)> {
+    let marks = Marks::default();
+    marks.mark("discover");
+    let inputs = discover(&InputOptions {
+        roots: vec![root.into()],
+        ..InputOptions::default()
+    })
+    .expect("the directory can be read");
+    let options = CompareOptions {
+        analyze: AnalyzeOptions {
+            language: Some(language),
+            ..AnalyzeOptions::default()
+        },
+        ..CompareOptions::default()
+    };
+    let analysis = analyze_inputs(inputs, &options, &marks).expect("two submissions at least");
+    let comparison = {
+        let corpus = analysis.corpus();
+        let indexed = bryo_match::fingerprint(&corpus, analysis.match_options(), &marks)
+            .and_then(|f| f.index(&marks))
+            .expect("valid options");
+        let candidates = indexed.pairs(&marks).expect("not cancelled");
+        indexed
+            .fragments(candidates, &marks)
+            .expect("not cancelled")
+    };
+    let outcome = analysis.report(comparison, &options, &marks);
+    marks.mark("json");
+    let mut json = Vec::new();
+    bryo_report::write_json(&outcome.report, &mut json).expect("writes to memory");
+    marks.mark("end");
+    let marks = marks.0.into_inner().expect("not poisoned");
+    marks
+        .windows(2)
+        .map(|w| (w[0].0, w[1].1 - w[0].1, w[1].2.saturating_sub(w[0].2)))
+        .collect()
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let (Some(name), Some(root)) = (args.next(), args.next()) else {
+        eprintln!("usage: stage_times LANGUAGE DIR");
+        std::process::exit(2);
+    };
+    let language = Language::by_name(&name).expect("a language bryo knows");
+    let reps: usize = std::env::var("REPS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(5)
+        .max(1);
+    // Warm the page cache and the thread pool.
+    run(language, &root);
+    let best = (0..reps)
+        .map(|_| run(language, &root))
+        .min_by_key(|r| r.iter().map(|s| s.1).sum::<Duration>())
+        .expect("at least one run");
+
+    // The bounds, measured now.
+    let inputs = discover(&InputOptions {
+        roots: vec![root.clone().into()],
+        ..InputOptions::default()
+    })
+    .expect("the directory can be read");
+    let files: Vec<&[u8]> = inputs
+        .submissions
+        .iter()
+        .flat_map(|s| &s.files)
+        .map(|f| f.bytes.as_slice())
+        .collect();
+    let bytes: usize = files.iter().map(|f| f.len()).sum();
+    let cores = std::thread::available_parallelism().map_or(1, usize::from) as f64;
+    let copy = {
+        let t = Instant::now();
+        let mut all = Vec::with_capacity(bytes);
+        for f in &files {
+            all.extend_from_slice(f);
+        }
+        std::hint::black_box(&all);
+        t.elapsed()
+    };
+    let lexer = language.lexer().expect("a language with a lexer");
+    let (lex, symbols) = {
+        let t = Instant::now();
+        let mut symbols = Vec::new();
+        for f in &files {
+            let text = String::from_utf8_lossy(f);
+            symbols.extend(
+                lexer
+                    .lex(&text, Normalization::KeepStrings)
+                    .normalized
+                    .symbols,
+            );
+        }
+        (t.elapsed(), symbols)
+    };
+    let winnow = {
+        let config = Config::new(bryo_compare::CODE_K, bryo_compare::CODE_W).expect("valid");
+        let mut f = Fingerprinter::new(config, HashFunction::KarpRabin, Selection::RobustWinnow)
+            .expect("valid");
+        let t = Instant::now();
+        std::hint::black_box(f.fingerprint_symbols(&symbols).expect("short enough"));
+        t.elapsed()
+    };
+    let bound = |stage: &str| match stage {
+        "discover" => Some(copy),
+        "analyze" => Some(lex.div_f64(cores)),
+        "fingerprint" => Some(winnow.div_f64(cores)),
+        _ => None,
+    };
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    println!(
+        "{} files, {:.1} MB, {} symbols, {} cores; best of {reps} runs",
+        files.len(),
+        bytes as f64 / 1e6,
+        symbols.len(),
+        cores
+    );
+    println!(
+        "{:<12} {:>9} {:>9} {:>7} {:>9}",
+        "stage", "wall ms", "CPU ms", "CPU/wall", "bound ms"
+    );
+    let (mut wall, mut cpu) = (Duration::ZERO, Duration::ZERO);
+    for &(stage, w, c) in &best {
+        wall += w;
+        cpu += c;
+        println!(
+            "{:<12} {:>9.1} {:>9.1} {:>7.2} {:>9}",
+            stage,
+            ms(w),
+            ms(c),
+            c.as_secs_f64() / w.as_secs_f64().max(1e-9),
+            bound(stage).map_or("—".to_string(), |b| format!("{:.1}", ms(b)))
+        );
+    }
+    println!("{:<12} {:>9.1} {:>9.1}", "total", ms(wall), ms(cpu));
+}
