@@ -295,12 +295,8 @@ impl Discovery<'_> {
             let entry = match item {
                 Ok(entry) => entry,
                 Err(err) => {
-                    let (path, message) = split_walk_error(&err);
-                    let path = path
-                        .and_then(|p| p.strip_prefix(root).ok())
-                        .map(|rel| join(display, &relative(rel)))
-                        .unwrap_or_else(|| display.to_owned());
-                    self.skip(path, SkipReason::Unreadable { message });
+                    let SkippedInput { path, reason } = walk_error(root, display, &err);
+                    self.skip(path, reason);
                     continue;
                 }
             };
@@ -715,8 +711,22 @@ fn safe_entry_name(name: &str) -> Option<String> {
     }
 }
 
+/// A walk error below `root` (shown as `display`) as the skipped entry it
+/// names, or the root itself when it names no path below it.
+pub(crate) fn walk_error(root: &Path, display: &str, err: &ignore::Error) -> SkippedInput {
+    let (path, message) = split_walk_error(err);
+    let path = path
+        .and_then(|p| p.strip_prefix(root).ok())
+        .map(|rel| join(display, &relative(rel)))
+        .unwrap_or_else(|| display.to_owned());
+    SkippedInput {
+        path,
+        reason: SkipReason::Unreadable { message },
+    }
+}
+
 /// The path an `ignore` error is about, and its message without the path.
-pub(crate) fn split_walk_error(err: &ignore::Error) -> (Option<&Path>, String) {
+fn split_walk_error(err: &ignore::Error) -> (Option<&Path>, String) {
     match err {
         ignore::Error::WithPath { path, err } => (Some(path), split_walk_error(err).1),
         ignore::Error::WithDepth { err, .. } => split_walk_error(err),

@@ -2,7 +2,7 @@ use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::discover::{display_root, file_key, join, relative, split_walk_error, walker, Key};
+use crate::discover::{display_root, file_key, join, relative, walk_error, walker, Key};
 use crate::filter::{Extension, Filter};
 use crate::{SkipReason, SkippedInput};
 
@@ -94,15 +94,7 @@ pub fn list_files(roots: &[PathBuf], extensions: &[String]) -> Listing {
             let entry = match item {
                 Ok(entry) => entry,
                 Err(err) => {
-                    let (path, message) = split_walk_error(&err);
-                    let path = path
-                        .and_then(|p| p.strip_prefix(root).ok())
-                        .map(|rel| join(&display, &relative(rel)))
-                        .unwrap_or_else(|| display.clone());
-                    out.skipped.push(SkippedInput {
-                        path,
-                        reason: SkipReason::Unreadable { message },
-                    });
+                    out.skipped.push(walk_error(root, &display, &err));
                     continue;
                 }
             };

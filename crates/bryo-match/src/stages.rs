@@ -42,27 +42,33 @@ pub struct Candidates {
 /// The corpus after [`fingerprint`]: every document winnowed, base code
 /// marked. Next: [`Fingerprinted::index`].
 pub struct Fingerprinted<'c> {
-    options: MatchOptions,
-    prep: Prepared<'c>,
+    run: Run<'c>,
     base: BaseSet,
-    base_ranges: Vec<Vec<std::ops::Range<u32>>>,
-    declared: Vec<(u32, u32)>,
     fps: Vec<Vec<Fingerprint>>,
-    canonical: Vec<bool>,
-    documents: usize,
 }
 
 /// The corpus after [`Fingerprinted::index`]: shared hashes grouped, the
 /// common-code rule applied, pair records formed. Next:
 /// [`Indexed::pairs`], then [`Indexed::fragments`].
 pub struct Indexed<'c> {
+    run: Run<'c>,
+    index: Index,
+    fp_counts: Vec<usize>,
+}
+
+/// What every stage carries to the next: the options, the corpus in
+/// internal order, and what the first stage found about it.
+struct Run<'c> {
     options: MatchOptions,
     prep: Prepared<'c>,
-    index: Index,
+    /// Base-covered symbol ranges per document (see
+    /// [`Comparison::base_ranges`]).
     base_ranges: Vec<Vec<std::ops::Range<u32>>>,
+    /// The caller's identical pairs, dense.
     declared: Vec<(u32, u32)>,
-    fp_counts: Vec<usize>,
+    /// Whether each internal document is the first with its symbols.
     canonical: Vec<bool>,
+    /// Documents in the corpus, base ones included.
     documents: usize,
 }
 
@@ -181,22 +187,24 @@ pub fn fingerprint<'c>(
     let canonical: Vec<bool> = source.iter().enumerate().map(|(i, &s)| s == i).collect();
     let declared = declared_identical(corpus, &prep);
     Ok(Fingerprinted {
-        options: *options,
-        prep,
+        run: Run {
+            options: *options,
+            prep,
+            base_ranges,
+            declared,
+            canonical,
+            documents: corpus.len(),
+        },
         base,
-        base_ranges,
-        declared,
         fps,
-        canonical,
-        documents: corpus.len(),
     })
 }
 
 impl std::fmt::Debug for Fingerprinted<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Fingerprinted")
-            .field("documents", &self.documents)
-            .field("submissions", &self.prep.subs.len())
+            .field("documents", &self.run.documents)
+            .field("submissions", &self.run.prep.subs.len())
             .field(
                 "fingerprints",
                 &self.fps.iter().map(Vec::len).sum::<usize>(),
@@ -208,8 +216,8 @@ impl std::fmt::Debug for Fingerprinted<'_> {
 impl std::fmt::Debug for Indexed<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Indexed")
-            .field("documents", &self.documents)
-            .field("submissions", &self.prep.subs.len())
+            .field("documents", &self.run.documents)
+            .field("submissions", &self.run.prep.subs.len())
             .field("pair_records", &self.index.records.len())
             .finish_non_exhaustive()
     }
@@ -219,14 +227,14 @@ impl<'c> Fingerprinted<'c> {
     /// The fingerprints selected in a current or old document, in position
     /// order; `None` for a base document or an id out of range.
     pub fn fingerprints(&self, doc: DocId) -> Option<&[Fingerprint]> {
-        let i = self.prep.docs.iter().position(|d| d.id == doc.0)?;
+        let i = self.run.prep.docs.iter().position(|d| d.id == doc.0)?;
         Some(&self.fps[i])
     }
 
     /// Documents with the same symbols as an earlier one, whose selection
     /// was copied rather than computed again.
     pub fn duplicate_documents(&self) -> u64 {
-        self.canonical.iter().filter(|&&c| !c).count() as u64
+        self.run.canonical.iter().filter(|&&c| !c).count() as u64
     }
 
     /// The second stage: groups the fingerprints by hash, drops base and
@@ -235,32 +243,18 @@ impl<'c> Fingerprinted<'c> {
     pub fn index(self, progress: &dyn Progress) -> Result<Indexed<'c>, Error> {
         check(progress)?;
         progress.start(Stage::Index, 0);
-        let Fingerprinted {
-            options,
-            mut prep,
-            base,
-            base_ranges,
-            declared,
-            fps,
-            canonical,
-            documents,
-        } = self;
-        let mut index = build_index(&fps, &prep, &base, &canonical, &options);
-        prep.mark_common(
+        let Fingerprinted { mut run, base, fps } = self;
+        let mut index = build_index(&fps, &run.prep, &base, &run.canonical, &run.options);
+        run.prep.mark_common(
             &std::mem::take(&mut index.common),
-            options.config.k(),
+            run.options.config.k(),
             index.common_is_template,
         );
         let fp_counts = fps.iter().map(Vec::len).collect();
         Ok(Indexed {
-            options,
-            prep,
+            run,
             index,
-            base_ranges,
-            declared,
             fp_counts,
-            canonical,
-            documents,
         })
     }
 }
@@ -285,8 +279,8 @@ impl Indexed<'_> {
                 .take_while(|r| r.a == a && r.b == b)
                 .count();
             pairs.push(Candidate {
-                a: self.prep.subs[a as usize].id,
-                b: self.prep.subs[b as usize].id,
+                a: self.run.prep.subs[a as usize].id,
+                b: self.run.prep.subs[b as usize].id,
                 shared_fingerprints: recs[i..i + n].iter().map(|r| u64::from(r.contrib())).sum(),
                 dense: (a, b),
                 records: (i, i + n),
@@ -294,7 +288,7 @@ impl Indexed<'_> {
             i += n;
         }
         let total = pairs.len() as u64;
-        if let Some(scored) = scored_candidates(&self.options) {
+        if let Some(scored) = scored_candidates(&self.run.options) {
             pairs.sort_unstable_by(|x, y| {
                 y.shared_fingerprints
                     .cmp(&x.shared_fingerprints)
@@ -320,14 +314,17 @@ impl Indexed<'_> {
         check(progress)?;
         progress.start(Stage::Fragments, candidates.pairs.len() as u64);
         let Indexed {
-            options,
-            prep,
+            run:
+                Run {
+                    options,
+                    prep,
+                    base_ranges,
+                    declared,
+                    canonical,
+                    documents,
+                },
             index,
-            base_ranges,
-            declared,
             fp_counts,
-            canonical,
-            documents,
         } = self;
         let k = options.config.k();
         let subs = prep.subs.len() as u32;
