@@ -1,9 +1,10 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fs::{self, File};
 use std::io::{self, BufReader, Read};
-use std::path::{Component, Path};
+use std::path::{Component, Path, PathBuf};
 
 use ignore::WalkBuilder;
+use rayon::prelude::*;
 
 use crate::filter::{Extension, Filter};
 use crate::{
@@ -194,6 +195,20 @@ enum ArchiveError {
     Zip(String),
 }
 
+/// What to do with one entry met while walking a directory, in walk order.
+enum Step {
+    /// Record the entry as skipped.
+    Skip(String, SkipReason),
+    /// Read the zip archive at the path, `rel` below the root.
+    Archive(PathBuf, String),
+    /// Read the file at `path`, `rel` below the root, shown as `shown`.
+    Read {
+        path: PathBuf,
+        rel: String,
+        shown: String,
+    },
+}
+
 /// Outcome of reading a file with a size limit.
 enum ReadError {
     TooLarge(u64),
@@ -288,15 +303,20 @@ impl Discovery<'_> {
         Ok(vec![(group, file)])
     }
 
+    /// Walks `root` in two passes: the walk itself (cheap: directory entries
+    /// and the filters) records in order what to do with each entry, then
+    /// the files are read on all threads, then the steps are applied in walk
+    /// order, so that skips, duplicates and groups are the same as reading
+    /// one file after the other.
     fn walk(&mut self, root: &Path, display: &str, role: Role) -> Gathered {
-        let mut out = Vec::new();
+        let mut steps = Vec::new();
         let mut tops = TopDirs::default();
         for item in walker(root) {
             let entry = match item {
                 Ok(entry) => entry,
                 Err(err) => {
                     let SkippedInput { path, reason } = walk_error(root, display, &err);
-                    self.skip(path, reason);
+                    steps.push(Step::Skip(path, reason));
                     continue;
                 }
             };
@@ -321,11 +341,11 @@ impl Discovery<'_> {
                     continue;
                 }
                 if file_type.is_some_and(|t| t.is_symlink()) {
-                    self.skip(shown, SkipReason::Symlink);
+                    steps.push(Step::Skip(shown, SkipReason::Symlink));
                 } else if !file_type.is_some_and(|t| t.is_file()) {
-                    self.skip(shown, SkipReason::NotAFile);
+                    steps.push(Step::Skip(shown, SkipReason::NotAFile));
                 } else {
-                    self.walked_archive(entry.path(), display, &rel, role, &mut tops, &mut out);
+                    steps.push(Step::Archive(entry.into_path(), rel));
                 }
                 continue;
             }
@@ -334,43 +354,69 @@ impl Discovery<'_> {
             }
             if let Extension::Other(ext) = self.filter.extension(&rel) {
                 let extension = ext.to_owned();
-                self.skip(shown, SkipReason::OtherExtension { extension });
+                steps.push(Step::Skip(shown, SkipReason::OtherExtension { extension }));
                 continue;
             }
             tops.fill(&rel);
             if file_type.is_some_and(|t| t.is_symlink()) {
-                self.skip(shown, SkipReason::Symlink);
+                steps.push(Step::Skip(shown, SkipReason::Symlink));
                 continue;
             }
             if !file_type.is_some_and(|t| t.is_file()) {
-                self.skip(shown, SkipReason::NotAFile);
+                steps.push(Step::Skip(shown, SkipReason::NotAFile));
                 continue;
             }
-            let (bytes, key) = match read_limited(entry.path(), self.options.max_file_size) {
-                Ok(read) => read,
-                Err(ReadError::TooLarge(size)) => {
-                    let limit = self.options.max_file_size;
-                    self.skip(shown, SkipReason::TooLarge { size, limit });
-                    continue;
+            steps.push(Step::Read {
+                path: entry.into_path(),
+                rel,
+                shown,
+            });
+        }
+
+        let limit = self.options.max_file_size;
+        let reads: Vec<Option<Result<(Vec<u8>, Key), ReadError>>> = steps
+            .par_iter()
+            .map(|step| match step {
+                Step::Read { path, .. } => Some(read_limited(path, limit)),
+                _ => None,
+            })
+            .collect();
+
+        let mut out = Vec::new();
+        for (step, read) in steps.into_iter().zip(reads) {
+            match step {
+                Step::Skip(path, reason) => self.skip(path, reason),
+                Step::Archive(path, rel) => {
+                    self.walked_archive(&path, display, &rel, role, &mut tops, &mut out);
                 }
-                Err(ReadError::Io(e)) => {
-                    let message = e.to_string();
-                    self.skip(shown, SkipReason::Unreadable { message });
-                    continue;
+                Step::Read { path, rel, shown } => {
+                    let Some(read) = read else { continue };
+                    let (bytes, key) = match read {
+                        Ok(read) => read,
+                        Err(ReadError::TooLarge(size)) => {
+                            self.skip(shown, SkipReason::TooLarge { size, limit });
+                            continue;
+                        }
+                        Err(ReadError::Io(e)) => {
+                            let message = e.to_string();
+                            self.skip(shown, SkipReason::Unreadable { message });
+                            continue;
+                        }
+                    };
+                    if !self.claim(key, &shown) {
+                        continue;
+                    }
+                    let group = self.group(display, &rel, role);
+                    out.push((
+                        group,
+                        InputFile {
+                            display_path: shown,
+                            bytes,
+                            source: Source::File(path),
+                        },
+                    ));
                 }
-            };
-            if !self.claim(key, &shown) {
-                continue;
             }
-            let group = self.group(display, &rel, role);
-            out.push((
-                group,
-                InputFile {
-                    display_path: shown,
-                    bytes,
-                    source: Source::File(entry.path().to_path_buf()),
-                },
-            ));
         }
         self.report_empty(tops, display, role);
         // Sorted by path, as archive entries are: `a.py` before `a/b.py`.

@@ -980,3 +980,57 @@ fn zips_under_a_root_have_the_same_guards() {
         )]
     );
 }
+
+/// Files are read on all threads; what is found, skipped and grouped must
+/// not depend on how many there are.
+#[test]
+fn reading_in_parallel_equals_reading_on_one_thread() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path();
+    for s in 0..12 {
+        for f in 0..6 {
+            let body = format!("def f{f}():\n    return {s} * {f}\n").repeat(f + 1);
+            write(root, &format!("s{s:02}/m{f}.py"), &body);
+        }
+        write(root, &format!("s{s:02}/notes.xyz"), "not code\n");
+    }
+    write(root, "s03/big.py", &"x = 1\n".repeat(400));
+    fs::create_dir_all(root.join("empty/sub")).unwrap();
+    fs::hard_link(root.join("s00/m0.py"), root.join("s07/copy.py")).unwrap();
+    std::os::unix::fs::symlink(root.join("s01/m1.py"), root.join("s05/link.py")).unwrap();
+    make_zip(
+        &root.join("s09/extra.zip"),
+        &[("z/a.py", b"print(1)\n"), ("z/b.py", b"print(2)\n")],
+    );
+    let options = InputOptions {
+        roots: vec![root.to_path_buf()],
+        directory_mode: true,
+        max_file_size: 1000,
+        ..InputOptions::default()
+    };
+    let run = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| discover(&options).unwrap())
+    };
+    let one = run(1);
+    assert_eq!(names(&one, root).len(), 12, "{:?}", names(&one, root));
+    let reasons = skipped(&one, root);
+    assert!(reasons
+        .iter()
+        .any(|(_, r)| matches!(r, SkipReason::TooLarge { .. })));
+    assert!(reasons
+        .iter()
+        .any(|(_, r)| matches!(r, SkipReason::Duplicate { .. })));
+    assert!(reasons
+        .iter()
+        .any(|(_, r)| matches!(r, SkipReason::Symlink)));
+    assert!(reasons
+        .iter()
+        .any(|(_, r)| matches!(r, SkipReason::NoFiles)));
+    for threads in [2, 4, 8] {
+        assert_eq!(run(threads), one, "{threads} threads");
+    }
+}
