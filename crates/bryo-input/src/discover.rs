@@ -209,6 +209,9 @@ enum Step {
     },
 }
 
+/// A file read with a size limit: its bytes and identity, or why not.
+type FileRead = Result<(Vec<u8>, Key), ReadError>;
+
 /// Outcome of reading a file with a size limit.
 enum ReadError {
     TooLarge(u64),
@@ -374,7 +377,7 @@ impl Discovery<'_> {
         }
 
         let limit = self.options.max_file_size;
-        let reads: Vec<Option<Result<(Vec<u8>, Key), ReadError>>> = steps
+        let reads: Vec<Option<FileRead>> = steps
             .par_iter()
             .map(|step| match step {
                 Step::Read { path, .. } => Some(read_limited(path, limit)),
@@ -667,7 +670,7 @@ impl TopDirs {
 
 /// Reads at most `limit` bytes; a bigger file is an error, not a prefix.
 /// Returns the bytes and the file's identity.
-fn read_limited(path: &Path, limit: u64) -> Result<(Vec<u8>, Key), ReadError> {
+fn read_limited(path: &Path, limit: u64) -> FileRead {
     let file = File::open(path).map_err(ReadError::Io)?;
     let meta = file.metadata().map_err(ReadError::Io)?;
     let size = meta.len();
