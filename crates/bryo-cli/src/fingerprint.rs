@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use bryo_report::Columns;
-use bryo_stats::fingerprint_files;
+use bryo_stats::{fingerprint_files, raw_fingerprint_files, FileFingerprints};
 
 use crate::args::{formats, Format, TEXT_JSON};
 use crate::frontend_args::FrontendArgs;
@@ -16,6 +16,12 @@ pub struct FingerprintArgs {
     /// The files to fingerprint.
     #[arg(value_name = "FILE", required = true)]
     files: Vec<PathBuf>,
+
+    /// Only the fingerprint of the raw bytes: each file is streamed through
+    /// it without a front-end, as fast as it can be read (files of any
+    /// size, as `cksum`).
+    #[arg(long, conflicts_with_all = ["language", "parser", "normalization", "verbatim", "text_mode"])]
+    raw: bool,
 
     #[command(flatten)]
     frontend: FrontendArgs,
@@ -27,7 +33,11 @@ pub struct FingerprintArgs {
 
 /// `bryo fingerprint FILE…`.
 pub fn run(args: &FingerprintArgs) -> Result<()> {
-    let out = fingerprint_files(&args.files, &args.frontend.analyze_options()?)?;
+    let out = if args.raw {
+        raw_fingerprint_files(&args.files)?
+    } else {
+        fingerprint_files(&args.files, &args.frontend.analyze_options()?)?
+    };
     let mut w = BufWriter::new(io::stdout().lock());
     if args.format == Format::Json {
         serde_json::to_writer_pretty(&mut w, &out)?;
@@ -35,6 +45,32 @@ pub fn run(args: &FingerprintArgs) -> Result<()> {
         w.flush()?;
         return Ok(());
     }
+    if args.raw {
+        let mut table = Columns::new().left("", 16).right("  ", 10).left("  ", 0);
+        table.row(["raw", "bytes", "file"]);
+        for f in &out.files {
+            let path = f.path.escape_debug().to_string();
+            table.row([f.raw.clone(), f.bytes.to_string(), path]);
+        }
+        table.write(&mut w)?;
+    } else {
+        write_table(&mut w, &out)?;
+    }
+    for (title, groups) in [
+        ("identical bytes", &out.identical_bytes),
+        ("identical after normalization", &out.identical_normalized),
+    ] {
+        for g in groups {
+            let names: Vec<String> = g.iter().map(|p| p.escape_debug().to_string()).collect();
+            writeln!(w, "{title}: {}", names.join(" = "))?;
+        }
+    }
+    w.flush()?;
+    Ok(())
+}
+
+/// Raw and normalized fingerprints, one row per file.
+fn write_table(w: &mut impl Write, out: &FileFingerprints) -> Result<()> {
     let columns = Columns::new().left("", 16).left("  ", 16);
     let mut table = columns.right("  ", 8).left("  ", 0);
     table.row(["raw", "normalized", "symbols", "file"]);
@@ -53,16 +89,6 @@ pub fn run(args: &FingerprintArgs) -> Result<()> {
             }
         });
     }
-    table.write(&mut w)?;
-    for (title, groups) in [
-        ("identical bytes", &out.identical_bytes),
-        ("identical after normalization", &out.identical_normalized),
-    ] {
-        for g in groups {
-            let names: Vec<String> = g.iter().map(|p| p.escape_debug().to_string()).collect();
-            writeln!(w, "{title}: {}", names.join(" = "))?;
-        }
-    }
-    w.flush()?;
+    table.write(w)?;
     Ok(())
 }

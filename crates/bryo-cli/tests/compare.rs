@@ -1004,6 +1004,42 @@ fn fingerprint_prints_raw_and_normalized_fingerprints_and_groups() {
         .args(["fingerprint", "nope.py"])
         .assert()
         .code(2);
+
+    // --raw: the same raw fingerprints, streamed, without a front-end (the
+    // binary file has one too); front-end flags make no sense with it.
+    let out = bryo()
+        .current_dir(dir.path())
+        .args(["fingerprint", "--raw", "--format", "json"])
+        .args(["a.py", "b.py", "c.py", "d.py", "e.py"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let raw: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for i in 0..5 {
+        assert_eq!(raw["files"][i]["raw"], field(i, "raw"), "file {i}");
+        assert_eq!(raw["files"][i]["bytes"], field(i, "bytes"), "file {i}");
+        assert_eq!(raw["files"][i]["normalized"], Value::Null);
+    }
+    assert_eq!(raw["identical_bytes"], v["identical_bytes"]);
+    assert_eq!(raw["identical_normalized"], serde_json::json!([]));
+    let out = bryo()
+        .current_dir(dir.path())
+        .args(["fingerprint", "--raw", "a.py", "c.py"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), 1 + 2 + 1, "{text}");
+    assert!(text.contains("identical bytes: a.py = c.py"), "{text}");
+    bryo()
+        .current_dir(dir.path())
+        .args(["fingerprint", "--raw", "-l", "python", "a.py"])
+        .assert()
+        .code(2);
+    bryo()
+        .current_dir(dir.path())
+        .args(["fingerprint", "--raw", "nope.py"])
+        .assert()
+        .code(2);
 }
 
 #[test]

@@ -2,8 +2,9 @@
 //! (Broder 1993): of files, and of whole submissions as subsets of files.
 
 use std::collections::BTreeMap;
+use std::io::{self, Read};
 
-use bryo_engine::{ElementPolynomials, Modulus, SubsetProduct};
+use bryo_engine::{ElementPolynomials, Fp, Modulus, SubsetProduct};
 use bryo_report::{FileRef, IdenticalFiles};
 use rayon::prelude::*;
 
@@ -67,6 +68,32 @@ impl FileFingerprinter {
     pub fn raw(&self, bytes: &[u8]) -> u64 {
         // Degree 64: every residue fits in 64 bits.
         self.modulus.hash_bytes(bytes) as u64
+    }
+
+    /// The fingerprint of everything `reader` yields, read in blocks of
+    /// 256 KiB: equal to [`raw`](Self::raw) of the same bytes (Broder's
+    /// equation 9 continues a fingerprint block by block), without holding
+    /// the file in memory.
+    ///
+    /// # Errors
+    ///
+    /// The reader's error; also when more than 2⁶¹ bytes are read.
+    pub fn raw_reader(&self, mut reader: impl Read) -> io::Result<u64> {
+        let mut buffer = vec![0u8; 256 << 10];
+        let mut fp = Fp::EMPTY;
+        loop {
+            let n = match reader.read(&mut buffer) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            fp = self
+                .modulus
+                .extend_bytes(fp, &buffer[..n])
+                .map_err(io::Error::other)?;
+        }
+        Ok(self.modulus.prefixed(fp) as u64)
     }
 
     /// The fingerprint of a normalized symbol stream.
@@ -243,6 +270,60 @@ fn confirm<T: Copy>(items: &[T], equal: impl Fn(&T, &T) -> bool) -> Vec<Vec<T>> 
 mod tests {
     use super::*;
     use crate::{analyze, AnalyzeOptions};
+
+    /// Yields its bytes in pieces of the given sizes, as a pipe or a
+    /// network file system may.
+    struct Pieces<'a> {
+        bytes: &'a [u8],
+        sizes: std::iter::Cycle<std::vec::IntoIter<usize>>,
+    }
+
+    impl Read for Pieces<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self
+                .sizes
+                .next()
+                .unwrap()
+                .min(buf.len())
+                .min(self.bytes.len());
+            buf[..n].copy_from_slice(&self.bytes[..n]);
+            self.bytes = &self.bytes[n..];
+            Ok(n)
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn streamed_raw_fingerprint_equals_the_whole(
+            seed in proptest::prelude::any::<u64>(),
+            len in 0usize..700_000,
+            sizes in proptest::collection::vec(1usize..300_000, 1..6),
+        ) {
+            let mut x = seed;
+            let bytes: Vec<u8> = (0..len)
+                .map(|_| {
+                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    (x >> 56) as u8
+                })
+                .collect();
+            let f = FileFingerprinter::new();
+            let sizes = sizes.into_iter().cycle();
+            let streamed = f.raw_reader(Pieces { bytes: &bytes, sizes }).unwrap();
+            proptest::prop_assert_eq!(streamed, f.raw(&bytes));
+        }
+    }
+
+    #[test]
+    fn streamed_raw_fingerprint_passes_read_errors_on() {
+        struct Failing;
+        impl Read for Failing {
+            fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+                Err(io::Error::other("disk gone"))
+            }
+        }
+        let err = FileFingerprinter::new().raw_reader(Failing).unwrap_err();
+        assert_eq!(err.to_string(), "disk gone");
+    }
 
     fn file(path: &str, text: &str) -> Analyzed {
         analyze(path, text.as_bytes(), &AnalyzeOptions::default()).unwrap()

@@ -5,6 +5,8 @@
 //! this is a library call a server can make too.
 
 use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{self, Read};
 use std::path::PathBuf;
 
 use bryo_compare::{analyze, AnalyzeOptions, FileFingerprinter};
@@ -108,6 +110,65 @@ pub fn fingerprint_files(
     })
 }
 
+/// The raw fingerprints alone (`bryo fingerprint --raw`): each file is
+/// streamed through the fingerprint in blocks, never held whole in memory
+/// and never given to a front-end, so this runs at the speed of reading
+/// (a file of any size, as `cksum` does). Files in parallel on the current
+/// rayon pool; the normalized fields stay empty.
+///
+/// # Errors
+///
+/// [`Error::ReadFile`] when a file cannot be opened or read.
+pub fn raw_fingerprint_files(files: &[PathBuf]) -> Result<FileFingerprints, Error> {
+    let fingerprinter = FileFingerprinter::new();
+    let files: Vec<FilePrint> = files
+        .par_iter()
+        .map(|file| {
+            let path = file.display().to_string();
+            let read_error = |source| Error::ReadFile {
+                path: path.clone(),
+                source,
+            };
+            let mut reader = CountingReader {
+                inner: File::open(file).map_err(read_error)?,
+                bytes: 0,
+            };
+            let raw = fingerprinter.raw_reader(&mut reader).map_err(read_error)?;
+            Ok(FilePrint {
+                bytes: reader.bytes,
+                raw: hex(raw),
+                language: None,
+                frontend: None,
+                symbols: None,
+                normalized: None,
+                skipped: None,
+                path,
+            })
+        })
+        .collect::<Result<_, Error>>()?;
+    let identical_bytes = groups(files.iter().map(|f| (Some(f.raw.as_str()), &f.path)));
+    Ok(FileFingerprints {
+        polynomial: format!("t^64 + {:#018x}", Polynomial::DEFAULT.low_bits()),
+        files,
+        identical_bytes,
+        identical_normalized: Vec::new(),
+    })
+}
+
+/// Counts the bytes read through it.
+struct CountingReader<R> {
+    inner: R,
+    bytes: u64,
+}
+
+impl<R: Read> Read for CountingReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.bytes += n as u64;
+        Ok(n)
+    }
+}
+
 /// Paths grouped by a key (paths without one left out), groups of two or
 /// more, in order of first appearance.
 fn groups<'a>(keys: impl Iterator<Item = (Option<&'a str>, &'a String)>) -> Vec<Vec<String>> {
@@ -179,6 +240,22 @@ mod tests {
         assert!(out.polynomial.starts_with("t^64 + 0x"));
 
         let err = fingerprint_files(&[dir.path().join("missing.py")], &options).unwrap_err();
+        assert!(matches!(err, Error::ReadFile { .. }), "{err}");
+
+        // The streamed raw fingerprints are the same, without front-end.
+        let paths: Vec<PathBuf> = ["a.py", "b.py", "c.py", "d.py"]
+            .iter()
+            .map(|n| dir.path().join(n))
+            .collect();
+        let raw = raw_fingerprint_files(&paths).unwrap();
+        let whole = fingerprint_files(&paths, &options).unwrap();
+        for (r, w) in raw.files.iter().zip(&whole.files) {
+            assert_eq!((&r.path, r.bytes, &r.raw), (&w.path, w.bytes, &w.raw));
+            assert_eq!((r.language, r.symbols, &r.normalized), (None, None, &None));
+        }
+        assert_eq!(raw.identical_bytes, whole.identical_bytes);
+        assert!(raw.identical_normalized.is_empty());
+        let err = raw_fingerprint_files(&[dir.path().join("missing.py")]).unwrap_err();
         assert!(matches!(err, Error::ReadFile { .. }), "{err}");
     }
 }

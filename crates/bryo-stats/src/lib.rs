@@ -25,7 +25,8 @@
 //! [`rank_corpus`] → [`RankReport`] (`bryo.rank/1`), whose log-log plot
 //! `draw_rank_plot` draws as SVG and PNG (feature `plot`); progress is
 //! reported through [`ReadProgress`]. [`fingerprint_files`] finds the files
-//! of a set that are identical, byte for byte or after normalization.
+//! of a set that are identical, byte for byte or after normalization;
+//! [`raw_fingerprint_files`] only byte for byte, streaming each file.
 //!
 //! The winnowing paper (Schleimer, Wilkerson & Aiken, SIGMOD 2003, §5.1 and
 //! Figure 4) studies how often each k-gram recurs across a web corpus: the
@@ -85,7 +86,7 @@ pub use density_report::{
     StrategyDensity, Timing,
 };
 pub use error::Error;
-pub use files::{fingerprint_files, FileFingerprints, FilePrint};
+pub use files::{fingerprint_files, raw_fingerprint_files, FileFingerprints, FilePrint};
 pub use frequency::{fit_line, FrequencyTable, Plateau, PowerLaw, TopHashes};
 #[cfg(feature = "plot")]
 pub use plot::{draw_rank_plot, font_ready};
