@@ -339,6 +339,10 @@ impl Lexer {
             notes: Vec::new(),
         };
         self.lex_into(text, mode, &mut out);
+        // The guess above is generous (code has one token per 5-8 bytes):
+        // give back what was not used, since the result is kept.
+        out.normalized.symbols.shrink_to_fit();
+        out.normalized.spans.shrink_to_fit();
         out
     }
 
