@@ -18,6 +18,8 @@ fn options() -> Options {
         max_pairs: 250,
         min_similarity: 0.0,
         min_fragment_symbols: 3,
+        merge_gap: 0,
+        merge_ratio: None,
         cluster_threshold: 0.5,
         directory_mode: false,
         base: vec!["starter.py".into()],
@@ -82,6 +84,7 @@ fn report() -> Report {
         a: loc(x, [3, 4], [11, 68]),
         b: loc(y, [3, 4], [11, 68]),
         symbols: 10,
+        parts: vec![],
     };
     r.pairs.push(pair(0, 1, vec![f("a.py", "b.py")]));
     r.pairs.push(pair(0, 2, vec![f("a.py", "gone.py")]));
