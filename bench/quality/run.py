@@ -34,18 +34,22 @@ REPO = BENCH.parent
 sys.path.insert(0, str(BENCH))
 sys.path.insert(0, str(HERE))
 
+import attacks  # noqa: E402
 import disguise  # noqa: E402
 from metrics import ranking_metrics  # noqa: E402
 from pairs_io import load_bryo, load_csv  # noqa: E402
 
-ALL_SETS = ("irplag", "cheers1", "cheers2", "poj104", "prose-short", "prose-long")
+ALL_SETS = ("irplag", "cheers1", "cheers2", "poj104", "prose-short", "prose-long",
+            "attack-poj", "attack-java")
 FAST_SETS = ("irplag", "cheers1", "poj104", "prose-short", "prose-long")
 FAST_LIMITS = {"cheers1_variants": 12, "poj_problems": 4, "poj_per_level": 4,
                "poj_groups": (4, 11), "short_docs": 60, "short_per_kind": 5,
-               "long_docs": 15, "long_per_kind": 2}
+               "long_docs": 15, "long_per_kind": 2, "attack_problems": 4,
+               "attack_per_problem": 5}
 FULL_LIMITS = {"cheers1_variants": None, "poj_problems": None, "poj_per_level": 15,
                "poj_groups": (3, 5, 6, 8, 10, 11, 12, 12), "short_docs": 400,
-               "short_per_kind": 30, "long_docs": 100, "long_per_kind": 10}
+               "short_per_kind": 30, "long_docs": 100, "long_per_kind": 10,
+               "attack_problems": None, "attack_per_problem": 5}
 
 
 def log(msg):
@@ -429,6 +433,113 @@ def set_prose(ds, cache, limits, rng, seed, tag, kind):
             "note": f"{len(items)} documents from the man pages"}
 
 
+# ---------------------------------------------------------------------------------------
+# Attack sets: real programs, copies made by bench/quality/attacks.py
+
+def build_attacked(out, originals, lang, ext, seed):
+    """Write every original and one copy of it per attack under `out`; return truth.
+    originals: {id (task/name): source text}."""
+    truth_file = out / "truth.json"
+    if truth_file.exists():
+        return json.loads(truth_file.read_text())
+    rng = random.Random(seed)
+    tmp = out.with_name(out.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    copies = []
+    for oid in sorted(originals):
+        src = originals[oid]
+        (tmp / oid).parent.mkdir(parents=True, exist_ok=True)
+        (tmp / oid).write_text(src, encoding="utf-8")
+        task = oid.split("/")[0]
+        for a in attacks.ATTACKS:
+            cid = f"{task}/{Path(oid).stem}-{a}.{ext}"
+            (tmp / cid).write_text(attacks.attack(src, a, lang, rng), encoding="utf-8")
+            copies.append({"id": cid, "source": oid, "attack": a})
+    truth = {"seed": seed, "originals": sorted(originals), "copies": copies,
+             "items": sorted(list(originals) + [c["id"] for c in copies])}
+    (tmp / "truth.json").write_text(json.dumps(truth, indent=1))
+    shutil.rmtree(out, ignore_errors=True)
+    tmp.rename(out)
+    return truth
+
+
+def attack_spec(out, truth, lang, dolos_lang, cd_ext, note):
+    """Rows per attack: each copy against its original; negatives: every pair of
+    independent solutions of the same task (as JPlag's papers report the gap)."""
+    task = {s: s.split("/")[0] for s in truth["items"]}
+    origs = truth["originals"]
+    neg = [pair(a, b) for i, a in enumerate(origs) for b in origs[i + 1:]
+           if task[a] == task[b]]
+    class_pos = {pair(c["id"], c["source"]) for c in truth["copies"]}
+    rows = [{"name": f"{a} copy vs its original; same-task independents",
+             "pos": [pair(c["id"], c["source"]) for c in truth["copies"] if c["attack"] == a],
+             "neg": neg, "gap": True} for a in attacks.ATTACKS]
+    ids = {str(out / s): s for s in truth["items"]}
+    return {"lang": lang, "dolos_lang": dolos_lang, "cd_ext": cd_ext, "dirmode": False,
+            "bryo_paths": [str(out)], "bryo_ids": ids, "peer_paths": [str(out)],
+            "peer_ids": ids, "items": truth["items"], "class_pos": class_pos, "rows": rows,
+            "note": note}
+
+
+def set_attack_poj(ds, cache, limits, seed, tag):
+    """POJ-104: `attack_per_problem` solutions of each problem attacked; the class is
+    every solution of those problems plus the copies."""
+    out = cache / "corpus" / f"attack-poj-{tag}-seed{seed}"
+    rng = random.Random(seed)
+    src_root = ds / "poj104"
+    problems = sorted(p.name for p in src_root.iterdir() if p.name.startswith("problem-"))
+    if limits["attack_problems"]:
+        problems = sorted(rng.sample(problems, limits["attack_problems"]))
+    originals = {}
+    for prob in problems:
+        files = sorted(src_root.joinpath(prob).glob("*.cpp"))
+        for f in rng.sample(files, min(limits["attack_per_problem"], len(files))):
+            originals[f"{prob}/{f.name}"] = f.read_bytes().decode("latin-1")
+    truth = build_attacked(out, originals, "c", "cpp", seed)
+    # The other solutions of those problems join the class (not attacked).
+    others = []
+    for prob in problems:
+        for f in sorted(src_root.joinpath(prob).glob("*.cpp")):
+            sid = f"{prob}/{f.name}"
+            if sid not in truth["originals"]:
+                others.append(sid)
+                dst = out / sid
+                if not dst.exists():
+                    dst.write_bytes(f.read_bytes())
+    truth = dict(truth, items=sorted(truth["items"] + others))
+    spec = attack_spec(out, truth, "cc", "cpp", "cpp",
+                       f"{len(truth['items'])} files: {len(truth['originals'])} POJ-104 "
+                       f"solutions x {len(attacks.ATTACKS)} attacks + the rest of their "
+                       "problems")
+    # Negatives: each attacked solution against every other solution of its problem.
+    origs = set(truth["originals"])
+    neg = [pair(a, b) for a in sorted(origs) for b in truth["items"]
+           if b not in origs and "-" not in Path(b).stem and b.split("/")[0] == a.split("/")[0]]
+    neg += [pair(a, b) for a in sorted(origs) for b in sorted(origs)
+            if a < b and a.split("/")[0] == b.split("/")[0]]
+    for r in spec["rows"]:
+        r["neg"] = neg
+    return spec
+
+
+def set_attack_java(ds, cache, limits, seed, tag):
+    """IR-Plag: the original and the 15 independent solutions of every case attacked; the
+    class is those 112 programs and their copies (IR-Plag's own copies left out)."""
+    out = cache / "corpus" / f"attack-java-{tag}-seed{seed}"
+    base = ds / "irplag" / "IR-Plag-Dataset"
+    originals = {}
+    for case in sorted(p for p in base.iterdir() if p.is_dir()):
+        for f in sorted(case.glob("original/*.java")) + sorted(
+                case.glob("non-plagiarized/*/*.java")):
+            rel = f.relative_to(case)
+            sid = f"{case.name}/{'-'.join(rel.parts[:-1])}_{f.stem}.java".replace("-", "_")
+            originals[sid] = f.read_bytes().decode("latin-1")
+    truth = build_attacked(out, originals, "java", "java", seed)
+    return attack_spec(out, truth, "java", "java", "java",
+                       f"{len(truth['items'])} files: IR-Plag's original and independent "
+                       f"solutions x {len(attacks.ATTACKS)} attacks")
+
+
 def build_set(name, ds, cache, limits, seed, tag):
     rng = random.Random(seed)
     if name == "irplag":
@@ -443,6 +554,10 @@ def build_set(name, ds, cache, limits, seed, tag):
         return set_prose(ds, cache, limits, rng, seed, tag, "short")
     if name == "prose-long":
         return set_prose(ds, cache, limits, rng, seed, tag, "long")
+    if name == "attack-poj":
+        return set_attack_poj(ds, cache, limits, seed, tag)
+    if name == "attack-java":
+        return set_attack_java(ds, cache, limits, seed, tag)
     raise ValueError(name)
 
 
@@ -451,7 +566,9 @@ def dataset_present(name, ds):
             "cheers1": ds / "cheers" / "set1" / "Base Programs",
             "cheers2": ds / "cheers" / "set2" / "Base Programs",
             "poj104": ds / "poj104",
-            "prose-short": Path("/usr/share/man"), "prose-long": Path("/usr/share/man")}[name]
+            "prose-short": Path("/usr/share/man"), "prose-long": Path("/usr/share/man"),
+            "attack-poj": ds / "poj104",
+            "attack-java": ds / "irplag" / "IR-Plag-Dataset"}[name]
     return need.exists()
 
 
@@ -561,6 +678,12 @@ def evaluate(spec, scores):
             zeros = 0
         m = ranking_metrics(pos, negs, zeros)
         m["zero_positives"] = sum(1 for s in pos if s <= 0)
+        if row.get("gap"):
+            # JPlag's papers: mean similarity of copies minus that of independent
+            # solutions of the same task, in points (0..100).
+            mp = 100 * sum(pos) / len(pos) if pos else float("nan")
+            mn = 100 * sum(negs) / len(negs) if negs else float("nan")
+            m.update(mean_pos=mp, mean_neg=mn, gap=mp - mn)
         out.append(dict(m, row=row["name"]))
     return out
 
@@ -592,8 +715,10 @@ def markdown(results, tools):
                 m = tr["metrics"][i]
                 pn = f"{m['positives']} / {m['negatives']}"
                 z = f" ({m['zero_positives']} at 0)" if m["zero_positives"] else ""
+                g = (f" · gap {m['gap']:.1f} ({m['mean_pos']:.1f} vs {m['mean_neg']:.1f})"
+                     if "gap" in m else "")
                 cells.append(f"{fmt(m['auc'])} / {fmt(m['ap'])} / {fmt(m['r_precision'])} / "
-                             f"{fmt(m['best_f1'])}{z}")
+                             f"{fmt(m['best_f1'])}{z}{g}")
             lines.append(f"| {sname} | {sres['rows'][i]} | {pn} | " + " | ".join(cells) + " |")
     lines.append("")
     lines.append("Runtimes (wall seconds): " + "; ".join(

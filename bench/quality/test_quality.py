@@ -20,6 +20,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
+import attacks  # noqa: E402
 import disguise  # noqa: E402
 import run  # noqa: E402
 from metrics import average_precision, ranking_metrics, roc_auc  # noqa: E402
@@ -166,6 +167,62 @@ class DisguiseTest(unittest.TestCase):
             self.assertNotEqual(" ".join(a.split()), src)
         cut = " ".join(disguise.revise(src, "cut", random.Random(4), filler).split())
         self.assertTrue(any(s in cut for s in disguise.sentences(src)))
+
+
+class AttackTest(unittest.TestCase):
+    C = """#include <stdio.h>
+int sq(int x) { return x * x; }
+int add(int a, int b) { int s = a + b; return s; }
+int main() {
+    int n, i, t = 0;
+    scanf("%d", &n);
+    for (i = 0; i < n; i++) { t += sq(i); if (t > 100) t = 0; else t++; }
+    printf("%d", add(t, n));
+    return 0;
+}
+"""
+    JAVA = """public class Main {
+    static int f = 3;
+    static int sq(int x) { return x * x; }
+    public static void main(String[] args) {
+        int t = 0;
+        for (int i = 0; i < 5; i++) { t += sq(i); }
+        try { t = t / f; } catch (Exception e) { t = 0; }
+        System.out.println(t);
+    }
+    static int add(int a, int b) { return a + b; }
+}
+"""
+
+    def words(self, src):
+        return [t for k, t in disguise.tokenize(src) if k not in ("ws", "comment")]
+
+    def test_insertion_adds_the_rate_and_keeps_the_program_in_order(self):
+        for src, lang in ((self.C, "c"), (self.JAVA, "java")):
+            _, statements = attacks._boundaries(disguise.tokenize(src))
+            for name, rate in (("ins10", 0.1), ("ins50", 0.5), ("ins100", 1.0)):
+                out = attacks.attack(src, name, lang, random.Random(3))
+                self.assertTrue(disguise.balanced(out), out)
+                orig, new = self.words(src), self.words(out)
+                # The original tokens are a subsequence of the copy.
+                it = iter(new)
+                self.assertTrue(all(t in it for t in orig), (name, out))
+                added = sum(1 for t in new if t.startswith("dz"))
+                self.assertGreaterEqual(added, max(1, round(rate * statements)) - 2, out)
+                self.assertNotIn("dz", " ".join(orig))
+                # Never between `}` and `else` or `catch`.
+                self.assertIsNone(re.search(r"dz\w+[^{}]*}\s*(else|catch)", out), out)
+                self.assertEqual(out, attacks.attack(src, name, lang, random.Random(3)))
+
+    def test_reordering_moves_whole_functions(self):
+        for src, lang in ((self.C, "c"), (self.JAVA, "java")):
+            outs = {attacks.attack(src, "reorder", lang, random.Random(s)) for s in range(8)}
+            self.assertGreater(len(outs), 1)
+            for out in outs:
+                self.assertTrue(disguise.balanced(out), out)
+                self.assertIn("return x * x;", out.replace("x*x", "x * x"))
+                if lang == "java":
+                    self.assertEqual(sorted(self.words(out)), sorted(self.words(src)))
 
 
 class FastSubsetTest(unittest.TestCase):

@@ -89,13 +89,27 @@ pub struct Args {
     #[arg(long = "min-similarity", value_name = "S", value_parser = parse_fraction, default_value = "0")]
     min_similarity: f64,
 
-    /// Matched fragments shorter than N symbols are dropped; for prose the
-    /// rule applies to chains of fragments at most 16 characters (2 words)
-    /// apart, as a lightly edited copy leaves them. Never below k [default:
-    /// k for code; 80 characters or 16 words for prose, where shorter
-    /// matches are mostly common phrases].
+    /// Matched fragments shorter than N symbols are dropped; a merged
+    /// fragment (--merge-gap) counts its matched symbols, not its gaps.
+    /// Never below k [default: k for code; 80 characters or 16 words for
+    /// prose, scaled down for short documents, where shorter matches are
+    /// mostly common phrases].
     #[arg(long = "min-tokens", value_name = "N")]
     min_tokens: Option<usize>,
+
+    /// Match merging: neighbouring matches at most N symbols apart on both
+    /// sides (in the same order) merge into one fragment before the
+    /// --min-tokens rule, so that a copy broken up by inserted statements
+    /// or edited words is still seen; the report lists the parts and the
+    /// gaps. 0 merges nothing [default: 16 characters or 2 words for prose;
+    /// 0 for code].
+    #[arg(long = "merge-gap", value_name = "N")]
+    merge_gap: Option<usize>,
+
+    /// With merging: a gap is also at most R times the shorter of the two
+    /// matches it separates [default: 1 for code; no limit for prose].
+    #[arg(long = "merge-ratio", value_name = "R")]
+    merge_ratio: Option<f64>,
 
     /// Pairs at or above this similarity join their submissions in a
     /// cluster (0..1 or a percentage).
@@ -225,6 +239,8 @@ fn compare(args: &Args) -> Result<bool> {
         max_pairs: args.pairs as usize,
         min_similarity: args.min_similarity,
         min_fragment_symbols: args.min_tokens,
+        merge_gap: args.merge_gap,
+        merge_ratio: args.merge_ratio,
         cluster_threshold: args.cluster_threshold,
         score: match args.score {
             ScoreArg::Symmetric => bryo_compare::PairScore::Symmetric,

@@ -781,9 +781,9 @@ fn prose_copies_edited_every_twelve_words_are_found_and_common_phrases_are_not()
     assert!(ab > 0.05, "edited copy: {ab}");
     assert_eq!(similarity(&report, "a.txt", "c.txt"), 0.0);
     assert!(pairs(&report)[0].0.ends_with("a.txt") && pairs(&report)[0].1.ends_with("b.txt"));
-    // Without chaining across the edits (a floor per fragment) most of the
-    // copy would fall under the floor: the chained copy covers most of the
-    // 300 words.
+    // Without merging across the edits (a floor per fragment) most of the
+    // copy would fall under the floor: the merged copy covers most of the
+    // 300 words, in one fragment whose parts are the runs between edits.
     let pair = &report["pairs"][0];
     let covered: u64 = pair["fragments"]
         .as_array()
@@ -796,6 +796,127 @@ fn prose_copies_edited_every_twelve_words_are_found_and_common_phrases_are_not()
         covered as usize * 10 >= copied_chars * 7,
         "{covered} of {copied_chars}"
     );
+    assert!(pair["fragments"][0]["parts"].as_array().unwrap().len() > 10);
+}
+
+/// A C program and a copy with a dead statement after every third
+/// statement: with `--merge-gap` the copy is one merged fragment whose parts
+/// cover exactly what matched and leave the inserted lines as gaps; without
+/// merging the pieces fall under the shortest fragment.
+#[test]
+fn merged_fragments_list_their_parts_and_gaps() {
+    let dir = TempDir::new().unwrap();
+    // Statements of varied shape (identifiers are one symbol to the
+    // lexer, so the shape is all that tells them apart).
+    let ops = ["+", "-", "*", "/", "%", "<<", "^", "&"];
+    let mut seed = 7u64;
+    let mut next = |n: u64| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) % n
+    };
+    let body: Vec<String> = (0..30)
+        .map(|i| {
+            let mut e = format!("x{}", i + 1);
+            for _ in 0..1 + next(4) {
+                let operand = match next(3) {
+                    0 => format!("{}", next(90) + 1),
+                    1 => format!("g(x{})", i + 2),
+                    _ => format!("(x{} {} 3)", i, ops[next(8) as usize]),
+                };
+                e = format!("{e} {} {operand}", ops[next(8) as usize]);
+            }
+            format!("    x{} = {e};", i + 3)
+        })
+        .collect();
+    let program = |dead: bool| {
+        let mut out = String::from("int f(int x1, int x2) {\n");
+        for (i, line) in body.iter().enumerate() {
+            out.push_str(line);
+            out.push('\n');
+            if dead && i % 3 == 2 {
+                out.push_str(&format!("    int unused{i} = {i};\n"));
+            }
+        }
+        out.push_str("    return x32;\n}\n");
+        out
+    };
+    write(dir.path(), "a.c", &program(false));
+    write(dir.path(), "b.c", &program(true));
+    let args = ["-l", "c", "-k", "6", "-w", "4", "--min-tokens", "40"];
+    let merged = compare_json(
+        dir.path(),
+        &[&args[..], &["--merge-gap", "8", "."]].concat(),
+    );
+    assert_eq!(merged["options"]["merge_gap"], 8);
+    let fragments = merged["pairs"][0]["fragments"].as_array().unwrap();
+    assert_eq!(fragments.len(), 1, "{fragments:?}");
+    let f = &fragments[0];
+    let parts = f["parts"].as_array().unwrap();
+    assert!(parts.len() >= 8, "{parts:?}");
+    let total: u64 = parts.iter().map(|p| p["symbols"].as_u64().unwrap()).sum();
+    assert_eq!(f["symbols"].as_u64().unwrap(), total);
+    let b_text = program(true);
+    for side in ["a", "b"] {
+        let range = |x: &Value| {
+            let b = x[side]["bytes"].as_array().unwrap();
+            (b[0].as_u64().unwrap(), b[1].as_u64().unwrap())
+        };
+        let (start, end) = range(f);
+        assert_eq!(range(&parts[0]).0, start);
+        assert_eq!(range(&parts[parts.len() - 1]).1, end);
+        for w in parts.windows(2) {
+            let ((_, e0), (s1, _)) = (range(&w[0]), range(&w[1]));
+            assert!(e0 <= s1);
+            // On b, every gap is an inserted line; on a, there is none.
+            let gap = &b_text[e0 as usize..s1 as usize];
+            if side == "b" {
+                assert!(gap.contains("unused"), "{gap:?}");
+            } else {
+                assert!(e0 == s1 || program(false)[e0 as usize..s1 as usize].trim().is_empty());
+            }
+        }
+    }
+    let separate = compare_json(
+        dir.path(),
+        &[&args[..], &["--merge-gap", "0", "."]].concat(),
+    );
+    assert_eq!(separate["options"]["merge_gap"], 0);
+    let (with, without) = (
+        similarity(&merged, "a.c", "b.c"),
+        similarity(&separate, "a.c", "b.c"),
+    );
+    assert!(with > 0.9 && without < with - 0.1, "{with} vs {without}");
+    // Terminal and CSV output are unchanged in shape.
+    let csv = bryo()
+        .current_dir(dir.path())
+        .args(
+            [
+                &["compare"],
+                &args[..],
+                &["--merge-gap", "8", "--format", "csv", "."],
+            ]
+            .concat(),
+        )
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8(csv.stdout).unwrap().lines().count(), 2);
+}
+
+#[test]
+fn a_negative_merge_ratio_is_an_error() {
+    let dir = TempDir::new().unwrap();
+    write(dir.path(), "a.c", "int main() { return 0; }\n");
+    write(dir.path(), "b.c", "int main() { return 1; }\n");
+    let out = bryo()
+        .current_dir(dir.path())
+        .args(["compare", "--merge-gap", "4", "--merge-ratio=-1", "."])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
 }
 
 /// Two directory submissions with the same files under other names, in

@@ -4,12 +4,12 @@ use bryo_engine::Config;
 use bryo_frontend::{FrontendKind, TextMode};
 use bryo_input::{InputFile, Inputs};
 use bryo_match::{
-    CommonRule, Comparison, Corpus, Document, MatchOptions, PairScore, Progress, Role, Silent,
-    Stage, SubmissionId,
+    CommonRule, Comparison, Corpus, Document, MatchOptions, Merging, PairScore, Progress, Role,
+    Silent, Stage, SubmissionId,
 };
 use bryo_report::{
-    Cluster, FileEntry, FileStatus, Fragment, Frontend, Location, Options, Pair, Region, Report,
-    Scheme, Score, Skipped, Stats, Submission,
+    Cluster, FileEntry, FileStatus, Fragment, FragmentPart, Frontend, Location, Options, Pair,
+    Region, Report, Scheme, Score, Skipped, Stats, Submission,
 };
 use rayon::prelude::*;
 
@@ -88,6 +88,13 @@ pub struct CompareOptions {
     /// Fragments shorter than this many symbols are dropped; `None` takes
     /// the front-end's default ([`default_min_fragment`]).
     pub min_fragment_symbols: Option<usize>,
+    /// Match merging: neighbouring matches at most this many symbols apart
+    /// on both sides merge into one fragment; `Some(0)` merges nothing,
+    /// `None` takes the front-end's default ([`default_merging`]).
+    pub merge_gap: Option<usize>,
+    /// With merging, a gap is also at most this share of the shorter of
+    /// the two matches; `None` takes the front-end's default.
+    pub merge_ratio: Option<f64>,
     /// Pairs at or above this similarity join a cluster.
     pub cluster_threshold: f64,
     /// How a pair's similarity is computed.
@@ -113,6 +120,8 @@ impl Default for CompareOptions {
             max_pairs: 250,
             min_similarity: 0.0,
             min_fragment_symbols: None,
+            merge_gap: None,
+            merge_ratio: None,
             cluster_threshold: bryo_match::DEFAULT_CLUSTER_THRESHOLD,
             score: bryo_match::PairScore::default(),
             comment: None,
@@ -352,11 +361,12 @@ pub fn analyze_inputs(
     }
     match_options.max_pairs = options.max_pairs;
     match_options.min_similarity = options.min_similarity;
-    let (gap, scale) = chain_rule(kind_of(options, &kept), options.analyze.text_mode);
-    match_options.chain_gap = gap;
+    let kind = kind_of(options, &kept);
+    let default = default_merging(kind, options.analyze.text_mode);
+    match_options.merge = merging(options, default);
     // A shortest fragment given by the user is kept as given.
     if options.min_fragment_symbols.is_none() {
-        match_options.chain_floor_scale = scale;
+        match_options.floor_scale = floor_scale(kind, options.analyze.text_mode);
     }
     match_options.min_fragment_symbols = min_fragment;
     match_options.cluster_threshold = options.cluster_threshold;
@@ -377,7 +387,7 @@ pub fn analyze_inputs(
 
 impl Analysis {
     /// The options the matcher runs with: `k`, `w`, the common-code rule,
-    /// the shortest fragment and the chain rule of the front-end that
+    /// the shortest fragment and the match merging of the front-end that
     /// produced most symbols, unless the caller set them.
     pub fn match_options(&self) -> &MatchOptions {
         &self.match_options
@@ -450,14 +460,34 @@ impl Analysis {
             for f in &m.fragments {
                 let (ai, aj) = doc_owner[f.a_doc.0 as usize];
                 let (bi, bj) = doc_owner[f.b_doc.0 as usize];
-                let a = location(&kept[ai].1[aj], f.a_start as usize, f.len as usize);
-                let b = location(&kept[bi].1[bj], f.b_start as usize, f.len as usize);
-                a_lines.push((aj, a.lines));
-                b_lines.push((bj, b.lines));
+                let (fa, fb) = (&kept[ai].1[aj], &kept[bi].1[bj]);
+                let (ra, rb) = (f.a_range(), f.b_range());
+                let a = location(fa, ra.start, ra.len());
+                let b = location(fb, rb.start, rb.len());
+                // Lines matched count the parts, never the gaps.
+                let parts: Vec<FragmentPart> = f
+                    .parts
+                    .iter()
+                    .map(|p| FragmentPart {
+                        a: location(fa, p.a_start as usize, p.len as usize),
+                        b: location(fb, p.b_start as usize, p.len as usize),
+                        symbols: u64::from(p.len),
+                    })
+                    .collect();
+                if parts.is_empty() {
+                    a_lines.push((aj, a.lines));
+                    b_lines.push((bj, b.lines));
+                } else {
+                    for p in &parts {
+                        a_lines.push((aj, p.a.lines));
+                        b_lines.push((bj, p.b.lines));
+                    }
+                }
                 fragments.push(Fragment {
                     a,
                     b,
                     symbols: u64::from(f.len),
+                    parts,
                 });
             }
             let a_lines_matched = count_lines(a_lines);
@@ -517,6 +547,13 @@ impl Analysis {
             max_pairs: options.max_pairs as u32,
             min_similarity: options.min_similarity,
             min_fragment_symbols: min_fragment as u32,
+            merge_gap: match_options
+                .merge
+                .map_or(0, |m| u32::try_from(m.max_gap).unwrap_or(u32::MAX)),
+            merge_ratio: match_options
+                .merge
+                .map(|m| m.gap_ratio)
+                .filter(|r| r.is_finite()),
             cluster_threshold: options.cluster_threshold,
             directory_mode: options.directory_mode,
             base: options.base_names.clone(),
@@ -601,18 +638,59 @@ fn identical_pairs(
     out
 }
 
-/// Largest gap, in symbols on each side, between two fragments that still
-/// belong to one copied passage. Prose that was copied and lightly edited
-/// (a word replaced here and there) matches in runs separated by the edited
-/// words; chaining them lets the passage count as one long match while
-/// unrelated documents' isolated common phrases stay below the shortest
-/// fragment counted. Code is not chained.
-pub fn chain_gap(kind: FrontendKind, text_mode: TextMode) -> usize {
-    chain_rule(kind, text_mode).0
+/// Default match merging for a kind of front-end
+/// ([`bryo_match::Merging`]): `None` merges nothing.
+///
+/// Prose that was copied and lightly edited (a word replaced here and
+/// there) matches in runs separated by the edited words; merging them lets
+/// the passage count as one long match while unrelated documents' isolated
+/// common phrases stay below the shortest fragment counted: runs at most
+/// 16 characters (2 words) apart merge, whatever their lengths (this was the
+/// chain rule of earlier versions, measured in BENCHMARKS.md).
+pub fn default_merging(kind: FrontendKind, text_mode: TextMode) -> Option<Merging> {
+    let gap = match (kind, text_mode) {
+        (FrontendKind::Text | FrontendKind::Html, TextMode::Words) => TEXT_WORDS_MERGE_GAP,
+        (FrontendKind::Text | FrontendKind::Html, _) => TEXT_CHARS_MERGE_GAP,
+        _ => CODE_MERGE_GAP,
+    };
+    (gap > 0).then_some(Merging {
+        max_gap: gap,
+        gap_ratio: match kind {
+            FrontendKind::Text | FrontendKind::Html => f64::INFINITY,
+            _ => CODE_MERGE_RATIO,
+        },
+    })
 }
 
-/// The chain gap and the scale of the shortest chain kept with the length
-/// of the shorter document of a pair ([`bryo_match::MatchOptions::chain_floor_scale`]).
+/// Largest gap merged in prose, character mode.
+pub const TEXT_CHARS_MERGE_GAP: usize = 16;
+/// Largest gap merged in prose, word mode.
+pub const TEXT_WORDS_MERGE_GAP: usize = 2;
+/// Largest gap merged in code, in tokens; 0: code is not merged by default.
+/// At the code floor (`k`) every part of a merged fragment already counts,
+/// and with a smaller `k` merging moved no set of the benchmark by more than
+/// 0.01 AUC (BENCHMARKS.md, "Match merging and attack sets").
+pub const CODE_MERGE_GAP: usize = 0;
+/// Largest gap merged in code as a share of the shorter neighbouring match.
+pub const CODE_MERGE_RATIO: f64 = 1.0;
+
+/// The merging of a run: the front-end's default, changed by the options.
+fn merging(options: &CompareOptions, default: Option<Merging>) -> Option<Merging> {
+    let gap = options
+        .merge_gap
+        .unwrap_or_else(|| default.map_or(0, |m| m.max_gap));
+    let ratio = options
+        .merge_ratio
+        .or(default.map(|m| m.gap_ratio))
+        .unwrap_or(CODE_MERGE_RATIO);
+    (gap > 0).then_some(Merging {
+        max_gap: gap,
+        gap_ratio: ratio,
+    })
+}
+
+/// The scale of the shortest fragment kept with the length of the shorter
+/// document of a pair ([`bryo_match::MatchOptions::floor_scale`]).
 ///
 /// Measured (BENCHMARKS.md): on 2,000 man-page documents of about 24 KB
 /// with planted passages, a fixed floor of 80 characters keeps common
@@ -624,11 +702,11 @@ pub fn chain_gap(kind: FrontendKind, text_mode: TextMode) -> usize {
 /// man-page result and lifts the answers' AP to 0.98; in word mode
 /// `0.32·√n` words (16 from 2,500 words up) lifts them from 0.35 to 0.79
 /// with the man pages unchanged.
-fn chain_rule(kind: FrontendKind, text_mode: TextMode) -> (usize, f64) {
+fn floor_scale(kind: FrontendKind, text_mode: TextMode) -> f64 {
     match (kind, text_mode) {
-        (FrontendKind::Text | FrontendKind::Html, TextMode::Words) => (2, 0.32),
-        (FrontendKind::Text | FrontendKind::Html, _) => (16, 0.65),
-        _ => (0, 0.0),
+        (FrontendKind::Text | FrontendKind::Html, TextMode::Words) => 0.32,
+        (FrontendKind::Text | FrontendKind::Html, _) => 0.65,
+        _ => 0.0,
     }
 }
 

@@ -163,8 +163,8 @@
   }
 
   // Fills each code block with its file's highlighted text (registered by
-  // the file's script under files/) and lays the fragments and base code
-  // over it.
+  // the file's script under files/) and lays the fragments, the gaps of
+  // merged fragments and base code over it.
   function renderCode() {
     var sources = window.bryoSources || {};
     Array.prototype.forEach.call(document.querySelectorAll('pre.code[data-src]'), function (pre) {
@@ -189,6 +189,13 @@
           mark.id = side + f;
           seen[f] = true;
         }
+        return mark;
+      });
+      // Gaps of merged fragments: inside the fragment's mark, shown apart.
+      wrapRanges(pre, parseRanges(pre.getAttribute('data-gaps')), function (range) {
+        var mark = document.createElement('mark');
+        mark.className = 'gap';
+        mark.title = 'gap inside fragment ' + (range[2] + 1) + ': not matched';
         return mark;
       });
       wrapRanges(pre, parseRanges(pre.getAttribute('data-base')), function () {

@@ -55,6 +55,8 @@ fn setup() -> (Report, Vec<String>) {
         max_pairs: PAIRS as u32,
         min_similarity: 0.0,
         min_fragment_symbols: 12,
+        merge_gap: 0,
+        merge_ratio: None,
         cluster_threshold: 0.5,
         directory_mode: false,
         base: vec!["starter.py".into()],
@@ -113,6 +115,7 @@ fn setup() -> (Report, Vec<String>) {
                 a: side(a, slot, &mut rng),
                 b: side(b, FRAGMENTS - 1 - slot, &mut rng),
                 symbols: 40,
+                parts: vec![],
             })
             .collect();
         report.pairs.push(Pair {

@@ -110,6 +110,8 @@ mod tests {
             max_pairs: 250,
             min_similarity: 0.0,
             min_fragment_symbols: 3,
+            merge_gap: 0,
+            merge_ratio: None,
             cluster_threshold: 0.5,
             directory_mode: false,
             base: vec![],

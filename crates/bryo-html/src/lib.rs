@@ -38,7 +38,7 @@
 //!
 //! let options = Options {
 //!     language: None, k: 3, w: 2, max_submissions: Some(10), max_pairs: 250, min_similarity: 0.0,
-//!     min_fragment_symbols: 3, cluster_threshold: 0.5, directory_mode: false,
+//!     min_fragment_symbols: 3, merge_gap: 0, merge_ratio: None, cluster_threshold: 0.5, directory_mode: false,
 //!     base: vec![], old: vec![], comment: None,
 //!     score: Default::default(), scheme: None,
 //! };
@@ -60,7 +60,7 @@
 //!     a: 0, b: 1, similarity: 1.0, a_percent: 100.0, b_percent: 100.0,
 //!     a_lines_matched: 1, b_lines_matched: 1, lines_matched: 1, longest_fragment: 4,
 //!     shared_fingerprints: 2, identical: true,
-//!     fragments: vec![Fragment { a: side("a.py"), b: side("b.py"), symbols: 4 }],
+//!     fragments: vec![Fragment { a: side("a.py"), b: side("b.py"), symbols: 4, parts: vec![] }],
 //! });
 //!
 //! let loader = |path: &str| -> Result<Vec<u8>, String> {

@@ -137,6 +137,13 @@ impl Side {
             Side::B => &f.b,
         }
     }
+
+    fn of_part(self, p: &bryo_report::FragmentPart) -> &Location {
+        match self {
+            Side::A => &p.a,
+            Side::B => &p.b,
+        }
+    }
 }
 
 /// MOSS's match table: one row per fragment, linking to both sides.
@@ -180,7 +187,16 @@ fn fragment_table(out: &mut String, pair: &Pair, a_name: &str, b_name: &str) {
                 format_args!("lines {}–{}</a></td>", loc.lines[0], loc.lines[1]),
             );
         }
-        push_fmt(out, format_args!("<td>{}</td></tr>\n", f.symbols));
+        match f.parts.len() {
+            0 => push_fmt(out, format_args!("<td>{}</td></tr>\n", f.symbols)),
+            n => push_fmt(
+                out,
+                format_args!(
+                    "<td>{} <small title=\"merged across short gaps: the hatched passages inside it did not match\">in {n} parts</small></td></tr>\n",
+                    f.symbols
+                ),
+            ),
+        }
     }
     out.push_str("</tbody>\n</table>\n");
     if pair.fragments.is_empty() {
@@ -330,6 +346,21 @@ fn render_file(
         ));
     }
     marks.sort_unstable();
+    // Inside a merged fragment, what lies between two parts did not match.
+    let mut gaps = Vec::new();
+    for (i, f) in pair.fragments.iter().enumerate() {
+        if side.of(f).file != file.path {
+            continue;
+        }
+        for w in f.parts.windows(2) {
+            let (end, start) = (side.of_part(&w[0]).bytes[1], side.of_part(&w[1]).bytes[0]);
+            if end < start {
+                changed |= !source.holds(start);
+                gaps.push((source.shown_offset(end), source.shown_offset(start), i));
+            }
+        }
+    }
+    gaps.sort_unstable();
     let mut base: Vec<(usize, usize, usize)> = Vec::new();
     for r in &file.base_code {
         changed |= !source.holds(r.bytes[1]);
@@ -354,6 +385,8 @@ fn render_file(
         ),
     );
     push_ranges(out, &marks);
+    out.push_str("\" data-gaps=\"");
+    push_ranges(out, &gaps);
     out.push_str("\" data-base=\"");
     push_ranges(out, &base);
     out.push_str("\"></pre></div>\n</article>\n");

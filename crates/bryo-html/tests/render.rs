@@ -3,8 +3,8 @@
 
 use bryo_html::{pair_page_name, render_html, write_html, HtmlFile};
 use bryo_report::{
-    FileEntry, FileRef, FileStatus, Fragment, Frontend, IdenticalFiles, Location, Options, Pair,
-    Region, Report, Skipped, Submission,
+    FileEntry, FileRef, FileStatus, Fragment, FragmentPart, Frontend, IdenticalFiles, Location,
+    Options, Pair, Region, Report, Skipped, Submission,
 };
 
 const CODE: &str = "import os\n\ndef walk(top):\n    for name in os.listdir(top):\n        print(name)  # each one\n    return 'done'\n";
@@ -18,6 +18,8 @@ fn options() -> Options {
         max_pairs: 250,
         min_similarity: 0.0,
         min_fragment_symbols: 3,
+        merge_gap: 0,
+        merge_ratio: None,
         cluster_threshold: 0.5,
         directory_mode: false,
         base: vec!["starter.py".into()],
@@ -82,6 +84,7 @@ fn report() -> Report {
         a: loc(x, [3, 4], [11, 68]),
         b: loc(y, [3, 4], [11, 68]),
         symbols: 10,
+        parts: vec![],
     };
     r.pairs.push(pair(0, 1, vec![f("a.py", "b.py")]));
     r.pairs.push(pair(0, 2, vec![f("a.py", "gone.py")]));
@@ -156,7 +159,8 @@ fn a_missing_source_is_a_note_not_an_error() {
     let pair = page(&files, "pair-2.html");
     assert!(pair.contains("Source not available: gone.py: no such file"));
     // The side that exists still shows its code.
-    assert!(pair.contains("data-src=\"s0-0\" data-marks=\"11,68,0\" data-base=\"0,9,0\""));
+    assert!(pair
+        .contains("data-src=\"s0-0\" data-marks=\"11,68,0\" data-gaps=\"\" data-base=\"0,9,0\""));
     assert!(pair.contains("<script src=\"files/s0-0.js\"></script>"));
     assert!(!pair.contains("files/s2-0.js"));
     // A pair naming a submission that does not exist renders, empty.
@@ -332,4 +336,33 @@ fn an_earlier_bigger_report_leaves_nothing_stale_and_other_files_stay() {
     }
     found.sort();
     assert_eq!(found, names);
+}
+
+/// A merged fragment is highlighted whole, its gaps marked inside it on
+/// each side, and the table says how many parts it has.
+#[test]
+fn the_gaps_of_a_merged_fragment_are_marked() {
+    let mut r = report();
+    let part = |a: [u64; 2], b: [u64; 2], symbols| FragmentPart {
+        a: loc("a.py", [3, 4], a),
+        b: loc("b.py", [3, 4], b),
+        symbols,
+    };
+    r.pairs[0].fragments[0].parts = vec![part([11, 30], [11, 30], 6), part([40, 68], [47, 68], 4)];
+    let files = render_html(&r, &loader);
+    let pair = page(&files, "pair-1.html");
+    assert!(
+        pair.contains("data-marks=\"11,68,0\" data-gaps=\"30,40,0\""),
+        "{pair}"
+    );
+    assert!(
+        pair.contains("data-marks=\"11,68,0\" data-gaps=\"30,47,0\""),
+        "{pair}"
+    );
+    assert!(pair.contains("<td>10 <small"), "{pair}");
+    assert!(pair.contains("in 2 parts</small>"));
+    // Without parts: no gap.
+    let plain = page(&files, "pair-2.html");
+    assert!(plain.contains("data-gaps=\"\""));
+    assert!(!plain.contains("parts</small>"));
 }

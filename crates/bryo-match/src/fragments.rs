@@ -1,12 +1,15 @@
 //! From matched fingerprints of one pair of submissions to exact, maximal,
 //! non-overlapping fragments (paper §5.2: "matches merged into longer ones";
-//! exact matching inside a detected pair recovers the ends k-grams lose).
+//! exact matching inside a detected pair recovers the ends k-grams lose),
+//! and from those to merged fragments across short gaps (Sağlam et al.,
+//! "Obfuscation-resilient software plagiarism detection with JPlag", ICSE
+//! 2024: subsequence match merging).
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
 use crate::index::{Index, Prepared, Record};
-use crate::{DocId, SymbolFragment};
+use crate::{DocId, Merging, Part, SymbolFragment};
 
 /// Extension budget per document pair: this many extension steps per
 /// symbol of the two documents. Ordinary matches use far less (each
@@ -17,9 +20,6 @@ pub const EXTENSION_BUDGET_PER_SYMBOL: u64 = 16;
 /// Fragments and counters of one pair of submissions.
 pub(crate) struct PairFragments {
     pub fragments: Vec<SymbolFragment>,
-    pub covered_a: u64,
-    pub covered_b: u64,
-    pub longest: u32,
     pub seeds: u64,
     pub steps: u64,
     pub exhausted: u64,
@@ -48,9 +48,6 @@ pub(crate) fn pair_fragments(
     let seeds = collect_seeds(records, index);
     let mut out = PairFragments {
         fragments: Vec::new(),
-        covered_a: 0,
-        covered_b: 0,
-        longest: 0,
         seeds: seeds.len() as u64,
         steps: 0,
         exhausted: 0,
@@ -75,20 +72,21 @@ pub(crate) fn pair_fragments(
         // k long) cannot sit strictly inside a k-gram.
         debug_assert_eq!(overlap(&doc_a.excluded, sa, sa + len), 0);
         debug_assert_eq!(overlap(&doc_b.excluded, sb, sb + len), 0);
-        out.covered_a += u64::from(len);
-        out.covered_b += u64::from(len);
-        out.longest = out.longest.max(len);
-        out.fragments.push(SymbolFragment {
-            a_doc: DocId(doc_a.id),
-            a_start: sa,
-            b_doc: DocId(doc_b.id),
-            b_start: sb,
+        out.fragments.push(SymbolFragment::exact(
+            DocId(doc_a.id),
+            sa,
+            DocId(doc_b.id),
+            sb,
             len,
-        });
+        ));
     }
-    out.fragments
-        .sort_unstable_by_key(|f| (Reverse(f.len), f.a_doc, f.a_start, f.b_doc, f.b_start));
+    sort_longest_first(&mut out.fragments);
     out
+}
+
+/// Longest (most matched symbols) first, ties by position.
+fn sort_longest_first(fragments: &mut [SymbolFragment]) {
+    fragments.sort_unstable_by_key(|f| (Reverse(f.len), f.a_doc, f.a_start, f.b_doc, f.b_start));
 }
 
 /// Every pair of kept occurrences of a shared hash, one from each side,
@@ -306,52 +304,392 @@ fn blocked_offsets(
     }
 }
 
-/// Keeps the fragments that belong to a chain of at least `min_chain`
-/// symbols — fragments in the same two documents, in the same order on
-/// both sides, each starting at most `gap` symbols after the previous one
-/// ends on both sides — in their order; see
-/// [`MatchOptions::chain_gap`](crate::MatchOptions::chain_gap).
-pub(crate) fn chain(f: &mut PairFragments, gap: usize, min_chain: usize) {
-    let frags = &f.fragments;
-    let mut order: Vec<usize> = (0..frags.len()).collect();
-    order.sort_by_key(|&i| {
-        let x = &frags[i];
-        (x.a_doc, x.b_doc, x.a_start, x.b_start)
-    });
-    let mut keep = vec![false; frags.len()];
-    let mut run: Vec<usize> = Vec::new();
-    let mut run_len = 0usize;
-    let mut flush = |run: &mut Vec<usize>, run_len: &mut usize| {
-        if *run_len >= min_chain {
-            for &i in run.iter() {
-                keep[i] = true;
+/// Merges neighbouring exact matches across short gaps by `merging` (see
+/// [`Merging`]), then drops the fragments of fewer than `floor` matched
+/// symbols; the rest come out longest first.
+///
+/// `exact` must hold exact matches (no parts) that do not overlap on either
+/// side, as [`pair_fragments`] gives them. The result depends only on the
+/// set of matches, not on their order; merged fragments never overlap (gaps
+/// included) on either side.
+pub(crate) fn merge(
+    exact: Vec<SymbolFragment>,
+    merging: Option<Merging>,
+    floor: usize,
+) -> Vec<SymbolFragment> {
+    let floor = u32::try_from(floor).unwrap_or(u32::MAX);
+    let mut out = match merging {
+        None => exact,
+        Some(m) => merge_neighbours(exact, m),
+    };
+    out.retain(|f| f.len >= floor);
+    sort_longest_first(&mut out);
+    out
+}
+
+/// Joins every run of neighbours whose gaps `merging` bridges.
+fn merge_neighbours(exact: Vec<SymbolFragment>, merging: Merging) -> Vec<SymbolFragment> {
+    let n = exact.len();
+    if n <= 1 {
+        return exact;
+    }
+    let mut by_a: Vec<usize> = (0..n).collect();
+    by_a.sort_unstable_by_key(|&i| (exact[i].a_doc, exact[i].a_start));
+    let mut by_b: Vec<usize> = (0..n).collect();
+    by_b.sort_unstable_by_key(|&i| (exact[i].b_doc, exact[i].b_start));
+    let mut rank_b = vec![0usize; n];
+    for (r, &i) in by_b.iter().enumerate() {
+        rank_b[i] = r;
+    }
+    // `links[t]`: the match `by_a[t]` merges with the next one in `a`'s order.
+    let links: Vec<bool> = by_a
+        .windows(2)
+        .map(|w| {
+            let (p, q) = (&exact[w[0]], &exact[w[1]]);
+            let gaps = (
+                q.a_start.checked_sub(p.a_start + p.len),
+                q.b_start.checked_sub(p.b_start + p.len),
+            );
+            p.a_doc == q.a_doc
+                && p.b_doc == q.b_doc
+                && rank_b[w[1]] == rank_b[w[0]] + 1
+                && match gaps {
+                    (Some(ga), Some(gb)) => {
+                        merging.bridges(ga as usize, gb as usize, p.len as usize, q.len as usize)
+                    }
+                    _ => false,
+                }
+        })
+        .collect();
+    let mut out = Vec::with_capacity(n);
+    let mut t = 0;
+    while t < n {
+        let mut end = t + 1;
+        while end < n && links[end - 1] {
+            end += 1;
+        }
+        out.push(joined(by_a[t..end].iter().map(|&i| &exact[i])));
+        t = end;
+    }
+    out
+}
+
+/// One fragment from a run of neighbouring exact matches, in order; parts
+/// adjacent on both sides become one part.
+fn joined<'f>(run: impl Iterator<Item = &'f SymbolFragment>) -> SymbolFragment {
+    let mut parts: Vec<Part> = Vec::new();
+    let mut first = None;
+    for f in run {
+        first.get_or_insert((f.a_doc, f.b_doc));
+        match parts.last_mut() {
+            Some(p) if p.a_end() == f.a_start && p.b_end() == f.b_start => p.len += f.len,
+            _ => parts.push(Part {
+                a_start: f.a_start,
+                b_start: f.b_start,
+                len: f.len,
+            }),
+        }
+    }
+    let (a_doc, b_doc) = first.expect("a run holds at least one match");
+    let mut fragment = SymbolFragment::exact(
+        a_doc,
+        parts[0].a_start,
+        b_doc,
+        parts[0].b_start,
+        parts.iter().map(|p| p.len).sum(),
+    );
+    if parts.len() > 1 {
+        fragment.parts = parts;
+    }
+    fragment
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn exact(a_doc: u32, a_start: u32, b_doc: u32, b_start: u32, len: u32) -> SymbolFragment {
+        SymbolFragment::exact(DocId(a_doc), a_start, DocId(b_doc), b_start, len)
+    }
+
+    const CAP: Merging = Merging {
+        max_gap: 6,
+        gap_ratio: 0.5,
+    };
+
+    #[test]
+    fn a_copy_with_inserted_statements_becomes_one_fragment() {
+        // b = a with 4 inserted symbols after 20 and 5 after 40 of a.
+        let parts = vec![
+            exact(0, 0, 1, 0, 20),
+            exact(0, 20, 1, 24, 20),
+            exact(0, 40, 1, 49, 12),
+        ];
+        let merged = merge(parts, Some(CAP), 30);
+        assert_eq!(merged.len(), 1);
+        let f = &merged[0];
+        assert_eq!((f.a_start, f.b_start, f.len), (0, 0, 52));
+        assert_eq!((f.a_range(), f.b_range()), (0..52, 0..61));
+        // Adjacent on a, apart on b: still three parts, the gaps visible.
+        assert_eq!(f.parts.len(), 3);
+        assert_eq!(
+            f.parts[1],
+            Part {
+                a_start: 20,
+                b_start: 24,
+                len: 20
+            }
+        );
+    }
+
+    #[test]
+    fn without_merging_short_pieces_fall_under_the_floor() {
+        let parts = vec![exact(0, 0, 1, 0, 20), exact(0, 20, 1, 24, 20)];
+        assert!(merge(parts.clone(), None, 30).is_empty());
+        assert_eq!(merge(parts, None, 20).len(), 2);
+    }
+
+    #[test]
+    fn gaps_are_judged_on_both_sides_and_against_the_shorter_neighbour() {
+        // Gap 7 on b exceeds the cap of 6.
+        let wide = vec![exact(0, 0, 1, 0, 20), exact(0, 22, 1, 27, 20)];
+        assert_eq!(merge(wide, Some(CAP), 0).len(), 2);
+        // Gap 5 ≤ 6, but more than half the 8-symbol neighbour.
+        let short = vec![exact(0, 0, 1, 0, 20), exact(0, 25, 1, 25, 8)];
+        assert_eq!(merge(short, Some(CAP), 0).len(), 2);
+        // Gap 4 ≤ 8 / 2: merged.
+        let ok = vec![exact(0, 0, 1, 0, 20), exact(0, 24, 1, 24, 8)];
+        assert_eq!(merge(ok, Some(CAP), 0).len(), 1);
+    }
+
+    #[test]
+    fn crossed_or_interleaved_matches_are_not_neighbours() {
+        // Swapped order on b.
+        let crossed = vec![exact(0, 0, 1, 30, 20), exact(0, 22, 1, 0, 20)];
+        assert_eq!(merge(crossed, Some(CAP), 0).len(), 2);
+        // A third match (to another document of b) sits in the gap on a.
+        let between = vec![
+            exact(0, 0, 1, 0, 20),
+            exact(0, 21, 2, 0, 2),
+            exact(0, 24, 1, 22, 20),
+        ];
+        assert_eq!(merge(between, Some(CAP), 0).len(), 3);
+        // Other documents: never merged.
+        let docs = vec![exact(0, 0, 1, 0, 20), exact(0, 22, 2, 22, 20)];
+        assert_eq!(merge(docs, Some(CAP), 0).len(), 2);
+    }
+
+    #[test]
+    fn parts_adjacent_on_both_sides_become_one() {
+        let split = vec![exact(0, 0, 1, 0, 20), exact(0, 20, 1, 20, 20)];
+        let merged = merge(split, Some(CAP), 0);
+        assert_eq!(merged, vec![exact(0, 0, 1, 0, 40)]);
+        assert!(!merged[0].is_merged());
+    }
+
+    /// Random exact matches, non-overlapping on each side: lengths and gaps
+    /// random, the order on `b` that of `a` with some swaps, so that runs of
+    /// neighbours, crossings and several documents all occur.
+    fn matches() -> impl Strategy<Value = Vec<SymbolFragment>> {
+        prop::collection::vec(
+            (
+                0u32..2,
+                0u32..2,
+                1u32..25,
+                0u32..12,
+                0u32..12,
+                any::<bool>(),
+            ),
+            0..24,
+        )
+        .prop_map(|specs| {
+            let n = specs.len();
+            let mut a_pos = [0u32; 2];
+            let mut placed: Vec<(u32, u32, u32, u32)> = Vec::with_capacity(n);
+            for &(ad, _, len, ga, _, _) in &specs {
+                a_pos[ad as usize] += ga;
+                placed.push((ad, a_pos[ad as usize], len, 0));
+                a_pos[ad as usize] += len;
+            }
+            let mut order: Vec<usize> = (0..n).collect();
+            for i in 1..n {
+                if specs[i].5 && specs[i - 1].5 {
+                    order.swap(i - 1, i);
+                }
+            }
+            let mut b_pos = [0u32; 2];
+            for &i in &order {
+                let (_, bd, len, _, gb, _) = specs[i];
+                b_pos[bd as usize] += gb;
+                placed[i].3 = b_pos[bd as usize];
+                b_pos[bd as usize] += len;
+            }
+            placed
+                .iter()
+                .zip(&specs)
+                .map(|(&(ad, sa, len, sb), s)| exact(ad, sa, 2 + s.1, sb, len))
+                .collect()
+        })
+    }
+
+    /// Deliberately naive: two matches are linked when they share both
+    /// documents, come in the same order on both sides, no other match
+    /// starts strictly between them on either side, and the gap is
+    /// bridged; groups are the connected components.
+    fn naive(exact: &[SymbolFragment], m: Merging) -> Vec<Vec<Part>> {
+        let n = exact.len();
+        let between = |d: DocId, lo: u32, hi: u32, side_a: bool| {
+            exact.iter().any(|r| {
+                let (rd, rs) = if side_a {
+                    (r.a_doc, r.a_start)
+                } else {
+                    (r.b_doc, r.b_start)
+                };
+                rd == d && lo < rs && rs < hi
+            })
+        };
+        let mut group: Vec<usize> = (0..n).collect();
+        fn root(g: &mut [usize], mut x: usize) -> usize {
+            while g[x] != x {
+                x = g[x];
+            }
+            x
+        }
+        for (i, p) in exact.iter().enumerate() {
+            for (j, q) in exact.iter().enumerate() {
+                let linked = p.a_doc == q.a_doc
+                    && p.b_doc == q.b_doc
+                    && q.a_start >= p.a_start + p.len
+                    && q.b_start >= p.b_start + p.len
+                    && !between(p.a_doc, p.a_start, q.a_start, true)
+                    && !between(p.b_doc, p.b_start, q.b_start, false)
+                    && m.bridges(
+                        (q.a_start - p.a_start - p.len) as usize,
+                        (q.b_start - p.b_start - p.len) as usize,
+                        p.len as usize,
+                        q.len as usize,
+                    );
+                if linked {
+                    let (ri, rj) = (root(&mut group, i), root(&mut group, j));
+                    group[ri] = rj;
+                }
             }
         }
-        run.clear();
-        *run_len = 0;
-    };
-    for &i in &order {
-        let x = frags[i];
-        let joins = run.last().is_some_and(|&j| {
-            let p = frags[j];
-            let (a_end, b_end) = (p.a_start + p.len, p.b_start + p.len);
-            p.a_doc == x.a_doc
-                && p.b_doc == x.b_doc
-                && x.a_start >= a_end
-                && x.b_start >= b_end
-                && (x.a_start - a_end) as usize <= gap
-                && (x.b_start - b_end) as usize <= gap
-        });
-        if !joins {
-            flush(&mut run, &mut run_len);
+        let mut groups: BTreeMap<usize, Vec<Part>> = BTreeMap::new();
+        for (i, f) in exact.iter().enumerate() {
+            let r = root(&mut group, i);
+            groups.entry(r).or_default().push(Part {
+                a_start: f.a_start,
+                b_start: f.b_start,
+                len: f.len,
+            });
         }
-        run.push(i);
-        run_len += x.len as usize;
+        let mut out: Vec<Vec<Part>> = groups
+            .into_values()
+            .map(|mut g| {
+                g.sort_unstable();
+                g
+            })
+            .collect();
+        out.sort_unstable();
+        out
     }
-    flush(&mut run, &mut run_len);
-    let mut i = 0;
-    f.fragments.retain(|_| {
-        i += 1;
-        keep[i - 1]
-    });
+
+    /// The matched symbols of a group, as sorted `(a, b)` positions: parts
+    /// adjacent on both sides are coalesced, so groups are compared by
+    /// what they match, not by how it is cut.
+    fn symbols(parts: &[Part]) -> Vec<(u32, u32)> {
+        let mut v: Vec<(u32, u32)> = parts
+            .iter()
+            .flat_map(|p| (0..p.len).map(move |i| (p.a_start + i, p.b_start + i)))
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
+    proptest! {
+        #[test]
+        fn merging_matches_the_naive_reference(
+            input in matches(),
+            max_gap in 0usize..14,
+            ratio in prop::sample::select(vec![0.25, 0.5, 1.0, f64::INFINITY]),
+            floor in 0usize..40,
+            seed in any::<u64>(),
+        ) {
+            let m = Merging { max_gap, gap_ratio: ratio };
+            let out = merge(input.clone(), Some(m), floor);
+
+            // Order-independent: a shuffled input gives the same output.
+            let mut shuffled = input.clone();
+            let mut rng = bryo_engine::SplitMix64::new(seed);
+            for i in (1..shuffled.len()).rev() {
+                shuffled.swap(i, rng.below(i as u64 + 1) as usize);
+            }
+            prop_assert_eq!(&merge(shuffled, Some(m), floor), &out);
+
+            // The same groups as the naive reference, floor applied.
+            let mut want: Vec<Vec<(u32, u32)>> = naive(&input, m)
+                .iter()
+                .map(|g| symbols(g))
+                .filter(|s| s.len() >= floor)
+                .collect();
+            want.sort_unstable();
+            let mut got: Vec<Vec<(u32, u32)>> =
+                out.iter().map(|f| symbols(&f.parts())).collect();
+            got.sort_unstable();
+            prop_assert_eq!(got, want);
+
+            for f in &out {
+                let parts = f.parts();
+                // Length = matched symbols; starts = first part; ≥ 2 parts
+                // when merged, each gap bridged and non-empty on a side.
+                prop_assert_eq!(f.len, parts.iter().map(|p| p.len).sum::<u32>());
+                prop_assert_eq!((f.a_start, f.b_start), (parts[0].a_start, parts[0].b_start));
+                prop_assert!(f.parts.len() != 1);
+                prop_assert!(f.len as usize >= floor);
+                for w in parts.windows(2) {
+                    let (ga, gb) = (w[1].a_start - w[0].a_end(), w[1].b_start - w[0].b_end());
+                    prop_assert!(ga + gb > 0);
+                    prop_assert!(ga as usize <= max_gap && gb as usize <= max_gap);
+                }
+                // Each part is one of the input matches or a union of
+                // input matches adjacent on both sides.
+                for p in parts.iter() {
+                    let covered: u32 = input
+                        .iter()
+                        .filter(|x| x.a_doc == f.a_doc && x.b_doc == f.b_doc)
+                        .filter(|x| x.a_start >= p.a_start && x.a_start + x.len <= p.a_end())
+                        .filter(|x| x.b_start >= p.b_start && x.b_start + x.len <= p.b_end())
+                        .filter(|x| x.a_start - p.a_start == x.b_start - p.b_start)
+                        .map(|x| x.len)
+                        .sum();
+                    prop_assert_eq!(covered, p.len);
+                }
+            }
+            // Ranges (gaps included) never overlap on either side.
+            for (i, f) in out.iter().enumerate() {
+                for g in &out[i + 1..] {
+                    let apart = |x: std::ops::Range<usize>, y: std::ops::Range<usize>| {
+                        x.end <= y.start || y.end <= x.start
+                    };
+                    prop_assert!(f.a_doc != g.a_doc || apart(f.a_range(), g.a_range()));
+                    prop_assert!(f.b_doc != g.b_doc || apart(f.b_range(), g.b_range()));
+                }
+            }
+            // Longest first.
+            prop_assert!(out.windows(2).all(|w| w[0].len >= w[1].len));
+        }
+
+        #[test]
+        fn without_merging_only_the_floor_applies(input in matches(), floor in 0usize..40) {
+            let out = merge(input.clone(), None, floor);
+            let mut want: Vec<SymbolFragment> =
+                input.into_iter().filter(|f| f.len as usize >= floor).collect();
+            want.sort_unstable();
+            let mut got = out;
+            got.sort_unstable();
+            prop_assert_eq!(got, want);
+        }
+    }
 }

@@ -21,7 +21,9 @@
 //! * pairs are ranked by shared fingerprints; for the best of them, the
 //!   matched positions are turned into [`SymbolFragment`]s: exact, maximal,
 //!   non-overlapping matches of symbols (the paper notes k-grams lose "some
-//!   of the match … at the beginning and the end"; extension recovers it);
+//!   of the match … at the beginning and the end"; extension recovers it),
+//!   optionally merged across short gaps into one fragment with its parts
+//!   ([`Merging`]), so that a copy broken up by inserted text is still seen;
 //! * each pair is scored (share of each side covered, similarity, longest
 //!   fragment; base code counts neither as matched nor in the totals,
 //!   common passages only in the totals), and pairs above a threshold form
@@ -88,12 +90,12 @@ pub use corpus::{Corpus, DocId, Document, Role, SubmissionId};
 pub use error::Error;
 pub use fragments::EXTENSION_BUDGET_PER_SYMBOL;
 pub use options::{
-    CommonRule, MatchOptions, PairScore, Rarity, DEFAULT_CLUSTER_THRESHOLD, DEFAULT_MAX_PAIRS,
-    DEFAULT_OCCURRENCE_CAP, MOSS_MAX_SUBMISSIONS,
+    CommonRule, MatchOptions, Merging, PairScore, Rarity, DEFAULT_CLUSTER_THRESHOLD,
+    DEFAULT_MAX_PAIRS, DEFAULT_OCCURRENCE_CAP, MOSS_MAX_SUBMISSIONS,
 };
 pub use progress::{Cancel, Progress, Silent, Stage};
 pub use result::{
-    Comparison, DocumentSummary, MatchStats, PairMatch, SubmissionCluster, SymbolFragment,
+    Comparison, DocumentSummary, MatchStats, PairMatch, Part, SubmissionCluster, SymbolFragment,
 };
 pub use stages::{
     fingerprint, match_corpus, scored_candidates, Candidate, Candidates, Fingerprinted, Indexed,

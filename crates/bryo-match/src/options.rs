@@ -133,9 +133,10 @@ pub struct MatchOptions {
     /// pair of submissions that shares at least one fingerprint. Default
     /// 250.
     pub max_pairs: usize,
-    /// Fragments shorter than this many symbols are dropped. Fragments are
-    /// never shorter than `k` (a fragment grows from a matched k-gram), so
-    /// values up to `k` change nothing.
+    /// Fragments shorter than this many symbols are dropped; a merged
+    /// fragment (see [`merge`](MatchOptions::merge)) counts its matched
+    /// symbols, not its gaps. A match grows from a matched k-gram, so
+    /// values up to `k` drop only the pieces that longer matches leave.
     pub min_fragment_symbols: usize,
     /// At most this many occurrences of one hash are kept per document (the
     /// ones with the smallest positions). Bounds the work on a line repeated
@@ -145,20 +146,13 @@ pub struct MatchOptions {
     /// Submissions linked by a scored pair with `similarity` at least this
     /// (in `0..=1`) are put in one cluster. Default 0.5.
     pub cluster_threshold: f64,
-    /// Largest gap, in symbols on each side, between two fragments that
-    /// still belong to one copied passage; 0 (the default) chains nothing.
-    ///
-    /// With a gap, fragments are kept from `k` symbols up and judged by the
-    /// *chain* they belong to — fragments in the same two documents, in the
-    /// same order on both sides, each starting at most `chain_gap` symbols
-    /// after the previous one ends on both sides: a chain shorter than
-    /// `min_fragment_symbols` in all is dropped. Prose copied and lightly
-    /// edited matches in runs separated by the edited words; chaining lets
-    /// the passage count as one while isolated common phrases do not.
-    pub chain_gap: usize,
-    /// With a chain gap: scales the shortest chain kept with the length of
-    /// the pair's shorter submission, `n` symbols: a chain must reach
-    /// `⌈chain_floor_scale · √n⌉` symbols, at least `k` and at most
+    /// Match merging: neighbouring exact matches separated by short gaps
+    /// on both sides become one fragment before the shortest-fragment rule.
+    /// `None` (the default) merges nothing. See [`Merging`].
+    pub merge: Option<Merging>,
+    /// Scales the shortest fragment kept with the length of the pair's
+    /// shorter submission, `n` symbols: a fragment (merged or not) must
+    /// reach `⌈floor_scale · √n⌉` symbols, at least `k` and at most
     /// `min_fragment_symbols`. 0 (the default) keeps the fixed
     /// `min_fragment_symbols`.
     ///
@@ -166,13 +160,64 @@ pub struct MatchOptions {
     /// 200-word answer shares few, and a heavily revised copy of it keeps
     /// only short runs. The square root keeps the floor where long
     /// documents need it and lowers it for short ones.
-    pub chain_floor_scale: f64,
+    pub floor_scale: f64,
     /// Pairs scoring below this similarity are not reported, except pairs
     /// the corpus declares identical ([`Corpus::declare_identical`](crate::Corpus::declare_identical)).
     /// Default 0.
     pub min_similarity: f64,
     /// The ranking score of a pair, [`PairMatch::similarity`](crate::PairMatch::similarity).
     pub score: PairScore,
+}
+
+/// Match merging (the "subsequence match merging" of Sağlam et al., ICSE
+/// 2024): a copy broken up by inserted or edited statements (or words)
+/// matches in runs separated by the inserted text; merging lets the runs
+/// count as one passage while isolated short matches stay below the
+/// shortest fragment.
+///
+/// Two exact matches of a pair are *neighbours* when they lie in the same
+/// two documents and no other exact match of the pair starts between them
+/// on either side (they are consecutive in the order of both documents).
+/// Neighbours merge when the gap between them is short on both sides:
+/// at most `max_gap` symbols, and at most `gap_ratio` times the shorter of
+/// the two. Merging is transitive along a run of neighbours. A merged
+/// fragment keeps its parts (see
+/// [`SymbolFragment::parts`](crate::SymbolFragment::parts)); its length —
+/// what the shortest-fragment rule and the scores see — is the sum of the
+/// parts, never the gaps. Parts are exact matches of at least `k` symbols.
+///
+/// ```
+/// use bryo_match::Merging;
+/// let m = Merging { max_gap: 16, gap_ratio: 1.0 };
+/// assert!(m.bridges(12, 12, 20, 15));
+/// assert!(!m.bridges(12, 0, 10, 30)); // wider than the shorter part
+/// assert!(!m.bridges(17, 0, 40, 40)); // wider than the cap
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Merging {
+    /// Largest gap, in symbols, on each side.
+    pub max_gap: usize,
+    /// Largest gap on each side as a share of the shorter of the two
+    /// neighbouring parts; `f64::INFINITY` for the cap alone.
+    pub gap_ratio: f64,
+}
+
+impl Merging {
+    /// Whether a gap of `gap_a` and `gap_b` symbols between neighbouring
+    /// parts of `len_p` and `len_q` symbols is bridged.
+    pub fn bridges(&self, gap_a: usize, gap_b: usize, len_p: usize, len_q: usize) -> bool {
+        let widest = gap_a.max(gap_b);
+        widest <= self.max_gap && widest as f64 <= self.gap_ratio * len_p.min(len_q) as f64
+    }
+
+    /// Checks the ratio (not negative, not NaN).
+    pub fn validate(&self) -> Result<(), Error> {
+        if self.gap_ratio >= 0.0 {
+            Ok(())
+        } else {
+            Err(Error::InvalidThreshold(self.gap_ratio))
+        }
+    }
 }
 
 /// How a pair's coverage becomes its similarity.
@@ -219,8 +264,8 @@ impl MatchOptions {
             min_fragment_symbols: 0,
             occurrence_cap: DEFAULT_OCCURRENCE_CAP,
             cluster_threshold: DEFAULT_CLUSTER_THRESHOLD,
-            chain_gap: 0,
-            chain_floor_scale: 0.0,
+            merge: None,
+            floor_scale: 0.0,
             min_similarity: 0.0,
             score: PairScore::Symmetric,
         }
@@ -235,8 +280,11 @@ impl MatchOptions {
         if !(0.0..=1.0).contains(&self.cluster_threshold) {
             return Err(Error::InvalidThreshold(self.cluster_threshold));
         }
-        if !(self.chain_floor_scale >= 0.0 && self.chain_floor_scale.is_finite()) {
-            return Err(Error::InvalidThreshold(self.chain_floor_scale));
+        if !(self.floor_scale >= 0.0 && self.floor_scale.is_finite()) {
+            return Err(Error::InvalidThreshold(self.floor_scale));
+        }
+        if let Some(m) = self.merge {
+            m.validate()?;
         }
         if !(0.0..=1.0).contains(&self.min_similarity) {
             return Err(Error::InvalidThreshold(self.min_similarity));

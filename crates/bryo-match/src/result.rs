@@ -4,33 +4,108 @@ use std::ops::Range;
 
 use crate::{DocId, SubmissionId};
 
-/// An exact match between two documents: `len` symbols starting at
-/// `a_start` in `a_doc` equal the `len` symbols starting at `b_start` in
-/// `b_doc`. Positions and lengths are in symbols; a front-end's spans map
-/// them to bytes and lines.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// A matched passage of two documents: one exact match, or several merged
+/// across short gaps (see [`Merging`](crate::Merging)).
+///
+/// An exact match (`parts` empty): the `len` symbols starting at `a_start`
+/// in `a_doc` equal the `len` symbols starting at `b_start` in `b_doc`. A
+/// merged fragment: its [`parts`](SymbolFragment::parts) are exact matches
+/// in the same order on both sides, the first starting at `a_start` and
+/// `b_start`; `len` is the sum of their lengths (the matched symbols, never
+/// the gaps between them). Positions and lengths are in symbols; a
+/// front-end's spans map them to bytes and lines.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct SymbolFragment {
     /// Document on the `a` side of the pair (belongs to [`PairMatch::a`]).
     pub a_doc: DocId,
-    /// First symbol of the match in `a_doc`.
+    /// First matched symbol in `a_doc`.
     pub a_start: u32,
     /// Document on the `b` side of the pair (belongs to [`PairMatch::b`]).
     pub b_doc: DocId,
-    /// First symbol of the match in `b_doc`.
+    /// First matched symbol in `b_doc`.
     pub b_start: u32,
-    /// Length of the match in symbols.
+    /// Matched symbols: the length of the match, or of all parts together.
+    pub len: u32,
+    /// The exact matches of a merged fragment, in order, at least two,
+    /// separated by a gap on at least one side; empty for one exact match.
+    pub parts: Vec<Part>,
+}
+
+/// One exact match inside a [`SymbolFragment`]: `len` symbols from
+/// `a_start` in the fragment's `a_doc` equal `len` symbols from `b_start`
+/// in its `b_doc`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Part {
+    /// First symbol in `a_doc`.
+    pub a_start: u32,
+    /// First symbol in `b_doc`.
+    pub b_start: u32,
+    /// Length in symbols.
     pub len: u32,
 }
 
-impl SymbolFragment {
-    /// The matched symbols of `a_doc`.
-    pub fn a_range(&self) -> Range<usize> {
-        self.a_start as usize..self.a_start as usize + self.len as usize
+impl Part {
+    /// End (exclusive) in `a_doc`.
+    pub fn a_end(&self) -> u32 {
+        self.a_start + self.len
     }
 
-    /// The matched symbols of `b_doc`.
+    /// End (exclusive) in `b_doc`.
+    pub fn b_end(&self) -> u32 {
+        self.b_start + self.len
+    }
+}
+
+impl SymbolFragment {
+    /// An exact match of `len` symbols.
+    pub fn exact(a_doc: DocId, a_start: u32, b_doc: DocId, b_start: u32, len: u32) -> Self {
+        SymbolFragment {
+            a_doc,
+            a_start,
+            b_doc,
+            b_start,
+            len,
+            parts: Vec::new(),
+        }
+    }
+
+    /// Whether the fragment is made of several exact matches.
+    pub fn is_merged(&self) -> bool {
+        !self.parts.is_empty()
+    }
+
+    /// Its exact matches in order: the parts of a merged fragment, or the
+    /// fragment itself.
+    pub fn parts(&self) -> std::borrow::Cow<'_, [Part]> {
+        if self.parts.is_empty() {
+            std::borrow::Cow::Owned(vec![Part {
+                a_start: self.a_start,
+                b_start: self.b_start,
+                len: self.len,
+            }])
+        } else {
+            std::borrow::Cow::Borrowed(&self.parts)
+        }
+    }
+
+    /// The symbols of `a_doc` from the first matched one to the last,
+    /// gaps included.
+    pub fn a_range(&self) -> Range<usize> {
+        let end = self
+            .parts
+            .last()
+            .map_or(self.a_start + self.len, Part::a_end);
+        self.a_start as usize..end as usize
+    }
+
+    /// The symbols of `b_doc` from the first matched one to the last,
+    /// gaps included.
     pub fn b_range(&self) -> Range<usize> {
-        self.b_start as usize..self.b_start as usize + self.len as usize
+        let end = self
+            .parts
+            .last()
+            .map_or(self.b_start + self.len, Part::b_end);
+        self.b_start as usize..end as usize
     }
 }
 
@@ -54,8 +129,9 @@ pub struct PairMatch {
     /// documents. Pairs are selected by this count (MOSS ranks by the number
     /// of matching fingerprints).
     pub shared_fingerprints: u64,
-    /// Non-overlapping exact matches on both sides, longest first (ties by
-    /// position).
+    /// Matched passages, longest (most matched symbols) first, ties by
+    /// position. Their ranges ([`SymbolFragment::a_range`], gaps of merged
+    /// fragments included) never overlap on either side.
     pub fragments: Vec<SymbolFragment>,
     /// Symbols of `a`'s documents that are not base-covered (nor template).
     pub symbols_a: u64,

@@ -4,7 +4,7 @@
 use bryo_engine::{Fingerprint, Hasher};
 use rayon::prelude::*;
 
-use crate::fragments::{chain, pair_fragments};
+use crate::fragments::{merge, pair_fragments};
 use crate::index::{build_index, fingerprint_all, BaseSet, Index, Prepared};
 use crate::progress::check;
 use crate::{
@@ -105,8 +105,11 @@ struct Run<'c> {
 ///    of 16 extension steps per symbol of the two documents. The matches are
 ///    then tiled longest first: a match overlapping a kept fragment on either
 ///    side is cut to its free pieces, which compete again by length.
-///    Fragments shorter than `min_fragment_symbols` are dropped — or, with a
-///    `chain_gap`, chains of fragments shorter than the chain floor.
+///    With [`MatchOptions::merge`], neighbouring matches (of at least `k`
+///    symbols) separated by short gaps on both sides are merged into one
+///    fragment ([`Merging`](crate::Merging)). Fragments with fewer matched
+///    symbols than `min_fragment_symbols` (or the scaled floor,
+///    [`MatchOptions::floor_scale`]) are dropped.
 /// 6. Pairs are scored ([`PairScore`]); pairs declared identical are added
 ///    whole if no shared hash found them; pairs below `min_similarity`
 ///    (except identical ones) are dropped and the rest ranked by covered
@@ -343,21 +346,21 @@ impl Indexed<'_> {
             .map(|c| {
                 check(progress)?;
                 let (a, b) = c.dense;
+                // With merging, every exact match of at least k symbols is
+                // a part; the shortest-fragment rule judges merged lengths.
+                let part_floor = match options.merge {
+                    Some(_) => k,
+                    None => options.min_fragment_symbols,
+                };
                 let mut f = pair_fragments(
                     &recs[c.records.0..c.records.1],
                     &index,
                     &prep,
                     k,
-                    if options.chain_gap > 0 {
-                        k
-                    } else {
-                        options.min_fragment_symbols
-                    },
+                    part_floor,
                 );
-                if options.chain_gap > 0 {
-                    let floor = chain_floor(&prep, a, b, &options);
-                    chain(&mut f, options.chain_gap, floor);
-                }
+                let floor = fragment_floor(&prep, a, b, &options);
+                f.fragments = merge(std::mem::take(&mut f.fragments), options.merge, floor);
                 let counts = PairCounts {
                     seeds: f.seeds,
                     steps: f.steps,
@@ -490,17 +493,17 @@ pub fn scored_candidates(options: &MatchOptions) -> Option<usize> {
     }
 }
 
-/// The shortest chain kept in a pair; see
-/// [`MatchOptions::chain_floor_scale`].
-fn chain_floor(prep: &Prepared<'_>, a: u32, b: u32, options: &MatchOptions) -> usize {
+/// The shortest fragment kept in a pair (merged fragments by their matched
+/// symbols); see [`MatchOptions::floor_scale`].
+fn fragment_floor(prep: &Prepared<'_>, a: u32, b: u32, options: &MatchOptions) -> usize {
     let fixed = options.min_fragment_symbols;
-    if options.chain_floor_scale == 0.0 {
+    if options.floor_scale == 0.0 {
         return fixed;
     }
     let n = prep.subs[a as usize]
         .symbols
         .min(prep.subs[b as usize].symbols);
-    let scaled = (options.chain_floor_scale * (n as f64).sqrt()).ceil() as usize;
+    let scaled = (options.floor_scale * (n as f64).sqrt()).ceil() as usize;
     scaled
         .max(options.config.k())
         .min(fixed.max(options.config.k()))
@@ -596,13 +599,13 @@ fn whole_pair(prep: &Prepared<'_>, a: u32, b: u32) -> PairMatch {
             std::cmp::Ordering::Less => i += 1,
             std::cmp::Ordering::Greater => j += 1,
             std::cmp::Ordering::Equal => {
-                fragments.push(crate::SymbolFragment {
-                    a_doc: crate::DocId(x.id),
-                    a_start: 0,
-                    b_doc: crate::DocId(y.id),
-                    b_start: 0,
-                    len: x.symbols.len() as u32,
-                });
+                fragments.push(crate::SymbolFragment::exact(
+                    crate::DocId(x.id),
+                    0,
+                    crate::DocId(y.id),
+                    0,
+                    x.symbols.len() as u32,
+                ));
                 (i, j) = (i + 1, j + 1);
             }
         }

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashSet};
 use bryo_engine::{Config, Selection, SplitMix64};
 use bryo_match::{
     match_corpus, scored_candidates, CommonRule, Comparison, Corpus, DocId, Document, Error,
-    MatchOptions, Rarity, Role, SubmissionId, EXTENSION_BUDGET_PER_SYMBOL,
+    MatchOptions, Merging, Rarity, Role, SubmissionId, EXTENSION_BUDGET_PER_SYMBOL,
 };
 use proptest::prelude::*;
 use support::naive::{self, sub_id, TestDoc};
@@ -273,6 +273,76 @@ proptest! {
         check_structure(&docs, &options, &result);
     }
 
+    /// Match merging groups a pair's exact matches and changes nothing
+    /// else: the parts of the kept fragments are the exact matches of a run
+    /// without merging (at least `k` symbols each), all of them when the
+    /// floor is at most `k`; every part is exact, the parts of a fragment
+    /// are in order on both sides with bridged gaps, fragments (gaps
+    /// included) never overlap, and the scores count matched symbols only.
+    #[test]
+    fn merging_groups_the_exact_matches(
+        (docs, options) in small_corpus(),
+        max_gap in 0usize..8,
+        gap_ratio in prop::sample::select(vec![0.5, 1.0, f64::INFINITY]),
+    ) {
+        let k = options.config.k();
+        let mut exact = options;
+        exact.min_fragment_symbols = k;
+        let mut merged = options;
+        let m = Merging { max_gap, gap_ratio };
+        merged.merge = Some(m);
+        let e = match_corpus(&corpus(&docs), &exact).unwrap();
+        let r = match_corpus(&corpus(&docs), &merged).unwrap();
+        prop_assert_eq!(found_pairs(&r), found_pairs(&e));
+        let positions = |p: &bryo_match::PairMatch| -> HashSet<(u32, u32, u32, u32)> {
+            p.fragments
+                .iter()
+                .flat_map(|f| {
+                    let (da, db) = (f.a_doc.0, f.b_doc.0);
+                    f.parts()
+                        .into_owned()
+                        .into_iter()
+                        .flat_map(move |q| (0..q.len).map(move |i| (da, q.a_start + i, db, q.b_start + i)))
+                })
+                .collect()
+        };
+        let unmerged: BTreeMap<_, _> = e.pairs.iter().map(|q| ((q.a, q.b), q)).collect();
+        for p in &r.pairs {
+            let (got, all) = (positions(p), positions(unmerged[&(p.a, p.b)]));
+            prop_assert!(got.is_subset(&all));
+            if options.min_fragment_symbols <= k {
+                prop_assert_eq!(&got, &all);
+            }
+            let matched: u64 = p.fragments.iter().map(|f| u64::from(f.len)).sum();
+            prop_assert_eq!(matched, got.len() as u64);
+            prop_assert_eq!((p.covered_a, p.covered_b), (matched, matched));
+            for f in &p.fragments {
+                let parts = f.parts();
+                prop_assert!(f.len as usize >= options.min_fragment_symbols);
+                prop_assert_eq!(f.len, parts.iter().map(|x| x.len).sum::<u32>());
+                let (a, b) = (&docs[f.a_doc.0 as usize].symbols, &docs[f.b_doc.0 as usize].symbols);
+                for x in parts.iter() {
+                    let (ra, rb) = (x.a_start as usize..x.a_end() as usize, x.b_start as usize..x.b_end() as usize);
+                    prop_assert_eq!(&a[ra], &b[rb], "part not exact");
+                }
+                for w in parts.windows(2) {
+                    prop_assert!(w[0].a_end() <= w[1].a_start && w[0].b_end() <= w[1].b_start);
+                    let (ga, gb) = ((w[1].a_start - w[0].a_end()) as usize, (w[1].b_start - w[0].b_end()) as usize);
+                    prop_assert!(ga.max(gb) <= max_gap);
+                }
+            }
+            for (i, f) in p.fragments.iter().enumerate() {
+                for g in &p.fragments[i + 1..] {
+                    let apart = |x: std::ops::Range<usize>, y: std::ops::Range<usize>| {
+                        x.end <= y.start || y.end <= x.start
+                    };
+                    prop_assert!(f.a_doc != g.a_doc || apart(f.a_range(), g.a_range()));
+                    prop_assert!(f.b_doc != g.b_doc || apart(f.b_range(), g.b_range()));
+                }
+            }
+        }
+    }
+
     /// `max_pairs = n` reports the `n` pairs with the most matched symbols
     /// among the `max(4n, n + 200)` with the most shared fingerprints:
     /// here all of them, so exactly the first `n` of the full ranking.
@@ -331,7 +401,7 @@ proptest! {
         // Submission 0 has the larger id, so it is the b side.
         prop_assert_eq!((p.a, p.b), (sub_id(1), sub_id(0)));
         prop_assert_eq!(p.fragments.len(), 1);
-        let f = p.fragments[0];
+        let f = &p.fragments[0];
         prop_assert_eq!((f.a_doc, f.b_doc), (DocId(1), DocId(0)));
         prop_assert_eq!((f.a_start as usize, f.b_start as usize, f.len as usize), (before.1, before.0, run.len()));
     }
@@ -360,7 +430,7 @@ fn m_two_reports_only_passages_in_exactly_two_submissions() {
     assert_eq!((pair.a, pair.b), (sub_id(1), sub_id(0)));
     assert_eq!(pair.fragments.len(), 1);
     // p sits at 45..85 in s1 (a) and 10..50 in s0 (b); q is ignored.
-    let f = pair.fragments[0];
+    let f = &pair.fragments[0];
     assert_eq!((f.a_start, f.b_start, f.len), (45, 10, 40));
     assert!(result.stats.dropped_common > 0);
 
@@ -418,7 +488,7 @@ fn m_passages_are_barriers_like_base_code() {
         assert!(rb.end <= at[0] || rb.start >= at[0] + 200, "{f:?}");
     }
     assert_eq!(pair.fragments.len(), 1);
-    let f = pair.fragments[0];
+    let f = &pair.fragments[0];
     assert_eq!(
         (f.a_start as usize, f.b_start as usize, f.len),
         (at[1] + 200, at[0] + 200, 6)
@@ -437,7 +507,7 @@ fn m_passages_are_barriers_like_base_code() {
     assert_eq!(result.pairs.len(), 6);
     let pair = &result.pairs[0];
     assert_eq!((pair.a, pair.b), (sub_id(1), sub_id(0)));
-    let f = pair.fragments[0];
+    let f = &pair.fragments[0];
     assert_eq!(
         (f.a_start as usize, f.b_start as usize, f.len),
         (at[1], at[0], 206)
@@ -466,7 +536,7 @@ fn m_passages_leak_at_most_w_minus_one_symbols_at_their_ends() {
             .find(|q| (q.a, q.b) == (sub_id(1), sub_id(0)))
             .expect("the chance match is reported");
         assert_eq!(pair.fragments.len(), 1, "seed {seed}");
-        let f = pair.fragments[0];
+        let f = &pair.fragments[0];
         let end = at[0] + 200;
         let b = f.b_range();
         assert!(b.start < end + 6 && b.end == end + 6, "seed {seed}: {f:?}");
@@ -906,10 +976,11 @@ fn seeding_budget_samples_pairs_not_matches() {
     );
 }
 
-/// The chain floor scales with the shorter submission: a 30-symbol copied
-/// run counts between two short documents and not between two long ones.
+/// The fragment floor scales with the shorter submission: a 30-symbol
+/// copied run counts between two short documents and not between two long
+/// ones.
 #[test]
-fn chain_floor_scales_with_the_shorter_document() {
+fn fragment_floor_scales_with_the_shorter_document() {
     let mut rng = SplitMix64::new(3);
     let run = random_symbols(&mut rng, 30);
     let docs_of = |rng: &mut SplitMix64, len: usize| -> Vec<TestDoc> {
@@ -923,9 +994,12 @@ fn chain_floor_scales_with_the_shorter_document() {
             .collect()
     };
     let mut o = options(8, 8);
-    o.chain_gap = 4;
+    o.merge = Some(Merging {
+        max_gap: 4,
+        gap_ratio: f64::INFINITY,
+    });
     o.min_fragment_symbols = 80;
-    o.chain_floor_scale = 0.65;
+    o.floor_scale = 0.65;
     // √1,000 · 0.65 ≈ 21 ≤ 30: kept.
     let short = docs_of(&mut rng, 1_000);
     let result = match_corpus(&corpus(&short), &o).unwrap();
@@ -936,7 +1010,7 @@ fn chain_floor_scales_with_the_shorter_document() {
     let result = match_corpus(&corpus(&long), &o).unwrap();
     assert!(result.pairs.iter().all(|p| p.covered_a == 0));
     // Without the scale the fixed floor drops it in both.
-    o.chain_floor_scale = 0.0;
+    o.floor_scale = 0.0;
     let result = match_corpus(&corpus(&short), &o).unwrap();
     assert!(result.pairs.iter().all(|p| p.covered_a == 0));
 }

@@ -59,6 +59,9 @@ impl Report {
         finite(self.options.cluster_threshold, || {
             "options.cluster_threshold".into()
         })?;
+        if let Some(r) = self.options.merge_ratio {
+            finite(r, || "options.merge_ratio".into())?;
+        }
         for (i, p) in self.pairs.iter().enumerate() {
             if p.a >= n || p.b >= n {
                 return Err(ReportError::Invalid(format!(

@@ -31,6 +31,8 @@
 //!     max_pairs: 250,
 //!     min_similarity: 0.0,
 //!     min_fragment_symbols: 0,
+//!     merge_gap: 0,
+//!     merge_ratio: None,
 //!     cluster_threshold: 0.5,
 //!     directory_mode: false,
 //!     base: vec![],
@@ -106,9 +108,9 @@ pub use delimited::{write_csv, CSV_HEADER};
 pub use error::ReportError;
 pub use json::write_json;
 pub use model::{
-    Cluster, FileEntry, FileRef, FileStatus, Fragment, Frontend, IdenticalFiles, Location, Options,
-    Pair, Region, Report, Schema, Scheme, SchemeMismatch, Score, Skipped, Stats, Submission,
-    SCHEMA_ID,
+    Cluster, FileEntry, FileRef, FileStatus, Fragment, FragmentPart, Frontend, IdenticalFiles,
+    Location, Options, Pair, Region, Report, Schema, Scheme, SchemeMismatch, Score, Skipped, Stats,
+    Submission, SCHEMA_ID,
 };
 pub use numbers::{percent_down, plural, thousands};
 pub use table::{write_table, TableOptions};

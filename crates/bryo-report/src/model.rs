@@ -96,6 +96,16 @@ pub struct Options {
     pub min_similarity: f64,
     /// Fragments shorter than this many symbols are dropped.
     pub min_fragment_symbols: u32,
+    /// Match merging: neighbouring matches at most this many symbols apart
+    /// on both sides were merged into one fragment (`--merge-gap`); 0 (also
+    /// in reports written before merging existed): none were.
+    #[serde(default)]
+    pub merge_gap: u32,
+    /// With merging: a gap is also at most this share of the shorter of
+    /// the two matches it separates (`--merge-ratio`); `None` (JSON `null`,
+    /// or absent): no such limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merge_ratio: Option<f64>,
     /// Pairs at or above this similarity (0..1) join submissions in a cluster.
     pub cluster_threshold: f64,
     /// Whether each directory under a root was one submission (`-d`).
@@ -332,10 +342,28 @@ pub struct Pair {
     pub fragments: Vec<Fragment>,
 }
 
-/// One matched passage of a pair.
+/// One matched passage of a pair: one exact match, or several merged across
+/// short gaps (`--merge-gap`), each listed in [`Fragment::parts`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Fragment {
-    /// Where it is in submission `a`.
+    /// Where it is in submission `a`: from its first matched symbol to its
+    /// last, gaps included.
+    pub a: Location,
+    /// Where it is in submission `b`.
+    pub b: Location,
+    /// Matched normalized symbols (the gaps of a merged fragment left out).
+    pub symbols: u64,
+    /// The exact matches of a merged fragment, in order on both sides; what
+    /// lies between two consecutive parts on a side is a gap, which did not
+    /// match. Empty (and omitted from JSON) for a single exact match.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<FragmentPart>,
+}
+
+/// One exact match inside a merged [`Fragment`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FragmentPart {
+    /// Where it is in submission `a` (the fragment's file).
     pub a: Location,
     /// Where it is in submission `b`.
     pub b: Location,

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 
 use bryo_report::{
     write_csv, write_json, write_table, Cluster, FileEntry, FileRef, FileStatus, Fragment,
-    Frontend, IdenticalFiles, Location, Options, Pair, Region, Report, ReportError, Scheme, Score,
-    Skipped, Stats, Submission, TableOptions, SCHEMA_ID,
+    FragmentPart, Frontend, IdenticalFiles, Location, Options, Pair, Region, Report, ReportError,
+    Scheme, Score, Skipped, Stats, Submission, TableOptions, SCHEMA_ID,
 };
 use proptest::prelude::*;
 
@@ -51,6 +51,8 @@ fn sample() -> Report {
             max_pairs: 250,
             min_similarity: 0.0,
             min_fragment_symbols: 0,
+            merge_gap: 0,
+            merge_ratio: None,
             cluster_threshold: 0.5,
             directory_mode: true,
             base: vec!["starter/hw1.py".into()],
@@ -125,6 +127,7 @@ fn sample() -> Report {
                 a: loc("subs/alice/hw1.py", [1, 120], [0, 3410]),
                 b: loc("2025/dave/hw1.py", [1, 120], [0, 3410]),
                 symbols: 812,
+                parts: vec![],
             }],
         },
         Pair {
@@ -140,15 +143,29 @@ fn sample() -> Report {
             shared_fingerprints: 38,
             identical: false,
             fragments: vec![
+                // Merged across one gap: three lines inserted in bob's copy.
                 Fragment {
                     a: loc("subs/alice/hw1.py", [10, 70], [220, 1900]),
                     b: loc("subs/bob/hw1.py", [4, 66], [101, 1822]),
                     symbols: 410,
+                    parts: vec![
+                        FragmentPart {
+                            a: loc("subs/alice/hw1.py", [10, 40], [220, 1000]),
+                            b: loc("subs/bob/hw1.py", [4, 34], [101, 880]),
+                            symbols: 200,
+                        },
+                        FragmentPart {
+                            a: loc("subs/alice/hw1.py", [41, 70], [1001, 1900]),
+                            b: loc("subs/bob/hw1.py", [38, 66], [960, 1822]),
+                            symbols: 210,
+                        },
+                    ],
                 },
                 Fragment {
                     a: loc("subs/alice/util.py", [1, 22], [0, 540]),
                     b: loc("subs/bob/hw1.py", [80, 101], [2300, 2851]),
                     symbols: 120,
+                    parts: vec![],
                 },
             ],
         },
@@ -172,6 +189,7 @@ fn sample() -> Report {
                     [300, 610],
                 ),
                 symbols: 39,
+                parts: vec![],
             }],
         },
     ];
@@ -495,6 +513,7 @@ prop_compose! {
         language in proptest::option::of(text()),
         k in any::<u32>(), w in any::<u32>(), m in proptest::option::of(any::<u32>()), n in any::<u32>(),
         min_similarity in finite(), min_fragment_symbols in any::<u32>(),
+        merge_gap in any::<u32>(), merge_ratio in proptest::option::of(finite()),
         cluster_threshold in finite(), directory_mode in any::<bool>(),
         base in proptest::collection::vec(text(), 0..3),
         old in proptest::collection::vec(text(), 0..3),
@@ -504,7 +523,8 @@ prop_compose! {
     ) -> Options {
         Options {
             language, k, w, max_submissions: m, max_pairs: n, min_similarity,
-            min_fragment_symbols, cluster_threshold, directory_mode, base, old, comment,
+            min_fragment_symbols, merge_gap, merge_ratio, cluster_threshold, directory_mode,
+            base, old, comment,
             score: if directional { Score::Directional } else { Score::Symmetric },
             scheme: scheme.map(|(hash, symbol, normalization, text_mode)| Scheme {
                 hash, symbol, normalization, text_mode,
@@ -539,7 +559,15 @@ fn report() -> impl Strategy<Value = Report> {
                 finite(),
                 any::<[u64; 5]>(),
                 any::<bool>(),
-                proptest::collection::vec((location(), location(), any::<u64>()), 0..3),
+                proptest::collection::vec(
+                    (
+                        location(),
+                        location(),
+                        any::<u64>(),
+                        proptest::collection::vec((location(), location(), any::<u64>()), 0..3),
+                    ),
+                    0..3,
+                ),
             )
                 .prop_map(move |(a, b, s, ap, bp, nums, identical, frags)| Pair {
                     a,
@@ -556,7 +584,15 @@ fn report() -> impl Strategy<Value = Report> {
                     identical,
                     fragments: frags
                         .into_iter()
-                        .map(|(a, b, symbols)| Fragment { a, b, symbols })
+                        .map(|(a, b, symbols, parts)| Fragment {
+                            a,
+                            b,
+                            symbols,
+                            parts: parts
+                                .into_iter()
+                                .map(|(a, b, symbols)| FragmentPart { a, b, symbols })
+                                .collect(),
+                        })
                         .collect(),
                 });
             let cluster = (proptest::collection::vec(0..n, 0..4), finite()).prop_map(

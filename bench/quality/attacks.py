@@ -1,0 +1,139 @@
+"""Automated disguise attacks on real programs (C/C++ and Java), for measuring how well a
+copy survives them: insertion of dead statements and reordering of independent members,
+as the obfuscators of the literature do (Mossad; Sağlam et al., ICSE 2024: "insertion"
+and "reordering" attacks).
+
+Everything is deterministic in the `random.Random` passed in. The transforms work on the
+tokens of `disguise.tokenize` (comments, strings and preprocessor lines respected) and
+keep the program's behaviour: inserted statements declare fresh variables and touch
+nothing else; reordering moves whole functions (C/C++, with prototypes up front) or whole
+methods of a class (Java), whose order does not matter.
+
+Attacks (`ATTACKS`):
+  ins10 ... ins100   dead statements inserted: round(rate x statements) of them, each at a
+                     distinct statement boundary inside a function body (at 100 %, one after
+                     every statement)
+  reorder            functions (C/C++) or methods (Java) shuffled; C/C++ also shuffles runs
+                     of declarations (disguise.reorder)
+  ins50+reorder      both
+"""
+
+import disguise
+
+ATTACKS = ["ins10", "ins25", "ins50", "ins100", "reorder", "ins50+reorder"]
+
+# Dead statements valid in C, C++ and Java: fresh names, no effect on anything else.
+DEAD = [
+    "int {a} = {n};",
+    "int {a} = {n} * {m};",
+    "if ({n} < 0) {{ int {a} = {m}; {a}++; }}",
+    "{{ int {a} = {n}; {a} = {a} * {m}; }}",
+    "for (int {a} = 0; {a} < 0; {a}++) {{ }}",
+    "int {a} = {n}; {a} += {m};",
+]
+
+
+def _boundaries(tokens):
+    """Token indices after which a statement may be inserted: after a `;` outside
+    parentheses, or after the `{` opening a function (or method) body, inside a body;
+    never before `else`, `catch`, `finally`, `case`, `default` or the `while` of a
+    do-while. Also the number of statements (those `;`)."""
+    out, statements = [], 0
+    depth = paren = 0
+    body = None  # depth of the open function body
+    for i, (kind, t) in enumerate(tokens):
+        if kind != "op":
+            continue
+        if t == "(":
+            paren += 1
+        elif t == ")":
+            paren -= 1
+        elif t == "{":
+            depth += 1
+            if body is None and paren == 0 and i > 0 and tokens[i - 1][1] == ")":
+                body = depth
+                out.append(i)
+        elif t == "}":
+            if body is not None and depth == body:
+                body = None
+            depth -= 1
+        elif t == ";" and paren == 0 and body is not None:
+            statements += 1
+            nxt = next((x for k, x in tokens[i + 1:i + 2]), "")
+            if nxt not in ("else", "catch", "finally", "case", "default", "while"):
+                out.append(i)
+    return out, statements
+
+
+def insert_dead(src, rate, rng):
+    """`src` with round(rate x statements) dead statements at distinct boundaries."""
+    tokens = disguise.tokenize(src)
+    spots, statements = _boundaries(tokens)
+    want = min(len(spots), max(1, round(rate * statements)))
+    chosen = set(rng.sample(spots, want))
+    out = []
+    for i, tok in enumerate(tokens):
+        out.append(tok)
+        if i in chosen:
+            name = "dz" + rng.choice(disguise.NAME_PARTS) + str(rng.randint(100, 999))
+            code = rng.choice(DEAD).format(a=name, n=rng.randint(1, 50), m=rng.randint(2, 9))
+            out.extend(disguise.tokenize(code))
+    return out
+
+
+def reorder_java(tokens, rng):
+    """Methods of every class shuffled among the method slots of that class (fields and
+    nested types stay where they are)."""
+    out, i, n = [], 0, len(tokens)
+    while i < n:
+        kind, t = tokens[i]
+        out.append(tokens[i])
+        i += 1
+        if not (kind == "op" and t == "{"):
+            continue
+        # A class body: `{` after `class Name ...` (not after `)`, not an array literal).
+        head = [x for _, x in tokens[max(0, i - 12):i - 1]]
+        if "class" not in head or (len(out) > 1 and out[-2][1] in (")", "=", "]")):
+            continue
+        members, cur, depth = [], [], 0
+        while i < n:
+            k, x = tokens[i]
+            if depth == 0 and k == "op" and x == "}":
+                break
+            cur.append(tokens[i])
+            if k == "op" and x == "{":
+                depth += 1
+            elif k == "op" and x == "}":
+                depth -= 1
+                if depth == 0:
+                    members.append(cur)
+                    cur = []
+            elif k == "op" and x == ";" and depth == 0:
+                members.append(cur)
+                cur = []
+            i += 1
+        if cur:
+            members.append(cur)
+        is_method = [any(x == "(" for _, x in m) and m[-1][1] == "}"
+                     and not any(x == "class" for _, x in m[:8]) for m in members]
+        slots = [j for j, f in enumerate(is_method) if f]
+        moved = [members[j] for j in slots]
+        rng.shuffle(moved)
+        for j, m in zip(slots, moved):
+            members[j] = m
+        for m in members:
+            out.extend(m)
+    return out
+
+
+def attack(src, name, lang, rng):
+    """A copy of program `src` (`lang` "c" or "java") under attack `name`."""
+    rate = {"ins10": 0.1, "ins25": 0.25, "ins50": 0.5, "ins100": 1.0,
+            "ins50+reorder": 0.5}.get(name)
+    if rate is not None:
+        tokens = insert_dead(src, rate, rng)
+    else:
+        tokens = disguise.tokenize(src)
+    if "reorder" in name:
+        tokens = disguise.reorder(tokens, rng) if lang == "c" else reorder_java(tokens, rng)
+    return disguise.layout(tokens, rng)
