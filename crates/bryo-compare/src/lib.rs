@@ -29,9 +29,10 @@ pub use analyze::{
 pub use bryo_frontend::Normalization;
 pub use identical::{FileFingerprint, FileFingerprinter};
 pub use run::{
-    analyze_inputs, chain_gap, compare, compare_with_progress, default_min_fragment,
-    default_thresholds, Analysis, CompareOptions, Outcome, CODE_K, CODE_W, TEXT_CHARS_K,
-    TEXT_CHARS_MIN_FRAGMENT, TEXT_CHARS_W, TEXT_WORDS_K, TEXT_WORDS_MIN_FRAGMENT, TEXT_WORDS_W,
+    analyze_inputs, analyze_inputs_with_archive, chain_gap, compare, compare_with_progress,
+    default_min_fragment, default_thresholds, Analysis, ArchivedSubmission, CompareOptions,
+    Outcome, CODE_K, CODE_W, TEXT_CHARS_K, TEXT_CHARS_MIN_FRAGMENT, TEXT_CHARS_W, TEXT_WORDS_K,
+    TEXT_WORDS_MIN_FRAGMENT, TEXT_WORDS_W,
 };
 
 /// Why a comparison could not run.
