@@ -101,7 +101,7 @@ pub(crate) fn write_segment(path: &Path, postings: &[Posting]) -> Result<Written
     let properties = WriterProperties::builder()
         .set_max_row_group_size(ROW_GROUP_ROWS)
         .set_dictionary_enabled(false)
-        .set_encoding(Encoding::PLAIN)
+        .set_encoding(Encoding::DELTA_BINARY_PACKED)
         .set_statistics_enabled(EnabledStatistics::Chunk)
         .set_created_by(format!("bryo-index {}", env!("CARGO_PKG_VERSION")))
         .build();

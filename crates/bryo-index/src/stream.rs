@@ -1,9 +1,16 @@
 //! The stored form of a document: its normalized symbols with their spans,
 //! and its source bytes, each compressed with zstd.
 //!
-//! Symbol stream layout before compression (little-endian): `n: u32`, then
-//! `n` symbols (`u64`), then `n` spans as `start: u32` and the span's
-//! length `end - start: u32`.
+//! Symbol stream layout before compression: `n` (the number of symbols),
+//! `d` (distinct symbols), the `d` distinct symbols as little-endian `u64`
+//! in order of first appearance, then for each symbol its index in that
+//! table, then for each span the distance of its start from the previous
+//! span's start (zigzag, spans of tree-sitter front-ends may step back)
+//! and its length. Every count, index and distance is a LEB128 varint. A
+//! source file has few distinct symbols and short, close spans, so most
+//! symbols take three bytes before zstd.
+
+use std::collections::HashMap;
 
 use bryo_frontend::{Normalized, Span};
 
@@ -11,17 +18,81 @@ use bryo_frontend::{Normalized, Span};
 /// on it.
 const LEVEL: i32 = 3;
 
+fn put(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Reads varints from a byte slice; every read past the end or beyond 64
+/// bits is an error.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn varint(&mut self) -> Result<u64, String> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = *self
+                .bytes
+                .get(self.at)
+                .ok_or("the stream ends inside a number")?;
+            self.at += 1;
+            v |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err("a number longer than 64 bits".to_string())
+    }
+
+    fn u64(&mut self) -> Result<u64, String> {
+        let b = self
+            .bytes
+            .get(self.at..self.at + 8)
+            .ok_or("the stream ends inside a symbol")?;
+        self.at += 8;
+        Ok(u64::from_le_bytes(b.try_into().expect("8 bytes")))
+    }
+
+    fn u32(&mut self) -> Result<u32, String> {
+        u32::try_from(self.varint()?).map_err(|_| "a span beyond 4 GiB".to_string())
+    }
+}
+
 /// The compressed symbol stream of `normalized`.
 pub(crate) fn encode_stream(normalized: &Normalized) -> Vec<u8> {
     let n = normalized.symbols.len();
-    let mut raw = Vec::with_capacity(4 + n * 16);
-    raw.extend_from_slice(&(n as u32).to_le_bytes());
-    for s in &normalized.symbols {
+    let mut table: HashMap<u64, u64> = HashMap::new();
+    let mut distinct = Vec::new();
+    let mut indexes = Vec::with_capacity(n);
+    for &s in &normalized.symbols {
+        let next = table.len() as u64;
+        let i = *table.entry(s).or_insert_with(|| {
+            distinct.push(s);
+            next
+        });
+        indexes.push(i);
+    }
+    let mut raw = Vec::with_capacity(8 + distinct.len() * 8 + n * 3);
+    put(&mut raw, n as u64);
+    put(&mut raw, distinct.len() as u64);
+    for s in distinct {
         raw.extend_from_slice(&s.to_le_bytes());
     }
+    for i in indexes {
+        put(&mut raw, i);
+    }
+    let mut previous = 0i64;
     for span in &normalized.spans {
-        raw.extend_from_slice(&span.start.to_le_bytes());
-        raw.extend_from_slice(&(span.end - span.start).to_le_bytes());
+        let delta = i64::from(span.start) - previous;
+        put(&mut raw, ((delta << 1) ^ (delta >> 63)) as u64);
+        put(&mut raw, u64::from(span.end - span.start));
+        previous = i64::from(span.start);
     }
     compress(&raw)
 }
@@ -30,29 +101,38 @@ pub(crate) fn encode_stream(normalized: &Normalized) -> Vec<u8> {
 /// what is wrong with damaged data.
 pub(crate) fn decode_stream(data: &[u8]) -> Result<Normalized, String> {
     let raw = decompress(data)?;
-    let n = raw
-        .get(..4)
-        .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize)
-        .ok_or("the stream is shorter than its header")?;
-    if raw.len() != 4 + n * 16 {
-        return Err(format!(
-            "the stream holds {} bytes, {} symbols need {}",
-            raw.len(),
-            n,
-            4 + n * 16
-        ));
+    let mut r = Reader { bytes: &raw, at: 0 };
+    let n = r.varint()?;
+    let d = r.varint()?;
+    // Every symbol takes at least two bytes and every table entry eight:
+    // counts beyond the data are damage, not allocations to make.
+    if n.saturating_mul(3) > raw.len() as u64 || d.saturating_mul(8) > raw.len() as u64 {
+        return Err("counts larger than the stream".to_string());
     }
-    let (symbol_bytes, span_bytes) = raw[4..].split_at(n * 8);
-    let symbols = symbol_bytes
-        .chunks_exact(8)
-        .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
-        .collect();
-    let mut spans = Vec::with_capacity(n);
-    for b in span_bytes.chunks_exact(8) {
-        let start = u32::from_le_bytes(b[..4].try_into().expect("4 bytes"));
-        let len = u32::from_le_bytes(b[4..].try_into().expect("4 bytes"));
-        let end = start.checked_add(len).ok_or("a span ends beyond 4 GiB")?;
+    let table: Vec<u64> = (0..d).map(|_| r.u64()).collect::<Result<_, _>>()?;
+    let mut symbols = Vec::with_capacity(n as usize);
+    for _ in 0..n {
+        let i = r.varint()?;
+        symbols.push(
+            *table
+                .get(i as usize)
+                .ok_or("a symbol index beyond the table")?,
+        );
+    }
+    let mut spans = Vec::with_capacity(n as usize);
+    let mut previous = 0i64;
+    for _ in 0..n {
+        let z = r.varint()?;
+        let delta = ((z >> 1) as i64) ^ -((z & 1) as i64);
+        let start = u32::try_from(previous + delta).map_err(|_| "a span outside 0..4 GiB")?;
+        let end = start
+            .checked_add(r.u32()?)
+            .ok_or("a span ends beyond 4 GiB")?;
         spans.push(Span { start, end });
+        previous = i64::from(start);
+    }
+    if r.at != raw.len() {
+        return Err("bytes after the last span".to_string());
     }
     Ok(Normalized { symbols, spans })
 }
