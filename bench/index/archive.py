@@ -8,8 +8,8 @@ indentation changed), so copies are planted across terms. Terms 0..9 are
 the archive, term 10 the new one. For N = 1..10 archived terms it adds term
 N-1 to an index (timed: `index add` throughput and index size), then times
 
-    bryo compare -l cc -n 0 --format json --against IDX term10
-    bryo compare -l cc -n 0 --format json --old term00 ... --old termNN term10
+    bryo compare -l cc -n PAIRS --format json --against IDX term10
+    bryo compare -l cc -n PAIRS --format json --old term00 ... --old termNN term10
 
 (best of --runs), checks that both give the same result (the archived side
 is named `path [TAG]`; the marks and `options.old` are removed before
@@ -98,6 +98,7 @@ def main() -> None:
     ap.add_argument("--work", default="/tmp/bryo-archive", type=Path)
     ap.add_argument("--data", default=DATA, type=Path)
     ap.add_argument("--runs", default=3, type=int)
+    ap.add_argument("--pairs", default="250", help="-n for both compares (0: every pair)")
     args = ap.parse_args()
     bryo = str(Path(args.bryo).resolve())
     args.work.mkdir(parents=True, exist_ok=True)
@@ -107,7 +108,7 @@ def main() -> None:
         shutil.rmtree(idx)
     subprocess.run([bryo, "index", "create", str(idx), "-l", "cc"], check=True, capture_output=True)
     new = str(terms[-1])
-    base = [bryo, "compare", "-l", "cc", "-n", "0", "--format", "json"]
+    base = [bryo, "compare", "-l", "cc", "-n", args.pairs, "--format", "json"]
     print("| archived terms | archived programs | `index add` of the term (s) | index size (MB) | `compare --against` (s) | `compare --old` (s) | pairs | same result |")
     print("|---:|---:|---:|---:|---:|---:|---:|---|")
     for n in range(1, TERMS):

@@ -108,7 +108,8 @@ struct RemoveArgs {
     #[arg(long = "tag", value_name = "TAG")]
     tag: Option<String>,
 
-    /// Remove the document with this path (as `add` listed it).
+    /// Remove every document with this path (as `add` listed it), and
+    /// submissions left without documents.
     #[arg(long = "document", value_name = "PATH")]
     document: Option<String>,
 }

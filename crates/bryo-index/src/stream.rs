@@ -142,9 +142,38 @@ pub(crate) fn compress(bytes: &[u8]) -> Vec<u8> {
     zstd::bulk::compress(bytes, LEVEL).expect("compressing into memory cannot fail")
 }
 
-/// Bytes back from [`compress`].
+/// Bytes back from [`compress`]. One decompression context per thread:
+/// archived documents are many and small, and creating a context costs
+/// more than decompressing one of them.
 pub(crate) fn decompress(data: &[u8]) -> Result<Vec<u8>, String> {
-    zstd::stream::decode_all(data).map_err(|e| format!("zstd: {e}"))
+    thread_local! {
+        static CONTEXT: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    let size = match zstd::zstd_safe::get_frame_content_size(data) {
+        Ok(Some(size)) => size,
+        // Frames written by `compress` always record their size.
+        _ => return Err("zstd: not a frame with its content size".to_string()),
+    };
+    // A damaged header must not make us allocate more than a frame of this
+    // many bytes can hold (a 128 KiB block takes at least 4 bytes).
+    if size > (data.len() as u64).saturating_mul(1 << 16) {
+        return Err("zstd: a content size larger than the frame can hold".to_string());
+    }
+    CONTEXT.with(|cell| {
+        let mut context = cell.borrow_mut();
+        if context.is_none() {
+            *context = Some(zstd::bulk::Decompressor::new().map_err(|e| format!("zstd: {e}"))?);
+        }
+        let d = context.as_mut().expect("created above");
+        let out = d
+            .decompress(data, size as usize)
+            .map_err(|e| format!("zstd: {e}"))?;
+        if out.len() as u64 != size {
+            return Err("zstd: the frame is shorter than its recorded size".to_string());
+        }
+        Ok(out)
+    })
 }
 
 #[cfg(test)]
