@@ -264,36 +264,29 @@ impl Index {
             Selection::RobustWinnow,
         )
         .map_err(|e| IndexError::Settings(e.to_string()))?;
-        // Analysis, fingerprints and compression in parallel; the order is
-        // the input order.
-        type Prepared = (
-            Analyzed,
-            FileFingerprint,
-            Vec<bryo_engine::Fingerprint>,
-            Vec<u8>,
-            Vec<u8>,
-        );
-        let prepared: Vec<std::result::Result<Prepared, String>> = jobs
-            .par_iter()
-            .map_init(
-                || proto.clone(),
-                |fp, (_, file)| {
-                    let a = analyze(&file.display_path, &file.bytes, &options)
-                        .map_err(|e| e.to_string())?;
-                    let prints = fp
-                        .fingerprint_symbols(&a.normalized.symbols)
-                        .map_err(|e| e.to_string())?;
-                    let f = FileFingerprint {
-                        raw: fingerprinter.raw(&file.bytes),
-                        normalized: fingerprinter.normalized(&a.normalized.symbols),
-                    };
-                    let stream = encode_stream(&a.normalized);
-                    let source = compress(&file.bytes);
-                    Ok((a, f, prints, stream, source))
-                },
-            )
-            .collect();
-
+        // Analysis, fingerprints and compression in parallel, a batch of
+        // files at a time (memory holds one batch's analyses, not the
+        // whole term's); rows go in input order.
+        let prepare = |fp: &mut Fingerprinter, file: &bryo_input::InputFile| {
+            let a =
+                analyze(&file.display_path, &file.bytes, &options).map_err(|e| e.to_string())?;
+            let prints = fp
+                .fingerprint_symbols(&a.normalized.symbols)
+                .map_err(|e| e.to_string())?;
+            Ok::<_, String>(Prepared {
+                raw: fingerprinter.raw(&file.bytes),
+                normalized: fingerprinter.normalized(&a.normalized.symbols),
+                stream: encode_stream(&a.normalized),
+                source: compress(&file.bytes),
+                symbols: a.normalized.symbols.len() as u64,
+                prints,
+                path: a.path,
+                language: a.language.name(),
+                frontend: a.frontend.as_str(),
+                fallback: a.fallback,
+                notes: a.notes.join("\n"),
+            })
+        };
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
@@ -311,61 +304,71 @@ impl Index {
         let mut summary = AddSummary::default();
         let mut postings: Vec<Posting> = Vec::new();
         let mut current: Option<(usize, i64)> = None;
-        for ((sub, file), result) in jobs.iter().zip(prepared) {
-            let (a, f, prints, stream, source) = match result {
-                Ok(p) => p,
-                Err(reason) => {
-                    skipped.push((file.display_path.clone(), reason));
-                    continue;
-                }
-            };
-            let submission_id = match current {
-                Some((s, id)) if s == *sub => id,
-                _ => {
-                    tx.execute(
-                        "INSERT INTO submissions (name, tag) VALUES (?1, ?2)",
-                        params![inputs.submissions[*sub].name, tag],
-                    )
-                    .map_err(db)?;
-                    summary.submissions += 1;
-                    let id = tx.last_insert_rowid();
-                    current = Some((*sub, id));
-                    id
-                }
-            };
-            let doc = u32::try_from(next_document).map_err(|_| IndexError::Full)?;
-            next_document += 1;
-            tx.execute(
+        let mut insert = tx
+            .prepare(
                 "INSERT INTO documents (id, submission, path, language, frontend, fallback, notes,
                      symbols, source_bytes, raw_fingerprint, normalized_fingerprint,
                      stream_checksum, stream, source)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-                params![
-                    doc,
-                    submission_id,
-                    a.path,
-                    a.language.name(),
-                    a.frontend.as_str(),
-                    a.fallback,
-                    a.notes.join("\n"),
-                    a.normalized.symbols.len() as i64,
-                    file.bytes.len() as i64,
-                    f.raw as i64,
-                    f.normalized as i64,
-                    crate::segment::checksum(&stream) as i64,
-                    stream,
-                    source,
-                ],
             )
             .map_err(db)?;
-            summary.documents += 1;
-            summary.symbols += a.normalized.symbols.len() as u64;
-            postings.extend(prints.iter().map(|p| Posting {
-                hash: p.hash,
-                doc,
-                pos: p.pos,
-            }));
+        for batch in batches(&jobs) {
+            let prepared: Vec<std::result::Result<Prepared, String>> = batch
+                .par_iter()
+                .map_init(|| proto.clone(), |fp, (_, file)| prepare(fp, file))
+                .collect();
+            for ((sub, file), result) in batch.iter().zip(prepared) {
+                let p = match result {
+                    Ok(p) => p,
+                    Err(reason) => {
+                        skipped.push((file.display_path.clone(), reason));
+                        continue;
+                    }
+                };
+                let submission_id = match current {
+                    Some((s, id)) if s == *sub => id,
+                    _ => {
+                        tx.execute(
+                            "INSERT INTO submissions (name, tag) VALUES (?1, ?2)",
+                            params![inputs.submissions[*sub].name, tag],
+                        )
+                        .map_err(db)?;
+                        summary.submissions += 1;
+                        let id = tx.last_insert_rowid();
+                        current = Some((*sub, id));
+                        id
+                    }
+                };
+                let doc = u32::try_from(next_document).map_err(|_| IndexError::Full)?;
+                next_document += 1;
+                insert
+                    .execute(params![
+                        doc,
+                        submission_id,
+                        p.path,
+                        p.language,
+                        p.frontend,
+                        p.fallback,
+                        p.notes,
+                        p.symbols as i64,
+                        file.bytes.len() as i64,
+                        p.raw as i64,
+                        p.normalized as i64,
+                        crate::segment::checksum(&p.stream) as i64,
+                        p.stream,
+                        p.source,
+                    ])
+                    .map_err(db)?;
+                summary.documents += 1;
+                summary.symbols += p.symbols;
+                postings.extend(p.prints.iter().map(|f| Posting {
+                    hash: f.hash,
+                    doc,
+                    pos: f.pos,
+                }));
+            }
         }
+        drop(insert);
         if !postings.is_empty() {
             postings.par_sort_unstable();
             let name = format!("seg-{next_segment:08}-{}.parquet", nonce());
@@ -690,6 +693,45 @@ impl Index {
             })
             .collect()
     }
+}
+
+/// A file ready for the catalogue: analyzed, fingerprinted, compressed.
+struct Prepared {
+    path: String,
+    language: &'static str,
+    frontend: &'static str,
+    fallback: Option<String>,
+    notes: String,
+    symbols: u64,
+    raw: u64,
+    normalized: u64,
+    prints: Vec<bryo_engine::Fingerprint>,
+    stream: Vec<u8>,
+    source: Vec<u8>,
+}
+
+/// Input bytes analyzed per batch of `add`.
+const BATCH_BYTES: usize = 32 << 20;
+
+/// `jobs` cut into batches of about [`BATCH_BYTES`] of input (at least
+/// one file each, and enough files to keep every thread busy).
+fn batches<'a, T>(
+    jobs: &'a [(T, &bryo_input::InputFile)],
+) -> Vec<&'a [(T, &'a bryo_input::InputFile)]> {
+    let mut out = Vec::new();
+    let (mut start, mut bytes) = (0, 0);
+    for (i, (_, file)) in jobs.iter().enumerate() {
+        bytes += file.bytes.len();
+        if bytes >= BATCH_BYTES {
+            out.push(&jobs[start..=i]);
+            start = i + 1;
+            bytes = 0;
+        }
+    }
+    if start < jobs.len() {
+        out.push(&jobs[start..]);
+    }
+    out
 }
 
 struct StoredDocument {

@@ -11,6 +11,7 @@
 //! symbols take three bytes before zstd.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use bryo_frontend::{Normalized, Span};
 
@@ -64,10 +65,29 @@ impl Reader<'_> {
     }
 }
 
+/// Symbols are already hashes: one multiply spreads them over the table
+/// (SipHash would cost more than the rest of the encoding).
+#[derive(Default)]
+struct SymbolHasher(u64);
+
+impl Hasher for SymbolHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (v ^ (v >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    }
+}
+
 /// The compressed symbol stream of `normalized`.
 pub(crate) fn encode_stream(normalized: &Normalized) -> Vec<u8> {
     let n = normalized.symbols.len();
-    let mut table: HashMap<u64, u64> = HashMap::new();
+    let mut table: HashMap<u64, u64, BuildHasherDefault<SymbolHasher>> = HashMap::default();
     let mut distinct = Vec::new();
     let mut indexes = Vec::with_capacity(n);
     for &s in &normalized.symbols {
