@@ -403,3 +403,63 @@ fn leftover_segments_are_ignored_and_cleaned() {
     index.compact().unwrap();
     assert!(!stray.exists());
 }
+
+#[test]
+fn removing_a_document_removes_its_postings_and_empty_submission() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut index = small_index(dir.path());
+    let all = |index: &Index| -> Vec<String> {
+        index
+            .archived()
+            .unwrap()
+            .iter()
+            .flat_map(|a| a.submission.files.iter().map(|(f, _)| f.path.clone()))
+            .collect()
+    };
+    assert_eq!(all(&index), ["s0.txt", "s1.txt", "s2.txt"]);
+    // The hashes of s1.txt, looked up before and after.
+    let archived = index.archived().unwrap();
+    let s1 = &archived[1].submission.files[0].0;
+    let mut f = bryo_engine::Fingerprinter::new(
+        index.settings().config,
+        bryo_engine::HashFunction::KarpRabin,
+        bryo_engine::Selection::RobustWinnow,
+    )
+    .unwrap();
+    let hashes: Vec<u64> = f
+        .fingerprint_symbols(&s1.normalized.symbols)
+        .unwrap()
+        .iter()
+        .map(|p| p.hash)
+        .collect();
+    let before = index.lookup(&hashes).unwrap();
+    let docs: std::collections::HashSet<u32> = before.iter().map(|p| p.doc).collect();
+    assert!(docs.contains(&1), "{docs:?}");
+
+    assert_eq!(index.remove_document("s1.txt").unwrap(), 1);
+    assert_eq!(all(&index), ["s0.txt", "s2.txt"]);
+    let info = index.info().unwrap();
+    assert_eq!((info.submissions, info.documents), (2, 2));
+    let after = index.lookup(&hashes).unwrap();
+    assert!(after.iter().all(|p| p.doc != 1));
+    assert_eq!(
+        after,
+        before
+            .iter()
+            .copied()
+            .filter(|p| p.doc != 1)
+            .collect::<Vec<_>>()
+    );
+    // Compaction drops the postings for good and changes no answer.
+    let compacted = index.compact().unwrap();
+    assert!(compacted.postings_dropped > 0);
+    assert_eq!(index.lookup(&hashes).unwrap(), after);
+    assert!(matches!(
+        index.remove_document("s1.txt"),
+        Err(IndexError::NothingToRemove(_))
+    ));
+    assert!(matches!(
+        index.remove_tag("spring"),
+        Err(IndexError::NothingToRemove(_))
+    ));
+}
