@@ -6,8 +6,12 @@ use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
-use bryo_compare::{compare_with_progress, CompareOptions, Progress, Stage};
+use bryo_compare::{
+    analyze_inputs_with_archive, compare_with_progress, ArchivedSubmission, CompareError,
+    CompareOptions, Outcome, Progress, Stage,
+};
 use bryo_html::write_html;
+use bryo_index::{Index, IndexSettings};
 use bryo_input::{discover, parse_file_list, InputOptions};
 use bryo_report::{write_csv, write_json, write_table, Report, TableOptions};
 
@@ -38,6 +42,15 @@ pub struct Args {
     /// ones, never with each other.
     #[arg(long = "old", value_name = "PATH")]
     old: Vec<PathBuf>,
+
+    /// A fingerprint index of earlier terms (`bryo index`): every archived
+    /// submission is compared with the new ones like an --old one, from
+    /// its stored symbols (no file is read or analyzed again). The
+    /// language, normalization and k/w must be the index's; without -l the
+    /// index's language is taken. Archived submissions and files are shown
+    /// as `path [TAG]`.
+    #[arg(long = "against", value_name = "DIR")]
+    against: Option<PathBuf>,
 
     /// Read more paths from FILE, one per line ("-" for standard input).
     #[arg(long = "files-from", value_name = "FILE")]
@@ -180,7 +193,25 @@ pub fn run(args: &Args) -> Result<bool> {
 }
 
 fn compare(args: &Args) -> Result<bool> {
-    let analyze = args.frontend.analyze_options()?;
+    let mut analyze = args.frontend.analyze_options()?;
+    let index = match &args.against {
+        Some(dir) => {
+            let index = Index::open(dir)?;
+            let stored = *index.settings();
+            if analyze.language.is_none() {
+                analyze.language = stored.analyze.language;
+            }
+            // k and w not given are the index's.
+            let (k, w) = match (args.k, args.w, args.t) {
+                (None, None, None) => (Some(stored.config.k()), Some(stored.config.w())),
+                (k, w, t) => (k, w.or(t.is_none().then(|| stored.config.w()))),
+            };
+            let asked = IndexSettings::new(analyze, k, w, args.t)?;
+            stored.check(dir, &asked)?;
+            Some(index)
+        }
+        None => None,
+    };
     let language = analyze.language;
     let mut files_from = Vec::new();
     if let Some(list) = &args.files_from {
@@ -219,7 +250,7 @@ fn compare(args: &Args) -> Result<bool> {
     let inputs = discover(&input_options)?;
     // The HTML report shows the submitted text: keep the bytes as read
     // (files inside zip archives have no path on disk).
-    let sources: HashMap<String, Vec<u8>> = if args.format == Format::Html {
+    let mut sources: HashMap<String, Vec<u8>> = if args.format == Format::Html {
         inputs
             .submissions
             .iter()
@@ -230,11 +261,34 @@ fn compare(args: &Args) -> Result<bool> {
         HashMap::new()
     };
 
+    // Archived submissions, named `name [TAG]` so that the report tells
+    // them apart from new ones (and from files of the same path); the tag
+    // goes last because the terminal table shortens names from the left.
+    let mut archive = Vec::new();
+    if let Some(index) = &index {
+        for a in index.archived()? {
+            let mut submission = a.submission;
+            let label = if a.tag.is_empty() {
+                "[archive]".to_string()
+            } else {
+                format!("[{}]", a.tag)
+            };
+            submission.name = format!("{} {label}", submission.name);
+            for ((file, _), source) in submission.files.iter_mut().zip(a.sources) {
+                file.path = format!("{} {label}", file.path);
+                if args.format == Format::Html {
+                    sources.insert(file.path.clone(), source);
+                }
+            }
+            archive.push(submission);
+        }
+    }
+    let settings = index.as_ref().map(|i| *i.settings());
     let options = CompareOptions {
         analyze,
-        k: args.k,
-        w: args.w,
-        t: args.t,
+        k: settings.map_or(args.k, |s| Some(s.config.k())),
+        w: settings.map_or(args.w, |s| Some(s.config.w())),
+        t: if settings.is_some() { None } else { args.t },
         max_submissions: args.max_submissions.map(|m| m as usize),
         max_pairs: args.pairs as usize,
         min_similarity: args.min_similarity,
@@ -249,10 +303,15 @@ fn compare(args: &Args) -> Result<bool> {
         comment: args.comment.clone(),
         directory_mode: args.directory,
         base_names: args.base.iter().map(|p| p.display().to_string()).collect(),
-        old_names: args.old.iter().map(|p| p.display().to_string()).collect(),
+        old_names: args
+            .old
+            .iter()
+            .chain(&args.against)
+            .map(|p| p.display().to_string())
+            .collect(),
     };
     let bar = StageBar::new();
-    let outcome = compare_with_progress(inputs, &options, &bar);
+    let outcome = run_stages(inputs, archive, &options, &bar);
     bar.0.finish_and_clear();
     let outcome = outcome?;
     warn_about_common_passages(&outcome.report);
@@ -260,6 +319,27 @@ fn compare(args: &Args) -> Result<bool> {
     Ok(args
         .fail_above
         .is_some_and(|limit| outcome.report.pairs.iter().any(|p| p.similarity >= limit)))
+}
+
+/// The compare job's stages, with archived submissions among the old ones.
+fn run_stages(
+    inputs: bryo_input::Inputs,
+    archive: Vec<ArchivedSubmission>,
+    options: &CompareOptions,
+    progress: &dyn Progress,
+) -> Result<Outcome, CompareError> {
+    if archive.is_empty() {
+        return compare_with_progress(inputs, options, progress);
+    }
+    let analysis = analyze_inputs_with_archive(inputs, archive, options, progress)?;
+    let comparison = {
+        let corpus = analysis.corpus();
+        let indexed = bryo_match::fingerprint(&corpus, analysis.match_options(), progress)?
+            .index(progress)?;
+        let candidates = indexed.pairs(progress)?;
+        indexed.fragments(candidates, progress)?
+    };
+    Ok(analysis.report(comparison, options, progress))
 }
 
 /// A progress bar on standard error, drawn only when it is a terminal.

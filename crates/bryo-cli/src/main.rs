@@ -6,6 +6,7 @@ mod corpus;
 mod density;
 mod fingerprint;
 mod frontend_args;
+mod index;
 mod rank;
 mod report;
 mod tokens;
@@ -73,6 +74,11 @@ enum Command {
     /// front-end drops (layout, comments, identifier names, …; same flags
     /// as `bryo tokens`).
     Fingerprint(fingerprint::FingerprintArgs),
+
+    /// A persistent fingerprint index of earlier terms: `create`, `add`,
+    /// `info`, `remove`, `compact`; `bryo compare --against DIR` compares
+    /// new submissions with everything in it.
+    Index(index::Args),
 }
 
 fn main() -> ExitCode {
@@ -85,6 +91,7 @@ fn main() -> ExitCode {
         Command::Languages(args) => tokens::languages(&args).map(|()| false),
         Command::Report(args) => report::run(&args).map(|()| false),
         Command::Fingerprint(args) => fingerprint::run(&args).map(|()| false),
+        Command::Index(args) => index::run(&args).map(|()| false),
     };
     match result {
         Ok(false) => ExitCode::SUCCESS,

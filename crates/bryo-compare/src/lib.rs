@@ -29,10 +29,11 @@ pub use analyze::{
 pub use bryo_frontend::Normalization;
 pub use identical::{FileFingerprint, FileFingerprinter};
 pub use run::{
-    analyze_inputs, compare, compare_with_progress, default_merging, default_min_fragment,
-    default_thresholds, Analysis, CompareOptions, Outcome, CODE_K, CODE_MERGE_GAP,
-    CODE_MERGE_RATIO, CODE_W, TEXT_CHARS_K, TEXT_CHARS_MERGE_GAP, TEXT_CHARS_MIN_FRAGMENT,
-    TEXT_CHARS_W, TEXT_WORDS_K, TEXT_WORDS_MERGE_GAP, TEXT_WORDS_MIN_FRAGMENT, TEXT_WORDS_W,
+    analyze_inputs, analyze_inputs_with_archive, compare, compare_with_progress, default_merging,
+    default_min_fragment, default_thresholds, Analysis, ArchivedSubmission, CompareOptions,
+    Outcome, CODE_K, CODE_MERGE_GAP, CODE_MERGE_RATIO, CODE_W, TEXT_CHARS_K, TEXT_CHARS_MERGE_GAP,
+    TEXT_CHARS_MIN_FRAGMENT, TEXT_CHARS_W, TEXT_WORDS_K, TEXT_WORDS_MERGE_GAP,
+    TEXT_WORDS_MIN_FRAGMENT, TEXT_WORDS_W,
 };
 
 /// Why a comparison could not run.

@@ -132,6 +132,18 @@ impl Default for CompareOptions {
     }
 }
 
+/// A submission of an earlier term whose files went through their
+/// front-end before (e.g. stored in a fingerprint index): compared with
+/// the new submissions like an `--old` one, never analyzed again.
+#[derive(Clone, Debug)]
+pub struct ArchivedSubmission {
+    /// Display name in the report.
+    pub name: String,
+    /// Its files with their Rabin fingerprints (raw: of the file's bytes;
+    /// normalized: of its symbols), in a deterministic order; never empty.
+    pub files: Vec<(Analyzed, FileFingerprint)>,
+}
+
 /// The result of a run: the report and the analyzed files behind it
 /// (`files[i][j]` is file `j` of submission `i` of the report), which
 /// renderers that show source text need.
@@ -202,6 +214,19 @@ pub struct Analysis {
 /// file, finds exact copies and chooses the matcher's options.
 pub fn analyze_inputs(
     inputs: Inputs,
+    options: &CompareOptions,
+    progress: &dyn Progress,
+) -> Result<Analysis, CompareError> {
+    analyze_inputs_with_archive(inputs, Vec::new(), options, progress)
+}
+
+/// [`analyze_inputs`] with submissions of earlier terms that were analyzed
+/// before (e.g. kept in a fingerprint index): they join the discovered old
+/// submissions, after them and in the order given, exactly as if they had
+/// been discovered with `--old` and analyzed again.
+pub fn analyze_inputs_with_archive(
+    inputs: Inputs,
+    archive: Vec<ArchivedSubmission>,
     options: &CompareOptions,
     progress: &dyn Progress,
 ) -> Result<Analysis, CompareError> {
@@ -320,7 +345,12 @@ pub fn analyze_inputs(
     // listed under `skipped` with the reason).
     let mut kept: Vec<(Submission, Vec<Analyzed>)> = Vec::new();
     let mut fingerprints: Vec<Vec<FileFingerprint>> = Vec::new();
-    for (sub, files) in submissions.into_iter().zip(per_sub) {
+    let discovered = submissions
+        .into_iter()
+        .zip(per_sub)
+        .map(|(sub, files)| (sub.name, sub.old, files));
+    let archived = archive.into_iter().map(|a| (a.name, true, a.files));
+    for (name, old, files) in discovered.chain(archived) {
         if files.is_empty() {
             continue;
         }
@@ -329,8 +359,8 @@ pub fn analyze_inputs(
         fingerprints.push(fps);
         kept.push((
             Submission {
-                name: sub.name,
-                old: sub.old,
+                name,
+                old,
                 files: entries,
             },
             files,

@@ -1,0 +1,915 @@
+//! The index directory: the catalogue and its segments, and every command
+//! on them.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use bryo_compare::{analyze, Analyzed, ArchivedSubmission, FileFingerprint, FileFingerprinter};
+use bryo_engine::{Fingerprinter, HashFunction, Selection};
+use bryo_frontend::{decode, Language, LineIndex};
+use bryo_input::Inputs;
+use bryo_report::Frontend;
+use rayon::prelude::*;
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+
+use crate::error::{IndexError, Result};
+use crate::segment::{write_segment, Posting, Segment};
+use crate::settings::IndexSettings;
+use crate::stream::{compress, decode_stream, decompress, encode_stream};
+
+/// File name of the catalogue inside an index directory.
+pub const CATALOG_FILE: &str = "catalog.sqlite";
+/// Directory of the segments inside an index directory.
+pub const SEGMENTS_DIR: &str = "segments";
+
+const SCHEMA: &str = "
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE submissions (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    tag TEXT NOT NULL
+);
+CREATE INDEX submissions_tag ON submissions (tag);
+CREATE TABLE documents (
+    id INTEGER PRIMARY KEY,
+    submission INTEGER NOT NULL REFERENCES submissions (id),
+    path TEXT NOT NULL,
+    language TEXT NOT NULL,
+    frontend TEXT NOT NULL,
+    fallback TEXT,
+    notes TEXT NOT NULL,
+    symbols INTEGER NOT NULL,
+    source_bytes INTEGER NOT NULL,
+    raw_fingerprint INTEGER NOT NULL,
+    normalized_fingerprint INTEGER NOT NULL,
+    stream_checksum INTEGER NOT NULL,
+    stream BLOB NOT NULL,
+    source BLOB NOT NULL
+);
+CREATE INDEX documents_submission ON documents (submission);
+CREATE INDEX documents_path ON documents (path);
+CREATE TABLE segments (
+    id INTEGER PRIMARY KEY,
+    file TEXT NOT NULL UNIQUE,
+    postings INTEGER NOT NULL,
+    bytes INTEGER NOT NULL,
+    checksum INTEGER NOT NULL
+);
+";
+
+/// A fingerprint index: archived documents (symbol streams with spans, and
+/// source bytes) in a SQLite catalogue, their fingerprints in immutable
+/// Parquet segments sorted by hash.
+#[derive(Debug)]
+pub struct Index {
+    dir: PathBuf,
+    conn: Connection,
+    settings: IndexSettings,
+}
+
+/// What [`Index::add`] stored.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AddSummary {
+    /// Submissions added.
+    pub submissions: u64,
+    /// Documents (files) added.
+    pub documents: u64,
+    /// Normalized symbols added.
+    pub symbols: u64,
+    /// Postings (selected fingerprints) written.
+    pub postings: u64,
+    /// Size of the new segment in bytes (0 when nothing was added).
+    pub segment_bytes: u64,
+    /// Files left out, with the reason, sorted by path.
+    pub skipped: Vec<(String, String)>,
+}
+
+/// What [`Index::compact`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CompactSummary {
+    /// Segments before.
+    pub segments_before: u64,
+    /// Segments after (0 or 1).
+    pub segments_after: u64,
+    /// Postings of removed documents dropped.
+    pub postings_dropped: u64,
+    /// Postings kept.
+    pub postings: u64,
+}
+
+/// One tag of an index: [`Index::info`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TagInfo {
+    /// The tag (empty when documents were added without one).
+    pub tag: String,
+    /// Its submissions.
+    pub submissions: u64,
+    /// Its documents.
+    pub documents: u64,
+    /// Their symbols.
+    pub symbols: u64,
+}
+
+/// What an index holds: [`Index::info`].
+#[derive(Clone, Debug)]
+pub struct IndexInfo {
+    /// The options every document was analyzed and fingerprinted with.
+    pub settings: IndexSettings,
+    /// Submissions.
+    pub submissions: u64,
+    /// Documents.
+    pub documents: u64,
+    /// Normalized symbols.
+    pub symbols: u64,
+    /// Bytes of the archived source files.
+    pub source_bytes: u64,
+    /// Per tag, sorted by tag.
+    pub tags: Vec<TagInfo>,
+    /// Segment files.
+    pub segments: u64,
+    /// Postings in them (including those of removed documents, until
+    /// [`Index::compact`]).
+    pub postings: u64,
+    /// Bytes of the segments.
+    pub segment_bytes: u64,
+    /// Bytes of the catalogue.
+    pub catalog_bytes: u64,
+}
+
+/// An archived submission as stored: the input of
+/// [`bryo_compare::analyze_inputs_with_archive`] and where it came from.
+#[derive(Clone, Debug)]
+pub struct Archived {
+    /// Its tag (empty when added without one).
+    pub tag: String,
+    /// The submission, named as when it was added, with its files.
+    pub submission: ArchivedSubmission,
+    /// The source bytes of each file, in the order of `submission.files`
+    /// (for renderers that show the text).
+    pub sources: Vec<Vec<u8>>,
+}
+
+struct SegmentRow {
+    file: String,
+    bytes: u64,
+    checksum: u64,
+    postings: u64,
+}
+
+impl Index {
+    /// Creates an empty index in `dir` (created if missing; an existing
+    /// index is an error).
+    pub fn create(dir: &Path, settings: IndexSettings) -> Result<Index> {
+        let io = |source| IndexError::Io {
+            path: dir.to_path_buf(),
+            source,
+        };
+        std::fs::create_dir_all(dir.join(SEGMENTS_DIR)).map_err(io)?;
+        if dir.join(CATALOG_FILE).exists() {
+            return Err(IndexError::Exists(dir.to_path_buf()));
+        }
+        let mut conn = connect(dir)?;
+        let db = |source| IndexError::Catalog {
+            dir: dir.to_path_buf(),
+            source,
+        };
+        let tx = conn.transaction().map_err(db)?;
+        tx.execute_batch(SCHEMA).map_err(db)?;
+        for (key, value) in settings.to_meta() {
+            tx.execute("INSERT INTO meta VALUES (?1, ?2)", params![key, value])
+                .map_err(db)?;
+        }
+        tx.execute(
+            "INSERT INTO meta VALUES ('next_document', '0'), ('next_segment', '0')",
+            [],
+        )
+        .map_err(db)?;
+        tx.commit().map_err(db)?;
+        Ok(Index {
+            dir: dir.to_path_buf(),
+            conn,
+            settings,
+        })
+    }
+
+    /// Opens the index in `dir`; one made by another format or scheme
+    /// version is refused.
+    pub fn open(dir: &Path) -> Result<Index> {
+        if !dir.join(CATALOG_FILE).is_file() {
+            return Err(IndexError::NotAnIndex(dir.to_path_buf()));
+        }
+        let conn = connect(dir)?;
+        let settings = {
+            let mut stmt = conn
+                .prepare("SELECT key, value FROM meta")
+                .map_err(|source| IndexError::Catalog {
+                    dir: dir.to_path_buf(),
+                    source,
+                })?;
+            let rows: BTreeMap<String, String> = stmt
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .and_then(|rows| rows.collect())
+                .map_err(|source| IndexError::Catalog {
+                    dir: dir.to_path_buf(),
+                    source,
+                })?;
+            IndexSettings::from_meta(dir, |k| rows.get(k).cloned())?
+        };
+        Ok(Index {
+            dir: dir.to_path_buf(),
+            conn,
+            settings,
+        })
+    }
+
+    /// The index directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The options every document was analyzed and fingerprinted with.
+    pub fn settings(&self) -> &IndexSettings {
+        &self.settings
+    }
+
+    fn db(&self) -> impl Fn(rusqlite::Error) -> IndexError + '_ {
+        |source| IndexError::Catalog {
+            dir: self.dir.clone(),
+            source,
+        }
+    }
+
+    /// Analyzes the discovered submissions with the index's settings,
+    /// fingerprints them and stores them under `tag` as one new segment
+    /// and their catalogue rows, switched in by one transaction: an
+    /// interrupted `add` leaves the index as it was. Base files of
+    /// `inputs` are ignored; every submission is archived, old or not.
+    pub fn add(&mut self, inputs: Inputs, tag: &str) -> Result<AddSummary> {
+        let options = self.settings.analyze;
+        let mut skipped: Vec<(String, String)> = inputs
+            .skipped
+            .iter()
+            .map(|s| (s.path.clone(), s.reason.to_string()))
+            .collect();
+        let jobs: Vec<(usize, &bryo_input::InputFile)> = inputs
+            .submissions
+            .iter()
+            .enumerate()
+            .flat_map(|(i, s)| s.files.iter().map(move |f| (i, f)))
+            .collect();
+        let fingerprinter = FileFingerprinter::new();
+        let proto = Fingerprinter::new(
+            self.settings.config,
+            HashFunction::KarpRabin,
+            Selection::RobustWinnow,
+        )
+        .map_err(|e| IndexError::Settings(e.to_string()))?;
+        // Analysis, fingerprints and compression in parallel, a batch of
+        // files at a time (memory holds one batch's analyses, not the
+        // whole term's); rows go in input order.
+        let prepare = |fp: &mut Fingerprinter, file: &bryo_input::InputFile| {
+            let a =
+                analyze(&file.display_path, &file.bytes, &options).map_err(|e| e.to_string())?;
+            let prints = fp
+                .fingerprint_symbols(&a.normalized.symbols)
+                .map_err(|e| e.to_string())?;
+            Ok::<_, String>(Prepared {
+                raw: fingerprinter.raw(&file.bytes),
+                normalized: fingerprinter.normalized(&a.normalized.symbols),
+                stream: encode_stream(&a.normalized),
+                source: compress(&file.bytes),
+                symbols: a.normalized.symbols.len() as u64,
+                prints,
+                path: a.path,
+                language: a.language.name(),
+                frontend: a.frontend.as_str(),
+                fallback: a.fallback,
+                notes: a.notes.join("\n"),
+            })
+        };
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|source| IndexError::Catalog {
+                dir: self.dir.clone(),
+                source,
+            })?;
+        let db = |source| IndexError::Catalog {
+            dir: self.dir.clone(),
+            source,
+        };
+        clean_leftovers(&self.dir, &tx)?;
+        let mut next_document: u64 = meta_number(&tx, "next_document").map_err(db)?;
+        let next_segment: u64 = meta_number(&tx, "next_segment").map_err(db)?;
+        let mut summary = AddSummary::default();
+        let mut postings: Vec<Posting> = Vec::new();
+        let mut current: Option<(usize, i64)> = None;
+        let mut insert = tx
+            .prepare(
+                "INSERT INTO documents (id, submission, path, language, frontend, fallback, notes,
+                     symbols, source_bytes, raw_fingerprint, normalized_fingerprint,
+                     stream_checksum, stream, source)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+            )
+            .map_err(db)?;
+        for batch in batches(&jobs) {
+            let prepared: Vec<std::result::Result<Prepared, String>> = batch
+                .par_iter()
+                .map_init(|| proto.clone(), |fp, (_, file)| prepare(fp, file))
+                .collect();
+            for ((sub, file), result) in batch.iter().zip(prepared) {
+                let p = match result {
+                    Ok(p) => p,
+                    Err(reason) => {
+                        skipped.push((file.display_path.clone(), reason));
+                        continue;
+                    }
+                };
+                let submission_id = match current {
+                    Some((s, id)) if s == *sub => id,
+                    _ => {
+                        tx.execute(
+                            "INSERT INTO submissions (name, tag) VALUES (?1, ?2)",
+                            params![inputs.submissions[*sub].name, tag],
+                        )
+                        .map_err(db)?;
+                        summary.submissions += 1;
+                        let id = tx.last_insert_rowid();
+                        current = Some((*sub, id));
+                        id
+                    }
+                };
+                let doc = u32::try_from(next_document).map_err(|_| IndexError::Full)?;
+                next_document += 1;
+                insert
+                    .execute(params![
+                        doc,
+                        submission_id,
+                        p.path,
+                        p.language,
+                        p.frontend,
+                        p.fallback,
+                        p.notes,
+                        p.symbols as i64,
+                        file.bytes.len() as i64,
+                        p.raw as i64,
+                        p.normalized as i64,
+                        crate::segment::checksum(&p.stream) as i64,
+                        p.stream,
+                        p.source,
+                    ])
+                    .map_err(db)?;
+                summary.documents += 1;
+                summary.symbols += p.symbols;
+                postings.extend(p.prints.iter().map(|f| Posting {
+                    hash: f.hash,
+                    doc,
+                    pos: f.pos,
+                }));
+            }
+        }
+        drop(insert);
+        if !postings.is_empty() {
+            postings.par_sort_unstable();
+            let name = format!("seg-{next_segment:08}-{}.parquet", nonce());
+            let written = write_segment(&self.dir.join(SEGMENTS_DIR).join(&name), &postings)?;
+            sync_dir(&self.dir.join(SEGMENTS_DIR))?;
+            tx.execute(
+                "INSERT INTO segments (file, postings, bytes, checksum) VALUES (?1, ?2, ?3, ?4)",
+                params![
+                    name,
+                    written.postings as i64,
+                    written.bytes as i64,
+                    written.checksum as i64
+                ],
+            )
+            .map_err(db)?;
+            summary.postings = written.postings;
+            summary.segment_bytes = written.bytes;
+        }
+        set_meta(&tx, "next_document", next_document).map_err(db)?;
+        set_meta(&tx, "next_segment", next_segment + 1).map_err(db)?;
+        tx.commit().map_err(db)?;
+        skipped.sort();
+        summary.skipped = skipped;
+        Ok(summary)
+    }
+
+    /// Removes every submission with this tag; returns the documents
+    /// removed. Their postings stay in the segments, ignored, until
+    /// [`Index::compact`].
+    pub fn remove_tag(&mut self, tag: &str) -> Result<u64> {
+        let dir = self.dir.clone();
+        let db = |source| IndexError::Catalog {
+            dir: dir.clone(),
+            source,
+        };
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(db)?;
+        let n = tx
+            .execute(
+                "DELETE FROM documents WHERE submission IN (SELECT id FROM submissions WHERE tag = ?1)",
+                [tag],
+            )
+            .map_err(db)?;
+        let subs = tx
+            .execute("DELETE FROM submissions WHERE tag = ?1", [tag])
+            .map_err(db)?;
+        if subs == 0 {
+            return Err(IndexError::NothingToRemove(format!(
+                "no submission has the tag `{tag}`"
+            )));
+        }
+        tx.commit().map_err(db)?;
+        Ok(n as u64)
+    }
+
+    /// Removes the documents with this display path (as listed by `add`,
+    /// e.g. `subs/alice/main.py`), and submissions left empty; returns the
+    /// documents removed.
+    pub fn remove_document(&mut self, path: &str) -> Result<u64> {
+        let dir = self.dir.clone();
+        let db = |source| IndexError::Catalog {
+            dir: dir.clone(),
+            source,
+        };
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(db)?;
+        let n = tx
+            .execute("DELETE FROM documents WHERE path = ?1", [path])
+            .map_err(db)?;
+        if n == 0 {
+            return Err(IndexError::NothingToRemove(format!(
+                "no document has the path `{path}`"
+            )));
+        }
+        tx.execute(
+            "DELETE FROM submissions WHERE id NOT IN (SELECT DISTINCT submission FROM documents)",
+            [],
+        )
+        .map_err(db)?;
+        tx.commit().map_err(db)?;
+        Ok(n as u64)
+    }
+
+    /// Merges every segment into one, dropping the postings of removed
+    /// documents. The new segment is written first and switched in by one
+    /// transaction; the old files are deleted after it (an interrupted
+    /// compaction leaves either the old or the new segments, and stray
+    /// files that the next writer deletes).
+    pub fn compact(&mut self) -> Result<CompactSummary> {
+        let dir = self.dir.clone();
+        let db = |source| IndexError::Catalog {
+            dir: dir.clone(),
+            source,
+        };
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(db)?;
+        clean_leftovers(&self.dir, &tx)?;
+        let rows = segment_rows(&tx).map_err(db)?;
+        let live = live_documents(&tx).map_err(db)?;
+        let mut summary = CompactSummary {
+            segments_before: rows.len() as u64,
+            ..CompactSummary::default()
+        };
+        let mut postings = Vec::new();
+        for row in &rows {
+            let segment = Segment::open(&segment_path(&dir, &row.file), row.bytes, row.checksum)?;
+            let all = segment.read_all()?;
+            if all.len() as u64 != row.postings {
+                return Err(IndexError::CorruptSegment {
+                    path: segment_path(&dir, &row.file),
+                    reason: format!(
+                        "{} postings, the catalogue recorded {}",
+                        all.len(),
+                        row.postings
+                    ),
+                });
+            }
+            postings.extend(all.into_iter().filter(|p| live.contains(&p.doc)));
+        }
+        let total: u64 = rows.iter().map(|r| r.postings).sum();
+        summary.postings = postings.len() as u64;
+        summary.postings_dropped = total - summary.postings;
+        if rows.len() <= 1 && summary.postings_dropped == 0 {
+            summary.segments_after = rows.len() as u64;
+            return Ok(summary);
+        }
+        postings.par_sort_unstable();
+        let next_segment: u64 = meta_number(&tx, "next_segment").map_err(db)?;
+        tx.execute("DELETE FROM segments", []).map_err(db)?;
+        if !postings.is_empty() {
+            let name = format!("seg-{next_segment:08}-{}.parquet", nonce());
+            let written = write_segment(&segment_path(&dir, &name), &postings)?;
+            sync_dir(&self.dir.join(SEGMENTS_DIR))?;
+            tx.execute(
+                "INSERT INTO segments (file, postings, bytes, checksum) VALUES (?1, ?2, ?3, ?4)",
+                params![
+                    name,
+                    written.postings as i64,
+                    written.bytes as i64,
+                    written.checksum as i64
+                ],
+            )
+            .map_err(db)?;
+            summary.segments_after = 1;
+        }
+        set_meta(&tx, "next_segment", next_segment + 1).map_err(db)?;
+        tx.commit().map_err(db)?;
+        for row in rows {
+            // Best effort: a file left behind is deleted by the next writer.
+            let _ = std::fs::remove_file(segment_path(&dir, &row.file));
+        }
+        Ok(summary)
+    }
+
+    /// What the index holds.
+    pub fn info(&self) -> Result<IndexInfo> {
+        let db = self.db();
+        let (submissions, documents, symbols, source_bytes): (i64, i64, i64, i64) = self
+            .conn
+            .query_row(
+                "SELECT (SELECT count(*) FROM submissions), count(*), coalesce(sum(symbols), 0),
+                        coalesce(sum(source_bytes), 0) FROM documents",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )
+            .map_err(&db)?;
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT s.tag, count(DISTINCT s.id), count(d.id), coalesce(sum(d.symbols), 0)
+                 FROM submissions s LEFT JOIN documents d ON d.submission = s.id
+                 GROUP BY s.tag ORDER BY s.tag",
+            )
+            .map_err(&db)?;
+        let tags = stmt
+            .query_map([], |r| {
+                Ok(TagInfo {
+                    tag: r.get(0)?,
+                    submissions: r.get::<_, i64>(1)? as u64,
+                    documents: r.get::<_, i64>(2)? as u64,
+                    symbols: r.get::<_, i64>(3)? as u64,
+                })
+            })
+            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+            .map_err(&db)?;
+        let rows = segment_rows(&self.conn).map_err(&db)?;
+        let catalog_bytes = std::fs::metadata(self.dir.join(CATALOG_FILE))
+            .map(|m| m.len())
+            .unwrap_or(0);
+        Ok(IndexInfo {
+            settings: self.settings,
+            submissions: submissions as u64,
+            documents: documents as u64,
+            symbols: symbols as u64,
+            source_bytes: source_bytes as u64,
+            tags,
+            segments: rows.len() as u64,
+            postings: rows.iter().map(|r| r.postings).sum(),
+            segment_bytes: rows.iter().map(|r| r.bytes).sum(),
+            catalog_bytes,
+        })
+    }
+
+    /// Every posting of a live document whose hash is in `hashes` (any
+    /// order, duplicates allowed), sorted; only row groups whose hash
+    /// range holds one are read. Every segment is checked against its
+    /// recorded size and checksum first.
+    pub fn lookup(&self, hashes: &[u64]) -> Result<Vec<Posting>> {
+        let mut query = hashes.to_vec();
+        query.sort_unstable();
+        query.dedup();
+        let db = self.db();
+        let rows = segment_rows(&self.conn).map_err(&db)?;
+        let live = live_documents(&self.conn).map_err(&db)?;
+        let dir = &self.dir;
+        let found: Vec<Vec<Posting>> = rows
+            .par_iter()
+            .map(|row| {
+                Segment::open(&segment_path(dir, &row.file), row.bytes, row.checksum)?
+                    .lookup(&query)
+            })
+            .collect::<Result<_>>()?;
+        let mut out: Vec<Posting> = found
+            .into_iter()
+            .flatten()
+            .filter(|p| live.contains(&p.doc))
+            .collect();
+        out.sort_unstable();
+        Ok(out)
+    }
+
+    /// Every archived submission, in the order they were added, each with
+    /// its files in path order, read from the stored symbol streams and
+    /// sources (no file is analyzed again).
+    pub fn archived(&self) -> Result<Vec<Archived>> {
+        self.archived_where(None)
+    }
+
+    /// The archived submissions that hold at least one of `documents`
+    /// (document ids, e.g. from [`Index::lookup`]), whole, in the order
+    /// they were added.
+    pub fn archived_with(&self, documents: &HashSet<u32>) -> Result<Vec<Archived>> {
+        self.archived_where(Some(documents))
+    }
+
+    fn archived_where(&self, documents: Option<&HashSet<u32>>) -> Result<Vec<Archived>> {
+        let db = self.db();
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT s.id, s.name, s.tag, d.id, d.path, d.language, d.frontend, d.fallback,
+                        d.notes, d.raw_fingerprint, d.normalized_fingerprint, d.stream_checksum,
+                        d.stream, d.source
+                 FROM submissions s JOIN documents d ON d.submission = s.id
+                 ORDER BY s.id, d.id",
+            )
+            .map_err(&db)?;
+        type Row = (i64, String, String, u32, StoredDocument);
+        let rows: Vec<Row> = stmt
+            .query_map([], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    StoredDocument {
+                        path: r.get(4)?,
+                        language: r.get(5)?,
+                        frontend: r.get(6)?,
+                        fallback: r.get(7)?,
+                        notes: r.get(8)?,
+                        raw: r.get::<_, i64>(9)? as u64,
+                        normalized: r.get::<_, i64>(10)? as u64,
+                        stream_checksum: r.get::<_, i64>(11)? as u64,
+                        stream: r.get(12)?,
+                        source: r.get(13)?,
+                    },
+                ))
+            })
+            .and_then(|rows| rows.collect())
+            .map_err(&db)?;
+        let wanted: Option<HashSet<i64>> = documents.map(|docs| {
+            rows.iter()
+                .filter(|r| docs.contains(&r.3))
+                .map(|r| r.0)
+                .collect()
+        });
+        let mut groups: Vec<(i64, String, String, Vec<StoredDocument>)> = Vec::new();
+        for (sub, name, tag, _, doc) in rows {
+            if wanted.as_ref().is_some_and(|w| !w.contains(&sub)) {
+                continue;
+            }
+            match groups.last_mut() {
+                Some(g) if g.0 == sub => g.3.push(doc),
+                _ => groups.push((sub, name, tag, vec![doc])),
+            }
+        }
+        groups
+            .into_par_iter()
+            .map(|(_, name, tag, docs)| {
+                let loaded: Vec<(Analyzed, FileFingerprint, Vec<u8>)> = docs
+                    .into_iter()
+                    .map(StoredDocument::load)
+                    .collect::<Result<_>>()?;
+                let mut files = Vec::with_capacity(loaded.len());
+                let mut sources = Vec::with_capacity(loaded.len());
+                for (a, f, s) in loaded {
+                    files.push((a, f));
+                    sources.push(s);
+                }
+                Ok(Archived {
+                    tag,
+                    submission: ArchivedSubmission { name, files },
+                    sources,
+                })
+            })
+            .collect()
+    }
+}
+
+/// A file ready for the catalogue: analyzed, fingerprinted, compressed.
+struct Prepared {
+    path: String,
+    language: &'static str,
+    frontend: &'static str,
+    fallback: Option<String>,
+    notes: String,
+    symbols: u64,
+    raw: u64,
+    normalized: u64,
+    prints: Vec<bryo_engine::Fingerprint>,
+    stream: Vec<u8>,
+    source: Vec<u8>,
+}
+
+/// Input bytes analyzed per batch of `add`.
+const BATCH_BYTES: usize = 32 << 20;
+
+/// `jobs` cut into batches of about [`BATCH_BYTES`] of input (at least
+/// one file each, and enough files to keep every thread busy).
+fn batches<'a, T>(
+    jobs: &'a [(T, &bryo_input::InputFile)],
+) -> Vec<&'a [(T, &'a bryo_input::InputFile)]> {
+    let mut out = Vec::new();
+    let (mut start, mut bytes) = (0, 0);
+    for (i, (_, file)) in jobs.iter().enumerate() {
+        bytes += file.bytes.len();
+        if bytes >= BATCH_BYTES {
+            out.push(&jobs[start..=i]);
+            start = i + 1;
+            bytes = 0;
+        }
+    }
+    if start < jobs.len() {
+        out.push(&jobs[start..]);
+    }
+    out
+}
+
+struct StoredDocument {
+    path: String,
+    language: String,
+    frontend: String,
+    fallback: Option<String>,
+    notes: String,
+    raw: u64,
+    normalized: u64,
+    stream_checksum: u64,
+    stream: Vec<u8>,
+    source: Vec<u8>,
+}
+
+impl StoredDocument {
+    /// The analyzed file back, every part checked against its recorded
+    /// fingerprint.
+    fn load(self) -> Result<(Analyzed, FileFingerprint, Vec<u8>)> {
+        let corrupt = |reason: String| IndexError::CorruptDocument {
+            path: self.path.clone(),
+            reason,
+        };
+        let fingerprinter = FileFingerprinter::new();
+        if crate::segment::checksum(&self.stream) != self.stream_checksum {
+            return Err(corrupt("the symbol stream's checksum differs".to_string()));
+        }
+        let normalized = decode_stream(&self.stream).map_err(&corrupt)?;
+        if fingerprinter.normalized(&normalized.symbols) != self.normalized {
+            return Err(corrupt("the symbols' fingerprint differs".to_string()));
+        }
+        let bytes = decompress(&self.source).map_err(&corrupt)?;
+        if fingerprinter.raw(&bytes) != self.raw {
+            return Err(corrupt("the source's fingerprint differs".to_string()));
+        }
+        let decoded = decode(&bytes)
+            .map_err(|e| corrupt(format!("the source does not decode: {e}")))?
+            .into_owned();
+        let text_len = decoded.text().len();
+        if normalized
+            .spans
+            .iter()
+            .any(|s| s.start > s.end || s.end as usize > text_len)
+        {
+            return Err(corrupt("a span lies outside the text".to_string()));
+        }
+        let language = Language::by_name(&self.language)
+            .ok_or_else(|| corrupt(format!("unknown language `{}`", self.language)))?;
+        let frontend = match self.frontend.as_str() {
+            "lexer" => Frontend::Lexer,
+            "tree-sitter" => Frontend::TreeSitter,
+            "text" => Frontend::Text,
+            "html" => Frontend::Html,
+            other => return Err(corrupt(format!("unknown front-end `{other}`"))),
+        };
+        let lines = LineIndex::new(decoded.text().as_bytes());
+        let notes = if self.notes.is_empty() {
+            Vec::new()
+        } else {
+            self.notes.split('\n').map(str::to_string).collect()
+        };
+        let analyzed = Analyzed {
+            path: self.path,
+            decoded,
+            language,
+            frontend,
+            fallback: self.fallback,
+            notes,
+            normalized,
+            lines,
+        };
+        let fp = FileFingerprint {
+            raw: self.raw,
+            normalized: self.normalized,
+        };
+        Ok((analyzed, fp, bytes))
+    }
+}
+
+fn segment_path(dir: &Path, file: &str) -> PathBuf {
+    dir.join(SEGMENTS_DIR).join(file)
+}
+
+fn connect(dir: &Path) -> Result<Connection> {
+    let db = |source| IndexError::Catalog {
+        dir: dir.to_path_buf(),
+        source,
+    };
+    let conn = Connection::open(dir.join(CATALOG_FILE)).map_err(db)?;
+    conn.busy_timeout(std::time::Duration::from_secs(30))
+        .map_err(db)?;
+    conn.pragma_update(None, "journal_mode", "WAL")
+        .map_err(db)?;
+    conn.pragma_update(None, "synchronous", "FULL")
+        .map_err(db)?;
+    conn.pragma_update(None, "foreign_keys", "ON").map_err(db)?;
+    Ok(conn)
+}
+
+fn meta_number(conn: &Connection, key: &str) -> rusqlite::Result<u64> {
+    let value: Option<String> = conn
+        .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+        .optional()?;
+    Ok(value.and_then(|v| v.parse().ok()).unwrap_or(0))
+}
+
+fn set_meta(conn: &Connection, key: &str, value: u64) -> rusqlite::Result<()> {
+    conn.execute(
+        "INSERT OR REPLACE INTO meta VALUES (?1, ?2)",
+        params![key, value.to_string()],
+    )
+    .map(|_| ())
+}
+
+fn segment_rows(conn: &Connection) -> rusqlite::Result<Vec<SegmentRow>> {
+    let mut stmt =
+        conn.prepare("SELECT file, bytes, checksum, postings FROM segments ORDER BY id")?;
+    let rows = stmt
+        .query_map([], |r| {
+            Ok(SegmentRow {
+                file: r.get(0)?,
+                bytes: r.get::<_, i64>(1)? as u64,
+                checksum: r.get::<_, i64>(2)? as u64,
+                postings: r.get::<_, i64>(3)? as u64,
+            })
+        })?
+        .collect();
+    rows
+}
+
+fn live_documents(conn: &Connection) -> rusqlite::Result<HashSet<u32>> {
+    let mut stmt = conn.prepare("SELECT id FROM documents")?;
+    let ids = stmt.query_map([], |r| r.get::<_, u32>(0))?.collect();
+    ids
+}
+
+/// Deletes files in the segments directory that the catalogue does not
+/// list: segments of an interrupted `add` or `compact`. Called inside a
+/// write transaction, so no other writer is between writing a segment and
+/// committing it.
+fn clean_leftovers(dir: &Path, conn: &Connection) -> Result<()> {
+    let listed: HashSet<String> = segment_rows(conn)
+        .map_err(|source| IndexError::Catalog {
+            dir: dir.to_path_buf(),
+            source,
+        })?
+        .into_iter()
+        .map(|r| r.file)
+        .collect();
+    let segments = dir.join(SEGMENTS_DIR);
+    let entries = std::fs::read_dir(&segments).map_err(|source| IndexError::Io {
+        path: segments.clone(),
+        source,
+    })?;
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with("seg-") && !listed.contains(&name) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+    Ok(())
+}
+
+/// Makes a new directory entry durable.
+fn sync_dir(dir: &Path) -> Result<()> {
+    std::fs::File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|source| IndexError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })
+}
+
+/// A name part unlikely to repeat: the process id and the clock.
+fn nonce() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    format!("{:x}{:08x}", std::process::id(), nanos as u32)
+}

@@ -1,0 +1,465 @@
+//! The index against the in-memory path: `--against` an index equals
+//! `--old` with the archived files, whatever the order of adds, compactions
+//! and removals; damaged or mismatched indexes are refused with an error.
+
+use bryo_compare::{
+    analyze_inputs_with_archive, AnalyzeOptions, ArchivedSubmission, CompareOptions,
+};
+use bryo_frontend::{Language, TextMode};
+use bryo_index::{Index, IndexError, IndexSettings};
+use bryo_input::{InputFile, Inputs, Source, Submission};
+use bryo_match::Silent;
+use bryo_report::Report;
+use proptest::prelude::*;
+
+const WORDS: &[&str] = &[
+    "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet",
+    "kilo", "lima", "mike", "november", "oscar", "papa", "quebec", "romeo", "sierra", "tango",
+];
+
+fn settings() -> IndexSettings {
+    let analyze = AnalyzeOptions {
+        language: Language::by_name("text"),
+        text_mode: TextMode::Words,
+        ..AnalyzeOptions::default()
+    };
+    IndexSettings::new(analyze, Some(4), Some(3), None).unwrap()
+}
+
+fn options(max_submissions: Option<usize>) -> CompareOptions {
+    CompareOptions {
+        analyze: settings().analyze,
+        k: Some(4),
+        w: Some(3),
+        max_submissions,
+        max_pairs: 0,
+        ..CompareOptions::default()
+    }
+}
+
+/// A document: random words with, sometimes, a passage of another one.
+#[derive(Clone, Debug)]
+struct Doc {
+    words: Vec<u8>,
+}
+
+fn file(name: String, text: String) -> InputFile {
+    InputFile {
+        display_path: name.clone(),
+        bytes: text.into_bytes(),
+        source: Source::File(name.into()),
+    }
+}
+
+/// `terms[t]` = submissions of term `t`, each a list of file texts.
+type Terms = Vec<Vec<Vec<String>>>;
+
+fn terms_strategy() -> impl Strategy<Value = Terms> {
+    let doc =
+        proptest::collection::vec(0u8..WORDS.len() as u8, 0..60).prop_map(|words| Doc { words });
+    let sub = proptest::collection::vec(doc, 1..3);
+    let term = proptest::collection::vec(sub, 1..4);
+    (proptest::collection::vec(term, 2..5), any::<u64>()).prop_map(|(terms, seed)| {
+        // Plant copies: each document may take a passage of an earlier one.
+        let mut pool: Vec<Vec<u8>> = Vec::new();
+        let mut state = seed | 1;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        terms
+            .into_iter()
+            .map(|subs| {
+                subs.into_iter()
+                    .map(|docs| {
+                        docs.into_iter()
+                            .map(|mut d| {
+                                if !pool.is_empty() && next() % 2 == 0 {
+                                    let src = &pool[(next() % pool.len() as u64) as usize];
+                                    if !src.is_empty() {
+                                        let a = (next() % src.len() as u64) as usize;
+                                        let b = a + (next() % (src.len() - a) as u64 + 1) as usize;
+                                        let at = (next() % (d.words.len() as u64 + 1)) as usize;
+                                        d.words.splice(at..at, src[a..b].iter().copied());
+                                    }
+                                }
+                                pool.push(d.words.clone());
+                                d.words
+                                    .iter()
+                                    .map(|&w| WORDS[w as usize])
+                                    .collect::<Vec<_>>()
+                                    .join(" ")
+                            })
+                            .collect()
+                    })
+                    .collect()
+            })
+            .collect()
+    })
+}
+
+/// The submissions of term `t`, named `t{t}/s{i}` with files
+/// `t{t}/s{i}/f{j}.txt`.
+fn term_submissions(terms: &Terms, t: usize, old: bool) -> Vec<Submission> {
+    terms[t]
+        .iter()
+        .enumerate()
+        .map(|(i, files)| Submission {
+            name: format!("t{t}/s{i}"),
+            old,
+            files: files
+                .iter()
+                .enumerate()
+                .map(|(j, text)| file(format!("t{t}/s{i}/f{j}.txt"), text.clone()))
+                .collect(),
+        })
+        .collect()
+}
+
+fn inputs(submissions: Vec<Submission>) -> Inputs {
+    Inputs {
+        submissions,
+        base: Vec::new(),
+        skipped: Vec::new(),
+    }
+}
+
+/// The whole compare job, with archived submissions.
+fn run(
+    inputs: Inputs,
+    archive: Vec<ArchivedSubmission>,
+    options: &CompareOptions,
+) -> Option<Report> {
+    let analysis = analyze_inputs_with_archive(inputs, archive, options, &Silent).ok()?;
+    let corpus = analysis.corpus();
+    let indexed = bryo_match::fingerprint(&corpus, analysis.match_options(), &Silent)
+        .unwrap()
+        .index(&Silent)
+        .unwrap();
+    let candidates = indexed.pairs(&Silent).unwrap();
+    let comparison = indexed.fragments(candidates, &Silent).unwrap();
+    drop(corpus);
+    Some(analysis.report(comparison, options, &Silent).report)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    /// Terms added in any order, compacted at random points, one term
+    /// removed: comparing the last term against the index equals
+    /// comparing it with the remaining terms' files given as `--old`.
+    #[test]
+    fn against_equals_old(
+        terms in terms_strategy(),
+        order_seed in any::<u64>(),
+        compact_mask in any::<u8>(),
+        remove in any::<Option<prop::sample::Index>>(),
+        max_submissions in prop_oneof![Just(None), (1usize..4).prop_map(Some)],
+    ) {
+        let current = terms.len() - 1;
+        let mut order: Vec<usize> = (0..current).collect();
+        // A seeded shuffle.
+        let mut s = order_seed | 1;
+        for i in (1..order.len()).rev() {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            order.swap(i, (s >> 33) as usize % (i + 1));
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let mut index = Index::create(&dir.path().join("index"), settings()).unwrap();
+        for (n, &t) in order.iter().enumerate() {
+            index.add(inputs(term_submissions(&terms, t, false)), &format!("term{t}")).unwrap();
+            if compact_mask & (1 << n) != 0 {
+                index.compact().unwrap();
+            }
+        }
+        let removed = remove.map(|r| order[r.index(order.len())]);
+        if let Some(t) = removed {
+            index.remove_tag(&format!("term{t}")).unwrap();
+            if compact_mask & 0x80 != 0 {
+                index.compact().unwrap();
+            }
+        }
+        let archive: Vec<ArchivedSubmission> =
+            index.archived().unwrap().into_iter().map(|a| a.submission).collect();
+        let mut old_subs = term_submissions(&terms, current, false);
+        for &t in order.iter().filter(|&&t| Some(t) != removed) {
+            old_subs.extend(term_submissions(&terms, t, true));
+        }
+        let options = options(max_submissions);
+        let with_index = run(inputs(term_submissions(&terms, current, false)), archive, &options);
+        let with_old = run(inputs(old_subs), Vec::new(), &options);
+        prop_assert_eq!(with_index, with_old);
+
+        // Removal removes: nothing of the removed term is archived.
+        if let Some(t) = removed {
+            let prefix = format!("t{t}/");
+            prop_assert!(index.archived().unwrap().iter().all(|a| !a.submission.name.starts_with(&prefix)));
+        }
+    }
+
+    /// `lookup` equals filtering every live document's fingerprints.
+    #[test]
+    fn lookup_equals_fingerprints_of_live_documents(terms in terms_strategy(), remove in any::<prop::sample::Index>(), compact in any::<bool>()) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut index = Index::create(&dir.path().join("index"), settings()).unwrap();
+        for t in 0..terms.len() {
+            index.add(inputs(term_submissions(&terms, t, false)), &format!("term{t}")).unwrap();
+        }
+        let removed = remove.index(terms.len());
+        index.remove_tag(&format!("term{removed}")).unwrap();
+        if compact {
+            index.compact().unwrap();
+        }
+        let config = index.settings().config;
+        let mut fingerprinter = bryo_engine::Fingerprinter::new(
+            config,
+            bryo_engine::HashFunction::KarpRabin,
+            bryo_engine::Selection::RobustWinnow,
+        ).unwrap();
+        // Every fingerprint of the archived documents, by document path.
+        let mut expected = Vec::new();
+        for a in index.archived().unwrap() {
+            for (file, _) in &a.submission.files {
+                for f in fingerprinter.fingerprint_symbols(&file.normalized.symbols).unwrap() {
+                    expected.push((f.hash, file.path.clone(), f.pos));
+                }
+            }
+        }
+        let query: Vec<u64> = expected.iter().map(|e| e.0).step_by(2).collect();
+        let mut wanted: Vec<(u64, String, u32)> =
+            expected.into_iter().filter(|e| query.contains(&e.0)).collect();
+        wanted.sort();
+        // Document ids to paths through the catalogue's order.
+        let found = index.lookup(&query).unwrap();
+        let mut paths = std::collections::HashMap::new();
+        for a in index.archived_with(&found.iter().map(|p| p.doc).collect()).unwrap() {
+            for (file, _) in &a.submission.files {
+                paths.insert(file.path.clone(), ());
+            }
+        }
+        prop_assert_eq!(found.len(), wanted.len());
+        prop_assert!(wanted.iter().all(|w| paths.contains_key(&w.1)));
+        let gone = format!("t{removed}/");
+        prop_assert!(wanted.iter().all(|w| !w.1.starts_with(&gone)));
+    }
+}
+
+fn small_index(dir: &std::path::Path) -> Index {
+    let mut index = Index::create(dir, settings()).unwrap();
+    let text = |i: usize| {
+        (0..400)
+            .map(|j| WORDS[(i * 7 + j * j) % WORDS.len()])
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let subs = (0..3)
+        .map(|i| Submission {
+            name: format!("s{i}"),
+            old: false,
+            files: vec![file(format!("s{i}.txt"), text(i))],
+        })
+        .collect();
+    index.add(inputs(subs), "fall").unwrap();
+    index
+}
+
+fn segment_file(dir: &std::path::Path) -> std::path::PathBuf {
+    std::fs::read_dir(dir.join(bryo_index::SEGMENTS_DIR))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .next()
+        .unwrap()
+}
+
+#[test]
+fn truncated_segment_is_detected() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = small_index(dir.path());
+    let seg = segment_file(dir.path());
+    let bytes = std::fs::read(&seg).unwrap();
+    for cut in [0, 4, bytes.len() / 2, bytes.len() - 1] {
+        std::fs::write(&seg, &bytes[..cut]).unwrap();
+        let err = index.lookup(&[1, 2, 3]).unwrap_err();
+        assert!(matches!(err, IndexError::CorruptSegment { .. }), "{err}");
+        assert!(err.to_string().contains("corrupted segment"), "{err}");
+    }
+}
+
+#[test]
+fn flipped_bytes_in_a_segment_are_detected() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = small_index(dir.path());
+    let seg = segment_file(dir.path());
+    let bytes = std::fs::read(&seg).unwrap();
+    for at in (0..bytes.len()).step_by(bytes.len() / 50 + 1) {
+        let mut damaged = bytes.clone();
+        damaged[at] ^= 0x10;
+        std::fs::write(&seg, &damaged).unwrap();
+        let err = index.lookup(&[1, 2, 3]).unwrap_err();
+        assert!(matches!(err, IndexError::CorruptSegment { .. }), "{err}");
+    }
+    std::fs::remove_file(&seg).unwrap();
+    let err = index.lookup(&[1]).unwrap_err();
+    assert!(err.to_string().contains("missing"), "{err}");
+}
+
+#[test]
+fn damaged_document_data_is_detected() {
+    let dir = tempfile::tempdir().unwrap();
+    drop(small_index(dir.path()));
+    let conn = rusqlite::Connection::open(dir.path().join(bryo_index::CATALOG_FILE)).unwrap();
+    for column in ["stream", "source"] {
+        let blob: Vec<u8> = conn
+            .query_row(
+                &format!("SELECT {column} FROM documents WHERE id = 1"),
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        let mut damaged = blob.clone();
+        let at = damaged.len() / 2;
+        damaged[at] ^= 0x01;
+        conn.execute(
+            &format!("UPDATE documents SET {column} = ?1 WHERE id = 1"),
+            [&damaged],
+        )
+        .unwrap();
+        let err = Index::open(dir.path()).unwrap().archived().unwrap_err();
+        assert!(matches!(err, IndexError::CorruptDocument { .. }), "{err}");
+        conn.execute(
+            &format!("UPDATE documents SET {column} = ?1 WHERE id = 1"),
+            [&blob],
+        )
+        .unwrap();
+    }
+    assert_eq!(
+        Index::open(dir.path()).unwrap().archived().unwrap().len(),
+        3
+    );
+}
+
+#[test]
+fn other_scheme_versions_and_options_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = small_index(dir.path());
+    // Other options: refused by `check`, naming what differs.
+    let python = AnalyzeOptions {
+        language: Language::by_name("python"),
+        ..AnalyzeOptions::default()
+    };
+    let err = index
+        .settings()
+        .check(
+            dir.path(),
+            &IndexSettings::new(python, Some(4), Some(3), None).unwrap(),
+        )
+        .unwrap_err();
+    assert!(err.to_string().contains("language text"), "{err}");
+    let err = index
+        .settings()
+        .check(
+            dir.path(),
+            &IndexSettings::new(settings().analyze, Some(5), Some(3), None).unwrap(),
+        )
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("index made with k 4, but 5"),
+        "{err}"
+    );
+    drop(index);
+    // Another hash scheme: refused when opened.
+    let conn = rusqlite::Connection::open(dir.path().join(bryo_index::CATALOG_FILE)).unwrap();
+    conn.execute(
+        "UPDATE meta SET value = '999' WHERE key = 'hash_scheme_version'",
+        [],
+    )
+    .unwrap();
+    let err = Index::open(dir.path()).unwrap_err();
+    assert!(err.to_string().contains("hash scheme version 999"), "{err}");
+    // Not an index at all.
+    let err = Index::open(&dir.path().join("segments")).unwrap_err();
+    assert!(matches!(err, IndexError::NotAnIndex(_)), "{err}");
+    // Creating over an existing index.
+    let err = Index::create(dir.path(), settings()).unwrap_err();
+    assert!(matches!(err, IndexError::Exists(_)), "{err}");
+}
+
+#[test]
+fn leftover_segments_are_ignored_and_cleaned() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut index = small_index(dir.path());
+    let stray = dir
+        .path()
+        .join(bryo_index::SEGMENTS_DIR)
+        .join("seg-99999999-dead.parquet");
+    std::fs::write(&stray, b"half a segment").unwrap();
+    // Readers ignore it.
+    let before = index.info().unwrap();
+    assert_eq!(before.segments, 1);
+    assert!(index.lookup(&[1, 2]).is_ok());
+    // The next writer deletes it.
+    index.compact().unwrap();
+    assert!(!stray.exists());
+}
+
+#[test]
+fn removing_a_document_removes_its_postings_and_empty_submission() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut index = small_index(dir.path());
+    let all = |index: &Index| -> Vec<String> {
+        index
+            .archived()
+            .unwrap()
+            .iter()
+            .flat_map(|a| a.submission.files.iter().map(|(f, _)| f.path.clone()))
+            .collect()
+    };
+    assert_eq!(all(&index), ["s0.txt", "s1.txt", "s2.txt"]);
+    // The hashes of s1.txt, looked up before and after.
+    let archived = index.archived().unwrap();
+    let s1 = &archived[1].submission.files[0].0;
+    let mut f = bryo_engine::Fingerprinter::new(
+        index.settings().config,
+        bryo_engine::HashFunction::KarpRabin,
+        bryo_engine::Selection::RobustWinnow,
+    )
+    .unwrap();
+    let hashes: Vec<u64> = f
+        .fingerprint_symbols(&s1.normalized.symbols)
+        .unwrap()
+        .iter()
+        .map(|p| p.hash)
+        .collect();
+    let before = index.lookup(&hashes).unwrap();
+    let docs: std::collections::HashSet<u32> = before.iter().map(|p| p.doc).collect();
+    assert!(docs.contains(&1), "{docs:?}");
+
+    assert_eq!(index.remove_document("s1.txt").unwrap(), 1);
+    assert_eq!(all(&index), ["s0.txt", "s2.txt"]);
+    let info = index.info().unwrap();
+    assert_eq!((info.submissions, info.documents), (2, 2));
+    let after = index.lookup(&hashes).unwrap();
+    assert!(after.iter().all(|p| p.doc != 1));
+    assert_eq!(
+        after,
+        before
+            .iter()
+            .copied()
+            .filter(|p| p.doc != 1)
+            .collect::<Vec<_>>()
+    );
+    // Compaction drops the postings for good and changes no answer.
+    let compacted = index.compact().unwrap();
+    assert!(compacted.postings_dropped > 0);
+    assert_eq!(index.lookup(&hashes).unwrap(), after);
+    assert!(matches!(
+        index.remove_document("s1.txt"),
+        Err(IndexError::NothingToRemove(_))
+    ));
+    assert!(matches!(
+        index.remove_tag("spring"),
+        Err(IndexError::NothingToRemove(_))
+    ));
+}
