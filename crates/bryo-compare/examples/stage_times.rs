@@ -14,11 +14,17 @@
 //! - fingerprint: the symbols winnowed on all cores at the measured
 //!   one-core speed of the engine.
 //!
+//! Memory: the heap in use when each stage starts and its peak while the
+//! stage runs, counted by a global allocator that wraps the system's (one
+//! atomic add per allocation; the times include it).
+//!
 //! ```text
 //! cargo run --release -p bryo-compare --example stage_times -- python /path/to/dir
 //! REPS=10 cargo run --release -p bryo-compare --example stage_times -- python DIR
 //! ```
 
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -26,6 +32,65 @@ use bryo_compare::{analyze_inputs, AnalyzeOptions, CompareOptions, Progress, Sta
 use bryo_engine::{Config, Fingerprinter, HashFunction, Selection};
 use bryo_frontend::{Language, Normalization};
 use bryo_input::{discover, InputOptions};
+
+/// Heap bytes in use.
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+/// The most heap bytes in use since the last stage started.
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+/// The system allocator, counting the bytes in use.
+struct Counting;
+
+impl Counting {
+    fn grew(by: usize) {
+        let now = LIVE.fetch_add(by, Ordering::Relaxed) + by;
+        PEAK.fetch_max(now, Ordering::Relaxed);
+    }
+}
+
+// SAFETY: every call is forwarded to `System` with the caller's arguments;
+// the counters do not touch the memory.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller upholds `alloc`'s contract.
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            Counting::grew(layout.size());
+        }
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller upholds `alloc_zeroed`'s contract.
+        let p = unsafe { System.alloc_zeroed(layout) };
+        if !p.is_null() {
+            Counting::grew(layout.size());
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the caller upholds `dealloc`'s contract.
+        unsafe { System.dealloc(ptr, layout) };
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: the caller upholds `realloc`'s contract.
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            if new_size >= layout.size() {
+                Counting::grew(new_size - layout.size());
+            } else {
+                LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+            }
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
 
 /// CPU time of every thread of this process, or zero off Linux.
 fn process_cpu() -> Duration {
@@ -40,14 +105,42 @@ fn process_cpu() -> Duration {
     Duration::from_nanos(ns)
 }
 
-/// The start of every stage: (stage name, wall, CPU).
+/// The start of one stage.
+struct Mark {
+    name: &'static str,
+    wall: Instant,
+    cpu: Duration,
+    /// Heap in use at the start.
+    live: usize,
+    /// The heap's peak during the previous stage.
+    peak_before: usize,
+}
+
+/// One stage's costs.
+struct StageCost {
+    name: &'static str,
+    wall: Duration,
+    cpu: Duration,
+    /// Heap in use at its start, and its peak while it ran.
+    live: usize,
+    peak: usize,
+}
+
 #[derive(Default)]
-struct Marks(Mutex<Vec<(&'static str, Instant, Duration)>>);
+struct Marks(Mutex<Vec<Mark>>);
 
 impl Marks {
     fn mark(&self, name: &'static str) {
         let mut marks = self.0.lock().expect("not poisoned");
-        marks.push((name, Instant::now(), process_cpu()));
+        let live = LIVE.load(Ordering::Relaxed);
+        let peak_before = PEAK.swap(live, Ordering::Relaxed);
+        marks.push(Mark {
+            name,
+            wall: Instant::now(),
+            cpu: process_cpu(),
+            live,
+            peak_before,
+        });
     }
 }
 
@@ -59,7 +152,7 @@ impl Progress for Marks {
 
 /// Exited threads take their CPU time with them; rayon's pool lives for the
 /// whole process, so its threads are counted.
-fn run(language: &'static Language, root: &str) -> Vec<(&'static str, Duration, Duration)> {
+fn run(language: &'static Language, root: &str) -> Vec<StageCost> {
     let marks = Marks::default();
     marks.mark("discover");
     let inputs = discover(&InputOptions {
@@ -93,7 +186,13 @@ fn run(language: &'static Language, root: &str) -> Vec<(&'static str, Duration, 
     let marks = marks.0.into_inner().expect("not poisoned");
     marks
         .windows(2)
-        .map(|w| (w[0].0, w[1].1 - w[0].1, w[1].2.saturating_sub(w[0].2)))
+        .map(|w| StageCost {
+            name: w[0].name,
+            wall: w[1].wall - w[0].wall,
+            cpu: w[1].cpu.saturating_sub(w[0].cpu),
+            live: w[0].live,
+            peak: w[1].peak_before,
+        })
         .collect()
 }
 
@@ -113,7 +212,7 @@ fn main() {
     run(language, &root);
     let best = (0..reps)
         .map(|_| run(language, &root))
-        .min_by_key(|r| r.iter().map(|s| s.1).sum::<Duration>())
+        .min_by_key(|r| r.iter().map(|s| s.wall).sum::<Duration>())
         .expect("at least one run");
 
     // The bounds, measured now.
@@ -176,22 +275,35 @@ fn main() {
         symbols.len(),
         cores
     );
+    let mb = |b: usize| b as f64 / 1e6;
     println!(
-        "{:<12} {:>9} {:>9} {:>7} {:>9}",
-        "stage", "wall ms", "CPU ms", "CPU/wall", "bound ms"
+        "{:<12} {:>9} {:>9} {:>7} {:>9} {:>9} {:>9}",
+        "stage", "wall ms", "CPU ms", "CPU/wall", "bound ms", "heap MB", "peak MB"
     );
-    let (mut wall, mut cpu) = (Duration::ZERO, Duration::ZERO);
-    for &(stage, w, c) in &best {
-        wall += w;
-        cpu += c;
+    let (mut wall, mut cpu, mut peak) = (Duration::ZERO, Duration::ZERO, 0);
+    for s in &best {
+        wall += s.wall;
+        cpu += s.cpu;
+        peak = peak.max(s.peak);
         println!(
-            "{:<12} {:>9.1} {:>9.1} {:>7.2} {:>9}",
-            stage,
-            ms(w),
-            ms(c),
-            c.as_secs_f64() / w.as_secs_f64().max(1e-9),
-            bound(stage).map_or("—".to_string(), |b| format!("{:.1}", ms(b)))
+            "{:<12} {:>9.1} {:>9.1} {:>7.2} {:>9} {:>9.1} {:>9.1}",
+            s.name,
+            ms(s.wall),
+            ms(s.cpu),
+            s.cpu.as_secs_f64() / s.wall.as_secs_f64().max(1e-9),
+            bound(s.name).map_or("—".to_string(), |b| format!("{:.1}", ms(b))),
+            mb(s.live),
+            mb(s.peak),
         );
     }
-    println!("{:<12} {:>9.1} {:>9.1}", "total", ms(wall), ms(cpu));
+    println!(
+        "{:<12} {:>9.1} {:>9.1} {:>7} {:>9} {:>9} {:>9.1}",
+        "total",
+        ms(wall),
+        ms(cpu),
+        "",
+        "",
+        "",
+        mb(peak)
+    );
 }

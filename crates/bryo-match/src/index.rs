@@ -450,7 +450,7 @@ struct Group {
 /// `canonical[d]` is false for a document with the same symbols as an
 /// earlier one: such a copy does not make a passage more common.
 pub(crate) fn build_index(
-    fps: &[Vec<Fingerprint>],
+    fps: Vec<Vec<Fingerprint>>,
     prep: &Prepared<'_>,
     base: &BaseSet,
     canonical: &[bool],
@@ -517,6 +517,9 @@ pub(crate) fn build_index(
                 }
             });
     }
+    // The fingerprints are in the buckets now; free them before grouping.
+    drop(chunks);
+    drop(fps);
     let mut rest: &[Entry] = &scattered;
     for b in 0..nb {
         let len: usize = hist.iter().map(|h| h[b]).sum();
@@ -539,15 +542,13 @@ pub(crate) fn build_index(
             )
         })
         .collect();
+    // Every kept entry was copied into its group's bucket.
+    drop(scattered);
     let rule = AppliedRule {
-        seed_limit: seed_limit(&grouped, fps, options),
+        seed_limit: seed_limit(&grouped, total as u64, options),
         exclude_above,
     };
-    let mut records: Vec<Record> = grouped
-        .par_iter()
-        .enumerate()
-        .flat_map_iter(|(b, g)| pair_records(b as u32, g, prep, rule))
-        .collect();
+    let mut records = collect_records(&grouped, prep, rule);
     let mut common = Vec::with_capacity(grouped.iter().map(|g| g.common.len()).sum());
     let mut counts = IndexCounts::default();
     for g in &mut grouped {
@@ -614,7 +615,7 @@ fn exclude_threshold(prep: &Prepared<'_>, canonical: &[bool], options: &MatchOpt
 /// to the limit `L`, and above it pairs each submission with `⌈L/2⌉` others
 /// (see [`pair_records`]); `L` is the largest for which all records fit the
 /// budget, so that the cost stays linear in the corpus.
-fn seed_limit(grouped: &[Grouped], fps: &[Vec<Fingerprint>], options: &MatchOptions) -> u64 {
+fn seed_limit(grouped: &[Grouped], fingerprints: u64, options: &MatchOptions) -> u64 {
     let CommonRule::Rarity(r) = options.common else {
         return u64::MAX;
     };
@@ -629,7 +630,6 @@ fn seed_limit(grouped: &[Grouped], fps: &[Vec<Fingerprint>], options: &MatchOpti
             hist[n] += 1;
         }
     }
-    let fingerprints: u64 = fps.iter().map(|f| f.len() as u64).sum();
     let budget = (r.records_per_fingerprint as u64)
         .saturating_mul(fingerprints)
         .max(r.min_records as u64);
@@ -666,13 +666,13 @@ fn seed_limit(grouped: &[Grouped], fps: &[Vec<Fingerprint>], options: &MatchOpti
 /// that share many frequent hashes are paired by some of them (with
 /// probability `1 − (1 − limit/n)^s` for `s` hashes in `n` submissions),
 /// and once paired, fragments extend through every shared passage.
-fn pair_records<'g>(
+fn pair_records(
     bucket: u32,
-    g: &'g Grouped,
-    prep: &'g Prepared<'_>,
+    g: &Grouped,
+    prep: &Prepared<'_>,
     rule: AppliedRule,
-) -> Vec<Record> {
-    let mut out = Vec::new();
+    mut emit: impl FnMut(Record),
+) {
     let record = |x: &(u32, u32, u32), y: &(u32, u32, u32)| {
         let (x, y) = if x.0 < y.0 { (x, y) } else { (y, x) };
         (!(prep.subs[x.0 as usize].old && prep.subs[y.0 as usize].old)).then_some(Record {
@@ -690,7 +690,10 @@ fn pair_records<'g>(
         let subs = &g.subs[grp.subs.0 as usize..grp.subs.1 as usize];
         if subs.len() as u64 <= rule.seed_limit {
             for (i, x) in subs.iter().enumerate() {
-                out.extend(subs[i + 1..].iter().filter_map(|y| record(x, y)));
+                subs[i + 1..]
+                    .iter()
+                    .filter_map(|y| record(x, y))
+                    .for_each(&mut emit);
             }
             continue;
         }
@@ -706,11 +709,59 @@ fn pair_records<'g>(
         let reach = (rule.seed_limit.div_ceil(2) as usize).min((n - 1) / 2);
         for i in 0..n {
             for d in 1..=reach {
-                out.extend(record(&order[i].1, &order[(i + d) % n].1));
+                if let Some(r) = record(&order[i].1, &order[(i + d) % n].1) {
+                    emit(r);
+                }
             }
         }
     }
-    out
+}
+
+/// The pair records of every bucket, in bucket order, in a vector of
+/// exactly their number: each bucket's records are counted first, then
+/// written into their own part of it on all threads. Collecting them in
+/// one pass would hold per-thread pieces and the joined vector at once,
+/// about twice the records' size, at the run's peak of memory.
+fn collect_records(grouped: &[Grouped], prep: &Prepared<'_>, rule: AppliedRule) -> Vec<Record> {
+    let counts: Vec<usize> = grouped
+        .par_iter()
+        .enumerate()
+        .map(|(b, g)| {
+            let mut n = 0;
+            pair_records(b as u32, g, prep, rule, |_| n += 1);
+            n
+        })
+        .collect();
+    let empty = Record {
+        a: 0,
+        b: 0,
+        bucket: 0,
+        a_start: 0,
+        a_len: 0,
+        b_start: 0,
+        b_len: 0,
+    };
+    let mut records = vec![empty; counts.iter().sum()];
+    let mut parts: Vec<&mut [Record]> = Vec::with_capacity(grouped.len());
+    let mut rest: &mut [Record] = &mut records;
+    for &n in &counts {
+        let (head, tail) = rest.split_at_mut(n);
+        parts.push(head);
+        rest = tail;
+    }
+    parts
+        .into_par_iter()
+        .zip(grouped.par_iter())
+        .enumerate()
+        .for_each(|(b, (part, g))| {
+            let mut next = 0;
+            pair_records(b as u32, g, prep, rule, |r| {
+                part[next] = r;
+                next += 1;
+            });
+            debug_assert_eq!(next, part.len());
+        });
+    records
 }
 
 /// Reusable buffers for grouping one bucket.
@@ -872,5 +923,7 @@ fn group_bucket(
             subs: (subs_start as u32, out.subs.len() as u32),
         });
     }
+    // The index keeps the entries to the end of the run.
+    out.bucket.entries.shrink_to_fit();
     out
 }

@@ -247,13 +247,13 @@ impl<'c> Fingerprinted<'c> {
         check(progress)?;
         progress.start(Stage::Index, 0);
         let Fingerprinted { mut run, base, fps } = self;
-        let mut index = build_index(&fps, &run.prep, &base, &run.canonical, &run.options);
+        let fp_counts = fps.iter().map(Vec::len).collect();
+        let mut index = build_index(fps, &run.prep, &base, &run.canonical, &run.options);
         run.prep.mark_common(
             &std::mem::take(&mut index.common),
             run.options.config.k(),
             index.common_is_template,
         );
-        let fp_counts = fps.iter().map(Vec::len).collect();
         Ok(Indexed {
             run,
             index,
@@ -273,7 +273,11 @@ impl Indexed<'_> {
         check(progress)?;
         progress.start(Stage::Pairs, 0);
         let recs = &self.index.records;
-        let mut pairs = Vec::new();
+        let distinct = recs
+            .windows(2)
+            .filter(|w| (w[0].a, w[0].b) != (w[1].a, w[1].b))
+            .count();
+        let mut pairs = Vec::with_capacity(distinct + usize::from(!recs.is_empty()));
         let mut i = 0;
         while i < recs.len() {
             let (a, b) = (recs[i].a, recs[i].b);
@@ -298,6 +302,8 @@ impl Indexed<'_> {
                     .then(x.dense.cmp(&y.dense))
             });
             pairs.truncate(scored);
+            // Fragments are the next stage: do not hold every candidate there.
+            pairs.shrink_to_fit();
             pairs.sort_unstable_by_key(|c| c.dense);
         }
         Ok(Candidates { pairs, total })
