@@ -309,6 +309,9 @@ fn compare(args: &Args) -> Result<bool> {
             .chain(&args.against)
             .map(|p| p.display().to_string())
             .collect(),
+        // The reports need the symbols, lines and the map back to the
+        // bytes; the HTML report shows `sources`, the bytes as read.
+        keep_text: false,
     };
     let bar = StageBar::new();
     let outcome = run_stages(inputs, archive, &options, &bar);

@@ -99,7 +99,8 @@ pub struct Analyzed {
 }
 
 impl Analyzed {
-    /// The decoded text.
+    /// The decoded text; empty if the analysis was asked not to keep it
+    /// (`CompareOptions::keep_text`).
     pub fn text(&self) -> &str {
         self.decoded.text()
     }

@@ -107,6 +107,11 @@ pub struct CompareOptions {
     pub base_names: Vec<String>,
     /// Old-term roots as the user gave them, recorded in the report.
     pub old_names: Vec<String>,
+    /// Whether the analyzed files keep their decoded text after analysis
+    /// ([`Analyzed::text`]; the default). Without it each file keeps its
+    /// symbols, spans, lines and the map back to its bytes — all the report
+    /// needs — and a run holds one copy of the corpus's text less.
+    pub keep_text: bool,
 }
 
 impl Default for CompareOptions {
@@ -128,6 +133,7 @@ impl Default for CompareOptions {
             directory_mode: false,
             base_names: Vec::new(),
             old_names: Vec::new(),
+            keep_text: true,
         }
     }
 }
@@ -276,7 +282,10 @@ pub fn analyze_inputs_with_archive(
                 return Err(bryo_match::Error::Cancelled);
             }
             let file = jobs[i].1;
-            let result = analyze(&file.display_path, &file.bytes, &analyze_options).map(|a| {
+            let result = analyze(&file.display_path, &file.bytes, &analyze_options).map(|mut a| {
+                if !options.keep_text {
+                    a.decoded.release_text();
+                }
                 let normalized = fingerprinter.normalized(&a.normalized.symbols);
                 let fp = FileFingerprint {
                     raw: raw[i],
@@ -349,7 +358,14 @@ pub fn analyze_inputs_with_archive(
         .into_iter()
         .zip(per_sub)
         .map(|(sub, files)| (sub.name, sub.old, files));
-    let archived = archive.into_iter().map(|a| (a.name, true, a.files));
+    let archived = archive.into_iter().map(|mut a| {
+        if !options.keep_text {
+            for (file, _) in &mut a.files {
+                file.decoded.release_text();
+            }
+        }
+        (a.name, true, a.files)
+    });
     for (name, old, files) in discovered.chain(archived) {
         if files.is_empty() {
             continue;

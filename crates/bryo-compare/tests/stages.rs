@@ -182,3 +182,65 @@ fn byte_identical_files_are_analyzed_as_each_alone() {
     // read as prose.
     assert_eq!(outcome.report.identical_submissions, vec![vec![0, 1, 3]]);
 }
+
+/// The same submissions, one with a byte-order mark and one in
+/// Windows-1252, so that the report's byte offsets go through the map
+/// back to the file rather than equal the text's.
+fn inputs_with_encodings() -> Inputs {
+    let mut inputs = inputs();
+    let mut bom = b"\xEF\xBB\xBF# r\xC3\xA9sum\xC3\xA9\n".to_vec();
+    bom.extend_from_slice(&inputs.submissions[0].files[0].bytes);
+    inputs.submissions[0].files[0].bytes = bom;
+    let mut latin = b"# caf\xE9 \xE9t\xE9\n".to_vec();
+    latin.extend_from_slice(&inputs.submissions[1].files[0].bytes);
+    inputs.submissions[1].files[0].bytes = latin;
+    inputs
+}
+
+#[test]
+fn releasing_the_text_changes_no_report() {
+    let kept = compare(inputs_with_encodings(), &options()).unwrap();
+    let released = compare(
+        inputs_with_encodings(),
+        &CompareOptions {
+            keep_text: false,
+            ..options()
+        },
+    )
+    .unwrap();
+    assert_eq!(released.report, kept.report);
+    assert!(kept.files.iter().flatten().all(|f| !f.text().is_empty()));
+    assert!(released.files.iter().flatten().all(|f| f.text().is_empty()));
+    // The byte ranges are the file's, not the text's: in both re-encoded
+    // files the shared function is where the report says it is.
+    let bytes = |name: &str| {
+        inputs_with_encodings()
+            .submissions
+            .into_iter()
+            .find(|s| s.name == name)
+            .map(|s| s.files[0].bytes.clone())
+            .unwrap()
+    };
+    let mut checked = 0;
+    for location in released
+        .report
+        .pairs
+        .iter()
+        .flat_map(|p| &p.fragments)
+        .flat_map(|f| [&f.a, &f.b])
+        .filter(|l| l.file == "alice.py" || l.file == "bob.py")
+    {
+        let file = bytes(&location.file);
+        let [start, end] = location.bytes.map(|b| b as usize);
+        let matched = String::from_utf8_lossy(&file[start..end]).to_string();
+        // A whole token first: an offset of the text used as one of the
+        // file would be 3 bytes off in both files.
+        assert!(
+            matched.starts_with("def area") || matched.starts_with("import math"),
+            "{matched:?}"
+        );
+        assert!(matched.contains("return total"), "{matched:?}");
+        checked += 1;
+    }
+    assert!(checked >= 2, "alice's and bob's side of their fragment");
+}

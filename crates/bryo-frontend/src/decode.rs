@@ -216,6 +216,15 @@ impl<'a> Decoded<'a> {
         self.map.file_offset(span.start, false)..self.map.file_offset(span.end, true)
     }
 
+    /// Frees the decoded text and keeps the rest: the encoding, the notes
+    /// and the map back to the file ([`original_offset`](Self::original_offset),
+    /// [`original_range`](Self::original_range)), which is all a report
+    /// needs once the text went through its front-end. [`text`](Self::text)
+    /// is empty afterwards.
+    pub fn release_text(&mut self) {
+        self.text = Cow::Owned(String::new());
+    }
+
     /// The same decoded file, no longer borrowing the input bytes (the
     /// text is copied if it was borrowed).
     pub fn into_owned(self) -> Decoded<'static> {
