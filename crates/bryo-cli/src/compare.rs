@@ -346,10 +346,10 @@ fn run_stages(
 }
 
 /// A progress bar on standard error, drawn only when it is a terminal.
-struct StageBar(indicatif::ProgressBar);
+pub(crate) struct StageBar(pub(crate) indicatif::ProgressBar);
 
 impl StageBar {
-    fn new() -> StageBar {
+    pub(crate) fn new() -> StageBar {
         let bar = if io::stderr().is_terminal() {
             indicatif::ProgressBar::new(0)
         } else {

@@ -170,9 +170,11 @@ fn add(a: &AddArgs) -> Result<()> {
         ..InputOptions::default()
     };
     let inputs = discover(&options)?;
-    let s = index
-        .add(inputs, &a.tag)
-        .with_context(|| format!("cannot add to {}", a.dir.display()))?;
+    // The same bar as compare's, on standard error when it is a terminal.
+    let bar = crate::compare::StageBar::new();
+    let added = index.add_with_progress(inputs, &a.tag, &bar);
+    bar.0.finish_and_clear();
+    let s = added.with_context(|| format!("cannot add to {}", a.dir.display()))?;
     println!(
         "added {} submission{}, {} document{}, {} symbols, {} postings ({} bytes) to {}{}",
         s.submissions,

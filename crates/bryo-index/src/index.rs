@@ -245,6 +245,18 @@ impl Index {
     /// interrupted `add` leaves the index as it was. Base files of
     /// `inputs` are ignored; every submission is archived, old or not.
     pub fn add(&mut self, inputs: Inputs, tag: &str) -> Result<AddSummary> {
+        self.add_with_progress(inputs, tag, &bryo_compare::Silent)
+    }
+
+    /// [`add`](Self::add), watched: the analyze stage counts files (one
+    /// unit each, from worker threads), then the index stage writes the
+    /// segment (its work is the number of postings, done at once).
+    pub fn add_with_progress(
+        &mut self,
+        inputs: Inputs,
+        tag: &str,
+        progress: &dyn bryo_compare::Progress,
+    ) -> Result<AddSummary> {
         let options = self.settings.analyze;
         let mut skipped: Vec<(String, String)> = inputs
             .skipped
@@ -312,10 +324,18 @@ impl Index {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
             )
             .map_err(db)?;
+        progress.start(bryo_compare::Stage::Analyze, jobs.len() as u64);
         for batch in batches(&jobs) {
             let prepared: Vec<std::result::Result<Prepared, String>> = batch
                 .par_iter()
-                .map_init(|| proto.clone(), |fp, (_, file)| prepare(fp, file))
+                .map_init(
+                    || proto.clone(),
+                    |fp, (_, file)| {
+                        let p = prepare(fp, file);
+                        progress.advance(1);
+                        p
+                    },
+                )
                 .collect();
             for ((sub, file), result) in batch.iter().zip(prepared) {
                 let p = match result {
@@ -369,6 +389,7 @@ impl Index {
             }
         }
         drop(insert);
+        progress.start(bryo_compare::Stage::Index, postings.len() as u64);
         if !postings.is_empty() {
             postings.par_sort_unstable();
             let name = format!("seg-{next_segment:08}-{}.parquet", nonce());
@@ -386,6 +407,7 @@ impl Index {
             .map_err(db)?;
             summary.postings = written.postings;
             summary.segment_bytes = written.bytes;
+            progress.advance(written.postings);
         }
         set_meta(&tx, "next_document", next_document).map_err(db)?;
         set_meta(&tx, "next_segment", next_segment + 1).map_err(db)?;

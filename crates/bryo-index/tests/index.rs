@@ -463,3 +463,47 @@ fn removing_a_document_removes_its_postings_and_empty_submission() {
         Err(IndexError::NothingToRemove(_))
     ));
 }
+
+/// Records every stage start and the work done in it.
+#[derive(Default)]
+struct Watcher(std::sync::Mutex<Vec<(bryo_match::Stage, u64, u64)>>);
+
+impl bryo_match::Progress for Watcher {
+    fn start(&self, stage: bryo_match::Stage, work: u64) {
+        self.0.lock().unwrap().push((stage, work, 0));
+    }
+    fn advance(&self, done: u64) {
+        if let Some(last) = self.0.lock().unwrap().last_mut() {
+            last.2 += done;
+        }
+    }
+}
+
+#[test]
+fn add_reports_its_progress() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut index = Index::create(dir.path(), settings()).unwrap();
+    let subs = (0..5)
+        .map(|i| Submission {
+            name: format!("s{i}"),
+            old: false,
+            files: vec![
+                file(format!("s{i}/a.txt"), WORDS[i..].join(" ").repeat(20)),
+                file(format!("s{i}/b.txt"), WORDS[..i + 3].join(" ").repeat(20)),
+            ],
+        })
+        .collect();
+    let watcher = Watcher::default();
+    let summary = index
+        .add_with_progress(inputs(subs), "spring", &watcher)
+        .unwrap();
+    let seen = watcher.0.into_inner().unwrap();
+    assert_eq!(
+        seen,
+        [
+            (bryo_match::Stage::Analyze, 10, 10),
+            (bryo_match::Stage::Index, summary.postings, summary.postings),
+        ]
+    );
+    assert!(summary.postings > 0);
+}
