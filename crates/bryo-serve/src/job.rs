@@ -98,6 +98,17 @@ fn sync_dir(dir: &Path) {
     }
 }
 
+/// The crash tests stop the server while a result is half written:
+/// `BRYO_SERVE_PAUSE_MS` holds every job there that long.
+fn crash_test_pause() {
+    if let Some(ms) = std::env::var("BRYO_SERVE_PAUSE_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
+}
+
 /// Groups the files into submissions as MOSS does: each file alone, or
 /// with `-d` by the directory part of its name.
 fn inputs(spec: &JobSpec, upload_dir: &Path) -> Result<Inputs, String> {
@@ -199,6 +210,7 @@ fn write_result(
     let mut out = Vec::new();
     write_json(report, &mut out).map_err(|e| ServeError::Other(e.to_string()))?;
     fs::write(&json, out).map_err(|e| ServeError::io(&json, e))?;
+    crash_test_pause();
     let loader = |path: &str| -> Result<Vec<u8>, String> {
         sources
             .get(path)

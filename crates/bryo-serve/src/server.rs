@@ -174,15 +174,15 @@ fn recover(shared: &Arc<Shared>) -> Result<(), ServeError> {
             }
         }
     }
-    for state in [JobState::Running, JobState::Queued] {
-        for job in store.jobs_in(state)? {
-            store.set_state(&job.id, JobState::Queued, None)?;
-            // Re-admitted whatever the queue bound: they were admitted once.
-            let shared = shared.clone();
-            tokio::spawn(async move {
-                let _ = execute(shared, job.id, None).await;
-            });
-        }
+    let mut left = store.jobs_in(JobState::Running)?;
+    left.extend(store.jobs_in(JobState::Queued)?);
+    for job in left {
+        store.set_state(&job.id, JobState::Queued, None)?;
+        // Re-admitted whatever the queue bound: they were admitted once.
+        let shared = shared.clone();
+        tokio::spawn(async move {
+            let _ = execute(shared, job.id, None).await;
+        });
     }
     Ok(())
 }
@@ -198,8 +198,11 @@ async fn execute(
     let Ok(_worker) = shared.workers.clone().acquire_owned().await else {
         return (JobState::Failed, Some("the server is stopping".into()));
     };
-    if let Err(e) = shared.store.set_state(&id, JobState::Running, None) {
-        return (JobState::Failed, Some(e.to_string()));
+    match shared.store.claim(&id) {
+        Ok(true) => {}
+        // Deleted while it waited, or taken by another run: nothing to do.
+        Ok(false) => return (JobState::Failed, Some("the job is no longer queued".into())),
+        Err(e) => return (JobState::Failed, Some(e.to_string())),
     }
     let dir = shared.store.job_dir(&id);
     let base = shared.result_url(&id);
@@ -248,8 +251,8 @@ async fn connection(shared: Arc<Shared>, mut stream: TcpStream) {
         let events = match session.feed(&buf[..n]) {
             Ok(events) => events,
             Err(e) => {
-                let _ = stream.write_all(format!("Error: {e}.\n").as_bytes()).await;
-                break;
+                refuse(stream, &format!("Error: {e}.\n")).await;
+                return;
             }
         };
         for event in events {
@@ -297,6 +300,25 @@ async fn connection(shared: Arc<Shared>, mut stream: TcpStream) {
         }
     }
     let _ = stream.shutdown().await;
+}
+
+/// Answers an `Error:` line and closes. What the client is still sending
+/// is read and dropped for a moment first: closing a socket with unread
+/// input resets the connection, and the client would lose the answer.
+async fn refuse(mut stream: TcpStream, line: &str) {
+    if stream.write_all(line.as_bytes()).await.is_err() {
+        return;
+    }
+    let _ = stream.shutdown().await;
+    let mut sink = vec![0u8; 64 * 1024];
+    let mut drained = 0usize;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
+    while drained < 256 << 20 {
+        match tokio::time::timeout_at(deadline, stream.read(&mut sink)).await {
+            Ok(Ok(n)) if n > 0 => drained += n,
+            _ => break,
+        }
+    }
 }
 
 /// A query: checks it, stores the upload, runs the job and waits for it.

@@ -297,6 +297,19 @@ impl Store {
         Ok(())
     }
 
+    /// Moves a queued job to running; `false` if it is not queued (it was
+    /// deleted, or another run took it).
+    pub fn claim(&self, id: &str) -> Result<bool, ServeError> {
+        let n = self
+            .db()
+            .execute(
+                "UPDATE jobs SET state = 'running' WHERE id = ?1 AND state = 'queued'",
+                [id],
+            )
+            .map_err(ServeError::Db)?;
+        Ok(n == 1)
+    }
+
     /// A job by id.
     pub fn job(&self, id: &str) -> Result<Option<Job>, ServeError> {
         self.db()
