@@ -72,17 +72,37 @@ impl Server {
 
     /// GET `path` (or a full URL on this server): status and body.
     fn get(&self, path: &str) -> (u16, Vec<u8>) {
+        self.request("GET", path, None, None)
+    }
+
+    /// An HTTP/1.1 request with an optional bearer token and body (with
+    /// its content type): status and body.
+    fn request(
+        &self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        body: Option<(&str, &[u8])>,
+    ) -> (u16, Vec<u8>) {
         let path = match path.split_once("://") {
             Some((_, rest)) => &rest[rest.find('/').unwrap()..],
             None => path,
         };
         let mut s = TcpStream::connect(self.http).unwrap();
-        write!(
-            s,
-            "GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+        let mut head = format!(
+            "{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n",
             self.http
-        )
-        .unwrap();
+        );
+        if let Some(t) = token {
+            head.push_str(&format!("Authorization: Bearer {t}\r\n"));
+        }
+        let (ctype, bytes) = body.unwrap_or(("text/plain", b""));
+        head.push_str(&format!(
+            "Content-Type: {ctype}\r\nContent-Length: {}\r\n\r\n",
+            bytes.len()
+        ));
+        s.write_all(head.as_bytes()).unwrap();
+        s.write_all(bytes).unwrap();
         let mut raw = Vec::new();
         s.read_to_end(&mut raw).unwrap();
         let end = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
@@ -133,6 +153,26 @@ fn dechunk(mut body: &[u8]) -> Vec<u8> {
         out.extend_from_slice(&body[eol + 2..eol + 2 + size]);
         body = &body[eol + 4 + size..];
     }
+}
+
+/// The user id and token printed by `bryo serve user add`.
+fn add_user_with_token(data: &Path, email: &str) -> (String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_bryo"))
+        .args(["serve", "user", "add", email, "--data"])
+        .arg(data)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut lines = text.lines();
+    let id = lines.next().unwrap().to_string();
+    let token = lines
+        .next()
+        .unwrap()
+        .strip_prefix("token ")
+        .unwrap()
+        .to_string();
+    (id, token)
 }
 
 fn add_user(data: &Path) -> String {
@@ -708,4 +748,151 @@ fn unknown_and_malformed_result_ids_are_not_found() {
         let (status, _) = server.get(path);
         assert_eq!(status, 404, "{path}");
     }
+}
+
+/// A multipart body of form fields and files (name, file name, bytes).
+fn multipart(fields: &[(&str, &str)], files: &[(&str, &str, Vec<u8>)]) -> (String, Vec<u8>) {
+    let boundary = "bryo-test-boundary-7d1f";
+    let mut body = Vec::new();
+    for (name, value) in fields {
+        body.extend_from_slice(
+            format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n")
+                .as_bytes(),
+        );
+    }
+    for (name, file_name, bytes) in files {
+        body.extend_from_slice(
+            format!(
+                "--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"; filename=\"{file_name}\"\r\nContent-Type: application/octet-stream\r\n\r\n"
+            )
+            .as_bytes(),
+        );
+        body.extend_from_slice(bytes);
+        body.extend_from_slice(b"\r\n");
+    }
+    body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
+    (format!("multipart/form-data; boundary={boundary}"), body)
+}
+
+/// A zip of a `-d` class: `cls/sNN/main.py`.
+fn class_zip(n: usize) -> Vec<u8> {
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for i in 0..n {
+        let text = match i {
+            1 => program(40).replace("data", "rows"),
+            _ => program(i as u64 + 40),
+        };
+        zip.start_file(
+            format!("cls/s{i:02}/main.py"),
+            zip::write::SimpleFileOptions::default(),
+        )
+        .unwrap();
+        zip.write_all(text.as_bytes()).unwrap();
+    }
+    zip.finish().unwrap().into_inner()
+}
+
+fn json_of(body: &[u8]) -> Value {
+    serde_json::from_slice(body)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(body)))
+}
+
+#[test]
+fn api_jobs_belong_to_their_user() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let (_, alice) = add_user_with_token(&data, "alice@example.edu");
+    let (_, bob) = add_user_with_token(&data, "bob@example.edu");
+    let server = Server::start(&data, &[], &[]);
+
+    let (status, spec) = server.get("/api/openapi.json");
+    assert_eq!(status, 200);
+    assert_eq!(json_of(&spec)["openapi"], "3.0.3");
+
+    let (ctype, body) = multipart(
+        &[
+            ("language", "python"),
+            ("directory", "true"),
+            ("comment", "week 3"),
+        ],
+        &[("file", "class.zip", class_zip(4))],
+    );
+    let (status, created) =
+        server.request("POST", "/api/jobs", Some(&alice), Some((&ctype, &body)));
+    assert_eq!(status, 202, "{}", String::from_utf8_lossy(&created));
+    let job = json_of(&created);
+    let id = job["id"].as_str().unwrap().to_string();
+    assert_eq!(id.len(), 32);
+
+    // Poll until done.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let (status, body) = server.request("GET", &format!("/api/jobs/{id}"), Some(&alice), None);
+        assert_eq!(status, 200);
+        let state = json_of(&body)["state"].as_str().unwrap().to_string();
+        if state == "done" {
+            break;
+        }
+        assert!(state == "queued" || state == "running", "{state}");
+        assert!(Instant::now() < deadline);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let (status, result) =
+        server.request("GET", &format!("/api/jobs/{id}/result"), Some(&alice), None);
+    assert_eq!(status, 200);
+    let result = json_of(&result);
+    assert_eq!(result["submissions"].as_array().unwrap().len(), 4);
+    let top = &result["pairs"][0];
+    let names = [top["a"].as_u64().unwrap(), top["b"].as_u64().unwrap()].map(|i| {
+        result["submissions"][i as usize]["name"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    });
+    assert_eq!(names, ["cls/s00", "cls/s01"]);
+
+    // Bob sees none of it; no token or a wrong one is refused.
+    let (status, list) = server.request("GET", "/api/jobs", Some(&bob), None);
+    assert_eq!(status, 200);
+    assert_eq!(json_of(&list)["jobs"].as_array().unwrap().len(), 0);
+    for (method, path) in [
+        ("GET", format!("/api/jobs/{id}")),
+        ("GET", format!("/api/jobs/{id}/result")),
+        ("DELETE", format!("/api/jobs/{id}")),
+    ] {
+        let (status, _) = server.request(method, &path, Some(&bob), None);
+        assert_eq!(status, 404, "{method} {path}");
+        let (status, _) = server.request(method, &path, None, None);
+        assert_eq!(status, 401, "{method} {path}");
+        let (status, _) = server.request(
+            method,
+            &path,
+            Some("0123456789abcdef0123456789abcdef"),
+            None,
+        );
+        assert_eq!(status, 401, "{method} {path}");
+    }
+    let (status, list) = server.request("GET", "/api/jobs", Some(&alice), None);
+    assert_eq!(status, 200);
+    let jobs = json_of(&list);
+    assert_eq!(jobs["jobs"][0]["id"], id.as_str());
+    let url = jobs["jobs"][0]["url"].as_str().unwrap().to_string();
+    let (status, _) = server.get(&url);
+    assert_eq!(status, 200, "the result URL is readable by whoever has it");
+
+    // Refusals with a reason.
+    let (ctype, body) = multipart(&[("language", "python")], &[]);
+    let (status, answer) = server.request("POST", "/api/jobs", Some(&alice), Some((&ctype, &body)));
+    assert_eq!(status, 400);
+    assert!(String::from_utf8_lossy(&answer).contains("No files uploaded"));
+    let (ctype, body) = multipart(&[], &[("file", "broken.zip", b"PK not a zip".to_vec())]);
+    let (status, _) = server.request("POST", "/api/jobs", Some(&alice), Some((&ctype, &body)));
+    assert_eq!(status, 413);
+
+    // Alice deletes it: gone from the API and from its URL.
+    let (status, _) = server.request("DELETE", &format!("/api/jobs/{id}"), Some(&alice), None);
+    assert_eq!(status, 204);
+    let (status, _) = server.get(&url);
+    assert_eq!(status, 404);
+    assert!(!data.join(format!("jobs/{id}")).exists());
 }

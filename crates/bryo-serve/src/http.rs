@@ -18,6 +18,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/results/{id}", get(result_root_redirect))
         .route("/results/{id}/", get(result_index))
         .route("/results/{id}/{*path}", get(result_file))
+        .merge(crate::api::router(shared.clone()))
         .with_state(shared)
 }
 

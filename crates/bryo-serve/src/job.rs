@@ -228,3 +228,46 @@ fn write_result(
     sync_dir(job_dir);
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::language;
+
+    #[test]
+    fn every_moss_language_name_is_answered_yes() {
+        let moss = [
+            "c",
+            "cc",
+            "java",
+            "ml",
+            "pascal",
+            "ada",
+            "lisp",
+            "scheme",
+            "haskell",
+            "fortran",
+            "ascii",
+            "vhdl",
+            "verilog",
+            "perl",
+            "matlab",
+            "python",
+            "mips",
+            "prolog",
+            "spice",
+            "vb",
+            "csharp",
+            "modula2",
+            "a8086",
+            "javascript",
+            "plsql",
+        ];
+        for name in moss {
+            assert!(language(name).is_some(), "{name}");
+        }
+        for name in ["rust", "text", "html", "go"] {
+            assert!(language(name).is_some(), "{name}");
+        }
+        assert!(language("cobol-85").is_none());
+    }
+}

@@ -21,6 +21,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod api;
 mod http;
 mod job;
 mod moss_html;

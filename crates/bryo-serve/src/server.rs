@@ -59,9 +59,9 @@ impl Config {
 pub struct Shared {
     /// The database and data directory.
     pub store: Store,
-    /// `…/results/` with a trailing `/`... without it: the public base.
+    /// The public base URL, without a trailing `/`.
     pub public_url: String,
-    limits: Limits,
+    pub(crate) limits: Limits,
     read_timeout: Duration,
     /// One permit per job admitted (queued or running).
     queue: Arc<Semaphore>,
@@ -324,19 +324,55 @@ async fn refuse(mut stream: TcpStream, line: &str) {
 /// A query: checks it, stores the upload, runs the job and waits for it.
 /// `Err` is the text after `Error: `.
 async fn query(shared: &Arc<Shared>, upload: Upload) -> Result<String, String> {
+    let (id, task) = submit(shared, upload).await.map_err(|e| e.message)?;
+    match task.await {
+        Ok((JobState::Done, _)) => Ok(shared.result_url(&id)),
+        Ok((_, reason)) => Err(reason.unwrap_or_else(|| "the job failed.".into())),
+        Err(e) => Err(format!("the job failed: {e}.")),
+    }
+}
+
+/// Why a job was not accepted.
+#[derive(Debug)]
+pub(crate) struct Refusal {
+    /// The queue is full (try later), as opposed to a bad request.
+    pub(crate) busy: bool,
+    /// What to tell the client.
+    pub(crate) message: String,
+}
+
+impl Refusal {
+    fn bad(message: String) -> Refusal {
+        Refusal {
+            busy: false,
+            message,
+        }
+    }
+}
+
+/// Checks an upload, stores it and starts its job (which runs in its own
+/// task: a client that goes away does not stop it); returns the job id
+/// and the task, whose output is the job's final state.
+pub(crate) async fn submit(
+    shared: &Arc<Shared>,
+    upload: Upload,
+) -> Result<(String, tokio::task::JoinHandle<(JobState, Option<String>)>), Refusal> {
     if !upload.files.iter().any(|f| f.id != 0) {
-        return Err("No files uploaded to compare.".into());
+        return Err(Refusal::bad("No files uploaded to compare.".into()));
     }
     let lang = upload.language.as_deref().unwrap_or("c");
     if language(lang).is_none() {
-        return Err(format!(
+        return Err(Refusal::bad(format!(
             "language `{lang}` is not supported (`bryo languages` lists them)."
-        ));
+        )));
     }
     let Ok(permit) = shared.queue.clone().try_acquire_owned() else {
-        return Err("the server's job queue is full; try again in a few minutes.".into());
+        return Err(Refusal {
+            busy: true,
+            message: "the server's job queue is full; try again in a few minutes.".into(),
+        });
     };
-    let id = random_hex(16).map_err(|e| e.to_string())?;
+    let id = random_hex(16).map_err(|e| Refusal::bad(e.to_string()))?;
     let store_shared = shared.clone();
     let job_id = id.clone();
     let stored = tokio::task::spawn_blocking(move || -> Result<(), ServeError> {
@@ -357,14 +393,9 @@ async fn query(shared: &Arc<Shared>, upload: Upload) -> Result<String, String> {
     .await;
     match stored {
         Ok(Ok(())) => {}
-        Ok(Err(e)) => return Err(format!("cannot store the upload: {e}.")),
-        Err(e) => return Err(format!("cannot store the upload: {e}.")),
+        Ok(Err(e)) => return Err(Refusal::bad(format!("cannot store the upload: {e}."))),
+        Err(e) => return Err(Refusal::bad(format!("cannot store the upload: {e}."))),
     }
-    // The job runs in its own task: a client that hangs up does not stop it.
     let task = tokio::spawn(execute(shared.clone(), id.clone(), Some(permit)));
-    match task.await {
-        Ok((JobState::Done, _)) => Ok(shared.result_url(&id)),
-        Ok((_, reason)) => Err(reason.unwrap_or_else(|| "the job failed.".into())),
-        Err(e) => Err(format!("the job failed: {e}.")),
-    }
+    Ok((id, task))
 }

@@ -1,0 +1,321 @@
+//! The JSON API under `/api/`, described by `/api/openapi.json`: create a
+//! job from an upload (multipart files, zip archives expanded), poll it,
+//! fetch its result JSON, list and delete jobs. Every call but the
+//! description needs `Authorization: Bearer <token>`; a user sees only
+//! their own jobs, and another user's job answers 404 like a missing one.
+
+// Handlers return a ready response as their error, once per request: its
+// size does not matter here.
+#![allow(clippy::result_large_err)]
+
+use std::io::{Cursor, Read};
+use std::sync::Arc;
+
+use axum::extract::{DefaultBodyLimit, Multipart, Path as UrlPath, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde_json::json;
+
+use crate::protocol::{Upload, UploadedFile};
+use crate::server::{submit, Shared};
+use crate::store::{is_job_id, Job, JobState, User};
+
+const OPENAPI: &str = include_str!("openapi.json");
+
+/// The API's routes.
+pub fn router(shared: Arc<Shared>) -> Router<Arc<Shared>> {
+    // Multipart framing and field names on top of the job's own limit.
+    let body_limit = usize::try_from(shared.limits.max_job_bytes)
+        .unwrap_or(usize::MAX)
+        .saturating_add(1 << 20);
+    Router::new()
+        .route("/api/openapi.json", get(openapi))
+        .route("/api/jobs", get(list_jobs).post(create_job))
+        .route("/api/jobs/{id}", get(get_job).delete(delete_job))
+        .route("/api/jobs/{id}/result", get(job_result))
+        .layer(DefaultBodyLimit::max(body_limit))
+}
+
+/// A JSON error body with a status.
+fn error(status: StatusCode, message: impl Into<String>) -> Response {
+    (status, Json(json!({ "error": message.into() }))).into_response()
+}
+
+async fn openapi() -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], OPENAPI).into_response()
+}
+
+/// The user whose token the request carries.
+fn authenticate(shared: &Shared, headers: &HeaderMap) -> Result<User, Response> {
+    let token = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim);
+    let Some(token) = token.filter(|t| !t.is_empty()) else {
+        return Err(error(
+            StatusCode::UNAUTHORIZED,
+            "send the token from `bryo serve user add` as `Authorization: Bearer <token>`",
+        ));
+    };
+    match shared.store.user_by_token(token) {
+        Ok(Some(user)) => Ok(user),
+        Ok(None) => Err(error(StatusCode::UNAUTHORIZED, "unknown or disabled token")),
+        Err(e) => Err(error(StatusCode::SERVICE_UNAVAILABLE, e.to_string())),
+    }
+}
+
+fn job_json(shared: &Shared, job: &Job) -> serde_json::Value {
+    let mut v = serde_json::to_value(job).unwrap_or_default();
+    v["url"] = json!(shared.result_url(&job.id));
+    v
+}
+
+/// The caller's job `id`; 404 for a malformed id, a missing job and
+/// another user's job alike.
+fn own_job(shared: &Shared, user: &User, id: &str) -> Result<Job, Response> {
+    let missing = || error(StatusCode::NOT_FOUND, "no such job");
+    if !is_job_id(id) {
+        return Err(missing());
+    }
+    match shared.store.job(id) {
+        Ok(Some(job)) if job.user_id == user.id => Ok(job),
+        Ok(_) => Err(missing()),
+        Err(e) => Err(error(StatusCode::SERVICE_UNAVAILABLE, e.to_string())),
+    }
+}
+
+async fn list_jobs(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
+    let user = match authenticate(&shared, &headers) {
+        Ok(u) => u,
+        Err(r) => return r,
+    };
+    match shared.store.jobs_of(user.id) {
+        Ok(jobs) => {
+            let jobs: Vec<_> = jobs.iter().map(|j| job_json(&shared, j)).collect();
+            Json(json!({ "jobs": jobs })).into_response()
+        }
+        Err(e) => error(StatusCode::SERVICE_UNAVAILABLE, e.to_string()),
+    }
+}
+
+async fn get_job(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    UrlPath(id): UrlPath<String>,
+) -> Response {
+    let user = match authenticate(&shared, &headers) {
+        Ok(u) => u,
+        Err(r) => return r,
+    };
+    match own_job(&shared, &user, &id) {
+        Ok(job) => Json(job_json(&shared, &job)).into_response(),
+        Err(r) => r,
+    }
+}
+
+async fn job_result(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    UrlPath(id): UrlPath<String>,
+) -> Response {
+    let user = match authenticate(&shared, &headers) {
+        Ok(u) => u,
+        Err(r) => return r,
+    };
+    let job = match own_job(&shared, &user, &id) {
+        Ok(job) => job,
+        Err(r) => return r,
+    };
+    match job.state {
+        JobState::Done => {}
+        JobState::Failed => {
+            return error(
+                StatusCode::CONFLICT,
+                format!(
+                    "the job failed: {}",
+                    job.reason.as_deref().unwrap_or("no reason recorded")
+                ),
+            )
+        }
+        _ => return error(StatusCode::CONFLICT, "the job has not finished yet"),
+    }
+    let path = shared.store.job_dir(&id).join("result/result.json");
+    match tokio::fs::read(&path).await {
+        Ok(bytes) => ([(header::CONTENT_TYPE, "application/json")], bytes).into_response(),
+        Err(e) => error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("cannot read the result: {e}"),
+        ),
+    }
+}
+
+async fn delete_job(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    UrlPath(id): UrlPath<String>,
+) -> Response {
+    let user = match authenticate(&shared, &headers) {
+        Ok(u) => u,
+        Err(r) => return r,
+    };
+    if let Err(r) = own_job(&shared, &user, &id) {
+        return r;
+    }
+    let store_shared = shared.clone();
+    let deleted =
+        tokio::task::spawn_blocking(move || store_shared.store.delete_job(user.id, &id)).await;
+    match deleted {
+        Ok(Ok(true)) => StatusCode::NO_CONTENT.into_response(),
+        Ok(Ok(false)) => error(StatusCode::NOT_FOUND, "no such job"),
+        Ok(Err(e)) => error(StatusCode::SERVICE_UNAVAILABLE, e.to_string()),
+        Err(e) => error(StatusCode::SERVICE_UNAVAILABLE, e.to_string()),
+    }
+}
+
+/// Adds an uploaded file, or the files of a zip archive, to `files`.
+fn add_upload(
+    shared: &Shared,
+    files: &mut Vec<UploadedFile>,
+    total: &mut u64,
+    id: u32,
+    name: &str,
+    bytes: Vec<u8>,
+) -> Result<(), String> {
+    let limits = shared.limits;
+    let mut push = |name: String, bytes: Vec<u8>| -> Result<(), String> {
+        if files.len() >= limits.max_files {
+            return Err(format!(
+                "more than {} files in one job, this server's limit",
+                limits.max_files
+            ));
+        }
+        if bytes.len() as u64 > limits.max_file_bytes {
+            return Err(format!(
+                "file {name} has {} bytes; this server takes at most {} bytes per file",
+                bytes.len(),
+                limits.max_file_bytes
+            ));
+        }
+        *total += bytes.len() as u64;
+        if *total > limits.max_job_bytes {
+            return Err(format!(
+                "the files of this job exceed {} bytes, this server's limit per job",
+                limits.max_job_bytes
+            ));
+        }
+        files.push(UploadedFile {
+            id,
+            language: String::new(),
+            name,
+            bytes,
+        });
+        Ok(())
+    };
+    if !name.to_ascii_lowercase().ends_with(".zip") {
+        return push(name.to_string(), bytes);
+    }
+    let mut archive = zip::ZipArchive::new(Cursor::new(bytes))
+        .map_err(|e| format!("{name} is not a readable zip archive: {e}"))?;
+    for i in 0..archive.len() {
+        let mut entry = archive
+            .by_index(i)
+            .map_err(|e| format!("{name}: entry {i} cannot be read: {e}"))?;
+        if !entry.is_file() {
+            continue;
+        }
+        let Some(path) = entry.enclosed_name() else {
+            return Err(format!("{name}: entry {i} leaves the archive"));
+        };
+        let entry_name = path.to_string_lossy().replace('\\', "/");
+        if entry_name.starts_with("__MACOSX/") || entry_name.split('/').any(|c| c.starts_with('.'))
+        {
+            continue;
+        }
+        let mut data = Vec::new();
+        (&mut entry)
+            .take(limits.max_file_bytes + 1)
+            .read_to_end(&mut data)
+            .map_err(|e| format!("{name}: {entry_name} cannot be read: {e}"))?;
+        push(entry_name, data)?;
+    }
+    Ok(())
+}
+
+async fn create_job(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    mut multipart: Multipart,
+) -> Response {
+    let user = match authenticate(&shared, &headers) {
+        Ok(u) => u,
+        Err(r) => return r,
+    };
+    let mut upload = Upload {
+        user_id: user.id,
+        ..Upload::default()
+    };
+    let mut total = 0u64;
+    let bad = |m: String| error(StatusCode::BAD_REQUEST, m);
+    loop {
+        let field = match multipart.next_field().await {
+            Ok(Some(f)) => f,
+            Ok(None) => break,
+            Err(e) => return bad(format!("the multipart body cannot be read: {e}")),
+        };
+        let name = field.name().unwrap_or_default().to_string();
+        let file_name = field.file_name().map(str::to_string);
+        let data = match field.bytes().await {
+            Ok(d) => d.to_vec(),
+            Err(e) => return bad(format!("field `{name}` cannot be read: {e}")),
+        };
+        let text = || String::from_utf8_lossy(&data).trim().to_string();
+        let number = |field: &str| -> Result<u32, Response> {
+            text()
+                .parse::<u32>()
+                .map_err(|_| bad(format!("`{field}` must be a non-negative integer")))
+        };
+        match name.as_str() {
+            "file" | "base" => {
+                let id = if name == "base" { 0 } else { 1 };
+                let Some(file_name) = file_name.filter(|n| !n.is_empty()) else {
+                    return bad(format!("a `{name}` part needs a file name"));
+                };
+                if let Err(m) =
+                    add_upload(&shared, &mut upload.files, &mut total, id, &file_name, data)
+                {
+                    return error(StatusCode::PAYLOAD_TOO_LARGE, m);
+                }
+            }
+            "language" => upload.language = Some(text()),
+            "directory" => {
+                upload.directory = match text().as_str() {
+                    "1" | "true" | "on" => true,
+                    "0" | "false" | "off" | "" => false,
+                    _ => return bad("`directory` must be true or false".into()),
+                }
+            }
+            "max_matches" => match number("max_matches") {
+                Ok(n) => upload.max_matches = Some(n),
+                Err(r) => return r,
+            },
+            "show" => match number("show") {
+                Ok(n) => upload.show = Some(n),
+                Err(r) => return r,
+            },
+            "comment" => upload.comment = text(),
+            other => return bad(format!("unknown field `{other}`")),
+        }
+    }
+    match submit(&shared, upload).await {
+        Ok((id, _task)) => match shared.store.job(&id) {
+            Ok(Some(job)) => (StatusCode::ACCEPTED, Json(job_json(&shared, &job))).into_response(),
+            Ok(None) => error(StatusCode::NOT_FOUND, "the job was deleted"),
+            Err(e) => error(StatusCode::SERVICE_UNAVAILABLE, e.to_string()),
+        },
+        Err(refusal) if refusal.busy => error(StatusCode::SERVICE_UNAVAILABLE, refusal.message),
+        Err(refusal) => bad(refusal.message),
+    }
+}
