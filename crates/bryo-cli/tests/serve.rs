@@ -896,3 +896,41 @@ fn api_jobs_belong_to_their_user() {
     assert_eq!(status, 404);
     assert!(!data.join(format!("jobs/{id}")).exists());
 }
+
+#[test]
+#[ignore = "needs chromium, node and npm ci in tests/browser; run with --include-ignored"]
+fn web_ui_upload_in_headless_chromium() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let browser_dir = root.join("tests/browser");
+    let chromium = std::env::var_os("BRYO_CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
+    assert!(chromium.is_file(), "{} not found", chromium.display());
+    assert!(
+        browser_dir.join("node_modules/playwright-core").is_dir(),
+        "run npm ci in {}",
+        browser_dir.display()
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let (_, token) = add_user_with_token(&data, "ui@example.edu");
+    let zip = tmp.path().join("class.zip");
+    std::fs::write(&zip, class_zip(5)).unwrap();
+    let server = Server::start(&data, &[], &[]);
+    let output = Command::new("node")
+        .arg(browser_dir.join("serve-ui.test.js"))
+        .env("BRYO_SERVE_URL", format!("http://{}", server.http))
+        .env("BRYO_SERVE_TOKEN", &token)
+        .env("BRYO_SERVE_ZIP", &zip)
+        .env("BRYO_CHROMIUM", &chromium)
+        .env("BRYO_ARTIFACTS", root.join("target/browser-artifacts"))
+        .output()
+        .expect("cannot run node");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    println!("{stdout}");
+    assert!(
+        output.status.success(),
+        "the UI test failed:\n{stdout}\n{stderr}"
+    );
+}

@@ -11,7 +11,7 @@
 use std::io::{Cursor, Read};
 use std::sync::Arc;
 
-use axum::extract::{DefaultBodyLimit, Multipart, Path as UrlPath, State};
+use axum::extract::{Multipart, Path as UrlPath, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -25,21 +25,16 @@ use crate::store::{is_job_id, Job, JobState, User};
 const OPENAPI: &str = include_str!("openapi.json");
 
 /// The API's routes.
-pub fn router(shared: Arc<Shared>) -> Router<Arc<Shared>> {
-    // Multipart framing and field names on top of the job's own limit.
-    let body_limit = usize::try_from(shared.limits.max_job_bytes)
-        .unwrap_or(usize::MAX)
-        .saturating_add(1 << 20);
+pub fn router() -> Router<Arc<Shared>> {
     Router::new()
         .route("/api/openapi.json", get(openapi))
         .route("/api/jobs", get(list_jobs).post(create_job))
         .route("/api/jobs/{id}", get(get_job).delete(delete_job))
         .route("/api/jobs/{id}/result", get(job_result))
-        .layer(DefaultBodyLimit::max(body_limit))
 }
 
 /// A JSON error body with a status.
-fn error(status: StatusCode, message: impl Into<String>) -> Response {
+pub(crate) fn error(status: StatusCode, message: impl Into<String>) -> Response {
     (status, Json(json!({ "error": message.into() }))).into_response()
 }
 
@@ -48,7 +43,7 @@ async fn openapi() -> Response {
 }
 
 /// The user whose token the request carries.
-fn authenticate(shared: &Shared, headers: &HeaderMap) -> Result<User, Response> {
+pub(crate) fn authenticate(shared: &Shared, headers: &HeaderMap) -> Result<User, Response> {
     let token = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -60,6 +55,11 @@ fn authenticate(shared: &Shared, headers: &HeaderMap) -> Result<User, Response> 
             "send the token from `bryo serve user add` as `Authorization: Bearer <token>`",
         ));
     };
+    token_user(shared, token)
+}
+
+/// The enabled user holding `token`.
+pub(crate) fn token_user(shared: &Shared, token: &str) -> Result<User, Response> {
     match shared.store.user_by_token(token) {
         Ok(Some(user)) => Ok(user),
         Ok(None) => Err(error(StatusCode::UNAUTHORIZED, "unknown or disabled token")),
@@ -244,15 +244,13 @@ fn add_upload(
     Ok(())
 }
 
-async fn create_job(
-    State(shared): State<Arc<Shared>>,
-    headers: HeaderMap,
+/// Reads a job's upload and options from a multipart body (the API's
+/// and the web form's fields are the same).
+pub(crate) async fn read_upload(
+    shared: &Shared,
+    user: &User,
     mut multipart: Multipart,
-) -> Response {
-    let user = match authenticate(&shared, &headers) {
-        Ok(u) => u,
-        Err(r) => return r,
-    };
+) -> Result<Upload, Response> {
     let mut upload = Upload {
         user_id: user.id,
         ..Upload::default()
@@ -263,59 +261,87 @@ async fn create_job(
         let field = match multipart.next_field().await {
             Ok(Some(f)) => f,
             Ok(None) => break,
-            Err(e) => return bad(format!("the multipart body cannot be read: {e}")),
+            Err(e) => return Err(bad(format!("the multipart body cannot be read: {e}"))),
         };
         let name = field.name().unwrap_or_default().to_string();
         let file_name = field.file_name().map(str::to_string);
         let data = match field.bytes().await {
             Ok(d) => d.to_vec(),
-            Err(e) => return bad(format!("field `{name}` cannot be read: {e}")),
+            Err(e) => return Err(bad(format!("field `{name}` cannot be read: {e}"))),
         };
         let text = || String::from_utf8_lossy(&data).trim().to_string();
-        let number = |field: &str| -> Result<u32, Response> {
-            text()
-                .parse::<u32>()
+        let number = |field: &str| -> Result<Option<u32>, Response> {
+            let t = text();
+            if t.is_empty() {
+                return Ok(None);
+            }
+            t.parse::<u32>()
+                .map(Some)
                 .map_err(|_| bad(format!("`{field}` must be a non-negative integer")))
         };
         match name.as_str() {
             "file" | "base" => {
                 let id = if name == "base" { 0 } else { 1 };
+                // A form's empty file input sends a part without a name.
                 let Some(file_name) = file_name.filter(|n| !n.is_empty()) else {
-                    return bad(format!("a `{name}` part needs a file name"));
+                    if data.is_empty() {
+                        continue;
+                    }
+                    return Err(bad(format!("a `{name}` part needs a file name")));
                 };
                 if let Err(m) =
-                    add_upload(&shared, &mut upload.files, &mut total, id, &file_name, data)
+                    add_upload(shared, &mut upload.files, &mut total, id, &file_name, data)
                 {
-                    return error(StatusCode::PAYLOAD_TOO_LARGE, m);
+                    return Err(error(StatusCode::PAYLOAD_TOO_LARGE, m));
                 }
             }
-            "language" => upload.language = Some(text()),
+            "language" => upload.language = Some(text()).filter(|l| !l.is_empty()),
             "directory" => {
                 upload.directory = match text().as_str() {
                     "1" | "true" | "on" => true,
                     "0" | "false" | "off" | "" => false,
-                    _ => return bad("`directory` must be true or false".into()),
+                    _ => return Err(bad("`directory` must be true or false".into())),
                 }
             }
-            "max_matches" => match number("max_matches") {
-                Ok(n) => upload.max_matches = Some(n),
-                Err(r) => return r,
-            },
-            "show" => match number("show") {
-                Ok(n) => upload.show = Some(n),
-                Err(r) => return r,
-            },
+            "max_matches" => upload.max_matches = number("max_matches")?,
+            "show" => upload.show = number("show")?,
             "comment" => upload.comment = text(),
-            other => return bad(format!("unknown field `{other}`")),
+            other => return Err(bad(format!("unknown field `{other}`"))),
         }
     }
-    match submit(&shared, upload).await {
+    Ok(upload)
+}
+
+/// Submits an upload: the new job, or the refusal as a response.
+pub(crate) async fn start_job(shared: &Arc<Shared>, upload: Upload) -> Result<Job, Response> {
+    match submit(shared, upload).await {
         Ok((id, _task)) => match shared.store.job(&id) {
-            Ok(Some(job)) => (StatusCode::ACCEPTED, Json(job_json(&shared, &job))).into_response(),
-            Ok(None) => error(StatusCode::NOT_FOUND, "the job was deleted"),
-            Err(e) => error(StatusCode::SERVICE_UNAVAILABLE, e.to_string()),
+            Ok(Some(job)) => Ok(job),
+            Ok(None) => Err(error(StatusCode::NOT_FOUND, "the job was deleted")),
+            Err(e) => Err(error(StatusCode::SERVICE_UNAVAILABLE, e.to_string())),
         },
-        Err(refusal) if refusal.busy => error(StatusCode::SERVICE_UNAVAILABLE, refusal.message),
-        Err(refusal) => bad(refusal.message),
+        Err(refusal) if refusal.busy => {
+            Err(error(StatusCode::SERVICE_UNAVAILABLE, refusal.message))
+        }
+        Err(refusal) => Err(error(StatusCode::BAD_REQUEST, refusal.message)),
+    }
+}
+
+async fn create_job(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    multipart: Multipart,
+) -> Response {
+    let user = match authenticate(&shared, &headers) {
+        Ok(u) => u,
+        Err(r) => return r,
+    };
+    let upload = match read_upload(&shared, &user, multipart).await {
+        Ok(u) => u,
+        Err(r) => return r,
+    };
+    match start_job(&shared, upload).await {
+        Ok(job) => (StatusCode::ACCEPTED, Json(job_json(&shared, &job))).into_response(),
+        Err(r) => r,
     }
 }

@@ -3,7 +3,7 @@
 use std::path::{Component, Path};
 use std::sync::Arc;
 
-use axum::extract::{Path as UrlPath, State};
+use axum::extract::{DefaultBodyLimit, Path as UrlPath, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
@@ -14,11 +14,18 @@ use crate::store::{is_job_id, JobState};
 
 /// The application's routes.
 pub fn router(shared: Arc<Shared>) -> Router {
+    // An upload's multipart framing and field names on top of the job's
+    // own limit.
+    let body_limit = usize::try_from(shared.limits.max_job_bytes)
+        .unwrap_or(usize::MAX)
+        .saturating_add(1 << 20);
     Router::new()
         .route("/results/{id}", get(result_root_redirect))
         .route("/results/{id}/", get(result_index))
         .route("/results/{id}/{*path}", get(result_file))
-        .merge(crate::api::router(shared.clone()))
+        .merge(crate::api::router())
+        .merge(crate::ui::router())
+        .layer(DefaultBodyLimit::max(body_limit))
         .with_state(shared)
 }
 
@@ -129,7 +136,8 @@ async fn serve_result(shared: &Arc<Shared>, id: &str, path: &str) -> Response {
             StatusCode::OK,
             [
                 (header::CONTENT_TYPE, content_type(path)),
-                (header::CACHE_CONTROL, "private, max-age=300"),
+                // Revalidated every time: a deleted result must stop showing.
+                (header::CACHE_CONTROL, "no-cache"),
             ],
             bytes,
         )

@@ -28,6 +28,7 @@ mod moss_html;
 mod protocol;
 mod server;
 mod store;
+mod ui;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
