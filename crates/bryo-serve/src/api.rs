@@ -11,6 +11,7 @@
 use std::io::{Cursor, Read};
 use std::sync::Arc;
 
+use axum::extract::multipart::MultipartRejection;
 use axum::extract::{Multipart, Path as UrlPath, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -330,11 +331,15 @@ pub(crate) async fn start_job(shared: &Arc<Shared>, upload: Upload) -> Result<Jo
 async fn create_job(
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
-    multipart: Multipart,
+    multipart: Result<Multipart, MultipartRejection>,
 ) -> Response {
     let user = match authenticate(&shared, &headers) {
         Ok(u) => u,
         Err(r) => return r,
+    };
+    let multipart = match multipart {
+        Ok(m) => m,
+        Err(e) => return error(e.status(), e.body_text()),
     };
     let upload = match read_upload(&shared, &user, multipart).await {
         Ok(u) => u,

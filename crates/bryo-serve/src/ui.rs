@@ -7,6 +7,7 @@
 
 use std::sync::Arc;
 
+use axum::extract::multipart::MultipartRejection;
 use axum::extract::{Form, Multipart, Path as UrlPath, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
@@ -242,10 +243,20 @@ async fn jobs_page(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Res
 async fn upload(
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
-    multipart: Multipart,
+    multipart: Result<Multipart, MultipartRejection>,
 ) -> Response {
     let Some(user) = session_user(&shared, &headers) else {
         return login_page(StatusCode::UNAUTHORIZED, "Log in first.");
+    };
+    let multipart = match multipart {
+        Ok(m) => m,
+        Err(e) => {
+            return html(
+                e.status(),
+                "Upload refused",
+                &format!("<p class=\"error\">{}</p>", escape_html(&e.body_text())),
+            )
+        }
     };
     let result = match read_upload(&shared, &user, multipart).await {
         Ok(upload) => start_job(&shared, upload).await,
