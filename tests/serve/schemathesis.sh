@@ -5,8 +5,8 @@
 # the documented 503) or break the documented schema.
 #   tests/serve/schemathesis.sh BRYO_BINARY SCHEMATHESIS_BINARY
 set -euo pipefail
-bryo="$1"
-st="$2"
+bryo="$(realpath "$1")"
+st="$(realpath "$2")"
 work="$(mktemp -d)"
 trap 'kill "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
 token="$("$bryo" serve user add fuzz@example.edu --data "$work/data" | sed -n 's/^token //p')"
@@ -18,6 +18,8 @@ for _ in $(seq 100); do
 done
 addr="$(sed -n 's/^bryo serve: HTTP on //p' "$work/log")"
 [ -n "$addr" ] || { cat "$work/log"; exit 1; }
+# Run from the scratch directory: schemathesis leaves files where it runs.
+cd "$work"
 "$st" run "http://$addr/api/openapi.json" \
     -H "Authorization: Bearer $token" \
     --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
