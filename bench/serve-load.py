@@ -18,6 +18,7 @@ submission getting a URL.
 """
 
 import argparse
+import json
 import os
 import random
 import re
@@ -27,6 +28,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.request
 
 import mosspy
 
@@ -146,6 +148,13 @@ def main():
             submit(userid, port, big_files, res, 0)
             if not res[0][1].startswith("http"):
                 sys.exit(f"the big class got no URL: {res[0][1]}")
+            with urllib.request.urlopen(res[0][1] + "result.json") as r:
+                big_result = json.load(r)
+            compared = len(big_result["submissions"])
+            if compared != args.big:
+                sys.exit(f"the big class compared {compared} submissions, not {args.big}")
+            with urllib.request.urlopen(results[0][1] + "result.json") as r:
+                small_pairs = len(json.load(r)["pairs"])
             rss2 = peak_rss_mb(server.pid)
         finally:
             server.kill()
@@ -156,12 +165,13 @@ def main():
     print(f"|---|---|---|---|---|---|")
     print(
         f"| {args.clients} concurrent mosspy clients, {args.students} submissions each "
+        f"({small_pairs} pairs reported) "
         f"| {args.clients} | {wall:.1f} s | {args.clients / wall:.2f} jobs/s "
         f"| {statistics.median(lat):.1f} / {lat[int(0.9 * (len(lat) - 1))]:.1f} / {lat[-1]:.1f} s "
         f"| {rss1:.0f} MB |"
     )
     print(
-        f"| one class of {args.big} submissions | 1 | {res[0][0]:.1f} s | – "
+        f"| one class of {args.big} submissions ({len(big_result['pairs'])} pairs reported) | 1 | {res[0][0]:.1f} s | – "
         f"| {res[0][0]:.1f} s | {rss2:.0f} MB |"
     )
     print(f"\n({cpus} cores; {args.bryo})")

@@ -934,3 +934,54 @@ fn web_ui_upload_in_headless_chromium() {
         "the UI test failed:\n{stdout}\n{stderr}"
     );
 }
+
+#[test]
+fn a_full_queue_is_refused_and_the_server_stays_responsive() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let user = add_user(&data);
+    // One job at a time, held half-written for a while.
+    let server = Server::start(
+        &data,
+        &["--queue", "1", "--workers", "1"],
+        &[("BRYO_SERVE_PAUSE_MS", "4000")],
+    );
+    let job = format!(
+        "{}{}{}query 0 \nend\n",
+        header(&user),
+        file(1, "a.py", A),
+        file(2, "b.py", &A.replace('s', "q"))
+    );
+    let moss = server.moss;
+    let first_job = job.clone();
+    let first = std::thread::spawn(move || {
+        let mut s = TcpStream::connect(moss).unwrap();
+        s.write_all(first_job.as_bytes()).unwrap();
+        let mut out = Vec::new();
+        let _ = s.read_to_end(&mut out);
+        String::from_utf8_lossy(&out).into_owned()
+    });
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !std::fs::read_dir(data.join("jobs"))
+        .unwrap()
+        .flatten()
+        .any(|e| e.path().join("result.tmp").exists())
+    {
+        assert!(Instant::now() < deadline, "the first job never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let started = Instant::now();
+    let answer = server.talk(job.as_bytes(), true);
+    assert_eq!(
+        answer,
+        "yes\nError: the server's job queue is full; try again in a few minutes.\n"
+    );
+    let (status, _) = server.get("/api/openapi.json");
+    assert_eq!(status, 200);
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "answered while the job runs"
+    );
+    let answer = first.join().unwrap();
+    assert!(answer.starts_with("yes\nhttp://"), "{answer}");
+}
