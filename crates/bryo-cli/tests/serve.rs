@@ -780,6 +780,7 @@ fn class_zip(n: usize) -> Vec<u8> {
     for i in 0..n {
         let text = match i {
             1 => program(40).replace("data", "rows"),
+            2 => program(42),
             _ => program(i as u64 + 40),
         };
         zip.start_file(
@@ -984,4 +985,119 @@ fn a_full_queue_is_refused_and_the_server_stays_responsive() {
     );
     let answer = first.join().unwrap();
     assert!(answer.starts_with("yes\nhttp://"), "{answer}");
+}
+
+/// Polls a job through the API until it ends; its final JSON.
+fn wait_job(server: &Server, token: &str, id: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let (status, body) = server.request("GET", &format!("/api/jobs/{id}"), Some(token), None);
+        assert_eq!(status, 200);
+        let job = json_of(&body);
+        if job["state"] == "done" || job["state"] == "failed" {
+            return job;
+        }
+        assert!(Instant::now() < deadline);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn past_terms_in_an_archive_are_compared_and_marked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let (_, alice) = add_user_with_token(&data, "alice@example.edu");
+    let (_, bob) = add_user_with_token(&data, "bob@example.edu");
+    let server = Server::start(&data, &[], &[]);
+    let post_json = |token: &str, path: &str, body: &str| {
+        server.request(
+            "POST",
+            path,
+            Some(token),
+            Some(("application/json", body.as_bytes())),
+        )
+    };
+    let (status, created) = post_json(
+        &alice,
+        "/api/archives",
+        r#"{"name":"CS1 2025","language":"python"}"#,
+    );
+    assert_eq!(status, 201, "{}", String::from_utf8_lossy(&created));
+    let archive = json_of(&created)["id"].as_str().unwrap().to_string();
+
+    // Last term: a class, archived under its comment.
+    let (ctype, body) = multipart(
+        &[
+            ("language", "python"),
+            ("directory", "1"),
+            ("comment", "fall-2025"),
+        ],
+        &[("file", "class.zip", class_zip(4))],
+    );
+    let (status, job) = server.request("POST", "/api/jobs", Some(&alice), Some((&ctype, &body)));
+    assert_eq!(status, 202);
+    let old = json_of(&job)["id"].as_str().unwrap().to_string();
+    assert_eq!(wait_job(&server, &alice, &old)["state"], "done");
+    // Bob can neither add Alice's job nor use Alice's archive.
+    let (status, _) = post_json(&bob, &format!("/api/archives/{archive}/jobs/{old}"), "");
+    assert_eq!(status, 404);
+    let (status, added) = post_json(&alice, &format!("/api/archives/{archive}/jobs/{old}"), "");
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&added));
+    assert_eq!(json_of(&added)["added_submissions"], 4);
+
+    // This term: one student copies last term's s02.
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (name, text) in [
+        ("new/t00/main.py", program(42)),
+        ("new/t01/main.py", program(900)),
+        ("new/t02/main.py", program(901)),
+    ] {
+        zip.start_file(name, zip::write::SimpleFileOptions::default())
+            .unwrap();
+        zip.write_all(text.as_bytes()).unwrap();
+    }
+    let zip = zip.finish().unwrap().into_inner();
+    let fields = [
+        ("language", "python"),
+        ("directory", "1"),
+        ("archive", archive.as_str()),
+    ];
+    let (ctype, body) = multipart(&fields, &[("file", "new.zip", zip.clone())]);
+    let (status, answer) = server.request("POST", "/api/jobs", Some(&bob), Some((&ctype, &body)));
+    assert_eq!(status, 400, "{}", String::from_utf8_lossy(&answer));
+    let (status, job) = server.request("POST", "/api/jobs", Some(&alice), Some((&ctype, &body)));
+    assert_eq!(status, 202);
+    let new = json_of(&job)["id"].as_str().unwrap().to_string();
+    let done = wait_job(&server, &alice, &new);
+    assert_eq!(done["state"], "done", "{done}");
+    let (_, result) = server.request(
+        "GET",
+        &format!("/api/jobs/{new}/result"),
+        Some(&alice),
+        None,
+    );
+    let result = json_of(&result);
+    let rows = json_rows(&result);
+    assert_eq!(
+        (rows[0].0.as_str(), rows[0].2.as_str()),
+        ("new/t00", "cls/s02 [fall-2025]"),
+        "{rows:?}"
+    );
+    // The MOSS page marks it too.
+    let url = done["url"].as_str().unwrap();
+    let (_, index) = server.get(url);
+    assert!(String::from_utf8(index)
+        .unwrap()
+        .contains("cls/s02 [fall-2025] ("));
+    let (status, list) = server.request("GET", "/api/archives", Some(&bob), None);
+    assert_eq!(status, 200);
+    assert_eq!(json_of(&list)["archives"].as_array().unwrap().len(), 0);
+    let (status, _) = server.request(
+        "DELETE",
+        &format!("/api/archives/{archive}"),
+        Some(&alice),
+        None,
+    );
+    assert_eq!(status, 204);
+    assert!(!data.join(format!("archives/{archive}")).exists());
 }

@@ -15,7 +15,7 @@ use axum::extract::multipart::MultipartRejection;
 use axum::extract::{Multipart, Path as UrlPath, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 use serde_json::json;
 
@@ -32,6 +32,9 @@ pub fn router() -> Router<Arc<Shared>> {
         .route("/api/jobs", get(list_jobs).post(create_job))
         .route("/api/jobs/{id}", get(get_job).delete(delete_job))
         .route("/api/jobs/{id}/result", get(job_result))
+        .route("/api/archives", get(list_archives).post(create_archive))
+        .route("/api/archives/{id}", delete(delete_archive))
+        .route("/api/archives/{id}/jobs/{job}", post(add_job_to_archive))
 }
 
 /// A JSON error body with a status.
@@ -307,6 +310,7 @@ pub(crate) async fn read_upload(
             "max_matches" => upload.max_matches = number("max_matches")?,
             "show" => upload.show = number("show")?,
             "comment" => upload.comment = text(),
+            "archive" => upload.archive = Some(text()).filter(|a| !a.is_empty()),
             other => return Err(bad(format!("unknown field `{other}`"))),
         }
     }
@@ -348,5 +352,133 @@ async fn create_job(
     match start_job(&shared, upload).await {
         Ok(job) => (StatusCode::ACCEPTED, Json(job_json(&shared, &job))).into_response(),
         Err(r) => r,
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct NewArchive {
+    name: String,
+    language: String,
+}
+
+async fn list_archives(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
+    let user = match authenticate(&shared, &headers) {
+        Ok(u) => u,
+        Err(r) => return r,
+    };
+    match shared.store.archives_of(user.id) {
+        Ok(list) => Json(json!({ "archives": list })).into_response(),
+        Err(e) => error(StatusCode::SERVICE_UNAVAILABLE, e.to_string()),
+    }
+}
+
+async fn create_archive(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    body: Result<Json<NewArchive>, axum::extract::rejection::JsonRejection>,
+) -> Response {
+    let user = match authenticate(&shared, &headers) {
+        Ok(u) => u,
+        Err(r) => return r,
+    };
+    let Json(new) = match body {
+        Ok(b) => b,
+        Err(e) => return error(StatusCode::BAD_REQUEST, e.body_text()),
+    };
+    let Some(lang) = crate::job::language(new.language.trim()) else {
+        return error(
+            StatusCode::BAD_REQUEST,
+            format!("language `{}` is not supported", new.language),
+        );
+    };
+    let id = match crate::store::random_hex(16) {
+        Ok(id) => id,
+        Err(e) => return error(StatusCode::SERVICE_UNAVAILABLE, e.to_string()),
+    };
+    let archive = crate::store::Archive {
+        id: id.clone(),
+        user_id: user.id,
+        name: new.name.trim().to_string(),
+        language: lang.name().to_string(),
+        created: crate::store::now(),
+    };
+    let store_shared = shared.clone();
+    let record = archive.clone();
+    let created = tokio::task::spawn_blocking(move || -> Result<(), String> {
+        crate::job::create_archive(&store_shared.store.archive_dir(&record.id), lang)?;
+        store_shared
+            .store
+            .insert_archive(&record)
+            .map_err(|e| e.to_string())
+    })
+    .await;
+    match created {
+        Ok(Ok(())) => (StatusCode::CREATED, Json(archive)).into_response(),
+        Ok(Err(e)) => error(StatusCode::SERVICE_UNAVAILABLE, e),
+        Err(e) => error(StatusCode::SERVICE_UNAVAILABLE, e.to_string()),
+    }
+}
+
+async fn delete_archive(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    UrlPath(id): UrlPath<String>,
+) -> Response {
+    let user = match authenticate(&shared, &headers) {
+        Ok(u) => u,
+        Err(r) => return r,
+    };
+    if !is_job_id(&id) {
+        return error(StatusCode::NOT_FOUND, "no such archive");
+    }
+    let store_shared = shared.clone();
+    let deleted =
+        tokio::task::spawn_blocking(move || store_shared.store.delete_archive(user.id, &id)).await;
+    match deleted {
+        Ok(Ok(true)) => StatusCode::NO_CONTENT.into_response(),
+        Ok(Ok(false)) => error(StatusCode::NOT_FOUND, "no such archive"),
+        Ok(Err(e)) => error(StatusCode::SERVICE_UNAVAILABLE, e.to_string()),
+        Err(e) => error(StatusCode::SERVICE_UNAVAILABLE, e.to_string()),
+    }
+}
+
+/// Adds a finished job's submissions to an archive, tagged with the job's
+/// comment (or its id when it has none).
+async fn add_job_to_archive(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    UrlPath((id, job_id)): UrlPath<(String, String)>,
+) -> Response {
+    let user = match authenticate(&shared, &headers) {
+        Ok(u) => u,
+        Err(r) => return r,
+    };
+    let archive = match is_job_id(&id).then(|| shared.store.archive(user.id, &id)) {
+        Some(Ok(Some(a))) => a,
+        Some(Err(e)) => return error(StatusCode::SERVICE_UNAVAILABLE, e.to_string()),
+        _ => return error(StatusCode::NOT_FOUND, "no such archive"),
+    };
+    let job = match own_job(&shared, &user, &job_id) {
+        Ok(job) => job,
+        Err(r) => return r,
+    };
+    let tag = if job.comment.is_empty() {
+        job.id.clone()
+    } else {
+        job.comment.clone()
+    };
+    let store_shared = shared.clone();
+    let added = tokio::task::spawn_blocking(move || {
+        crate::job::archive_job(
+            &store_shared.store.job_dir(&job.id),
+            &store_shared.store.archive_dir(&archive.id),
+            &tag,
+        )
+    })
+    .await;
+    match added {
+        Ok(Ok(n)) => Json(json!({ "added_submissions": n })).into_response(),
+        Ok(Err(e)) => error(StatusCode::CONFLICT, e),
+        Err(e) => error(StatusCode::SERVICE_UNAVAILABLE, e.to_string()),
     }
 }

@@ -6,9 +6,12 @@ use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::path::Path;
 
-use bryo_compare::{compare_with_progress, AnalyzeOptions, CompareOptions, Silent};
+use bryo_compare::{
+    analyze_inputs_with_archive, compare_with_progress, AnalyzeOptions, CompareOptions, Silent,
+};
 use bryo_frontend::Language;
 use bryo_html::write_html;
+use bryo_index::{Index, IndexSettings};
 use bryo_input::{InputFile, Inputs, Source, Submission};
 use bryo_report::{write_json, Report};
 use serde::{Deserialize, Serialize};
@@ -33,6 +36,9 @@ pub struct JobSpec {
     /// The files, in the order received; `stored` is the name of the file
     /// under `upload/`.
     pub files: Vec<StoredFile>,
+    /// The archive of past terms compared against, if any.
+    #[serde(default)]
+    pub archive: Option<String>,
 }
 
 /// One uploaded file in the manifest.
@@ -81,6 +87,7 @@ pub fn store_upload(job_dir: &Path, upload: &Upload) -> Result<JobSpec, ServeErr
         show: upload.show,
         comment: upload.comment.clone(),
         files,
+        archive: upload.archive.clone(),
     };
     let manifest = tmp.join("manifest.json");
     let json = serde_json::to_vec_pretty(&spec).map_err(|e| ServeError::Other(e.to_string()))?;
@@ -158,19 +165,16 @@ fn inputs(spec: &JobSpec, upload_dir: &Path) -> Result<Inputs, String> {
 /// (through `result.tmp`). `public_base` is the URL prefix of the result
 /// pages' absolute links (`…/results/<id>/`). An `Err` is the failure
 /// reason shown to the user.
-pub fn run_job(job_dir: &Path, public_base: &str) -> Result<(), String> {
+pub fn run_job(job_dir: &Path, archives_dir: &Path, public_base: &str) -> Result<(), String> {
     let upload = job_dir.join("upload");
-    let manifest = fs::read(upload.join("manifest.json"))
-        .map_err(|e| format!("the stored upload is incomplete: {e}"))?;
-    let spec: JobSpec = serde_json::from_slice(&manifest)
-        .map_err(|e| format!("the stored upload is damaged: {e}"))?;
+    let spec = read_spec(&upload)?;
     let lang = language(&spec.language)
         .ok_or_else(|| format!("language `{}` is not supported", spec.language))?;
     if !spec.files.iter().any(|f| f.id != 0) {
         return Err("No files uploaded to compare.".to_string());
     }
     let inputs = inputs(&spec, &upload)?;
-    let sources: HashMap<String, Vec<u8>> = inputs
+    let mut sources: HashMap<String, Vec<u8>> = inputs
         .submissions
         .iter()
         .flat_map(|s| &s.files)
@@ -189,9 +193,87 @@ pub fn run_job(job_dir: &Path, public_base: &str) -> Result<(), String> {
         base_names: inputs.base.iter().map(|f| f.display_path.clone()).collect(),
         ..CompareOptions::default()
     };
-    let outcome = compare_with_progress(inputs, &options, &Silent).map_err(|e| e.to_string())?;
+    let mut archived = Vec::new();
+    let mut options = options;
+    if let Some(id) = &spec.archive {
+        let index = Index::open(&archives_dir.join(id))
+            .map_err(|e| format!("the archive of past terms cannot be opened (deleted?): {e}"))?;
+        let stored = *index.settings();
+        if stored.analyze.language.map(Language::name) != Some(lang.name()) {
+            return Err(format!(
+                "the archive holds {} submissions; this job is {}",
+                stored.analyze.language.map_or("mixed", Language::name),
+                lang.name()
+            ));
+        }
+        options.analyze = stored.analyze;
+        options.k = Some(stored.config.k());
+        options.w = Some(stored.config.w());
+        options.old_names = vec![format!("archive {id}")];
+        // Archived submissions are named `name [TAG]`, as `bryo compare
+        // --against` names them.
+        for a in index.archived().map_err(|e| e.to_string())? {
+            let mut submission = a.submission;
+            let label = if a.tag.is_empty() {
+                "[archive]".to_string()
+            } else {
+                format!("[{}]", a.tag)
+            };
+            submission.name = format!("{} {label}", submission.name);
+            for ((file, _), source) in submission.files.iter_mut().zip(a.sources) {
+                file.path = format!("{} {label}", file.path);
+                sources.insert(file.path.clone(), source);
+            }
+            archived.push(submission);
+        }
+    }
+    let outcome = if archived.is_empty() {
+        compare_with_progress(inputs, &options, &Silent).map_err(|e| e.to_string())?
+    } else {
+        let analysis = analyze_inputs_with_archive(inputs, archived, &options, &Silent)
+            .map_err(|e| e.to_string())?;
+        let comparison = (|| -> Result<_, bryo_match::Error> {
+            let corpus = analysis.corpus();
+            let indexed = bryo_match::fingerprint(&corpus, analysis.match_options(), &Silent)?
+                .index(&Silent)?;
+            let candidates = indexed.pairs(&Silent)?;
+            indexed.fragments(candidates, &Silent)
+        })()
+        .map_err(|e| e.to_string())?;
+        analysis.report(comparison, &options, &Silent)
+    };
     write_result(job_dir, &outcome.report, &sources, public_base)
         .map_err(|e| format!("cannot write the result: {e}"))
+}
+
+fn read_spec(upload: &Path) -> Result<JobSpec, String> {
+    let manifest = fs::read(upload.join("manifest.json"))
+        .map_err(|e| format!("the stored upload is incomplete: {e}"))?;
+    serde_json::from_slice(&manifest).map_err(|e| format!("the stored upload is damaged: {e}"))
+}
+
+/// Creates an empty archive (a `bryo index`) for `language` in `dir`.
+pub fn create_archive(dir: &Path, language: &'static Language) -> Result<(), String> {
+    let analyze = AnalyzeOptions {
+        language: Some(language),
+        ..AnalyzeOptions::default()
+    };
+    let settings = IndexSettings::new(analyze, None, None, None).map_err(|e| e.to_string())?;
+    Index::create(dir, settings).map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// Adds a job's submissions (not its base code) to an archive, tagged
+/// `tag`; returns the number of submissions added.
+pub fn archive_job(job_dir: &Path, archive_dir: &Path, tag: &str) -> Result<u64, String> {
+    let upload = job_dir.join("upload");
+    let spec = read_spec(&upload)?;
+    let mut inputs = inputs(&spec, &upload)?;
+    inputs.base.clear();
+    let n = inputs.submissions.len() as u64;
+    let mut index = Index::open(archive_dir).map_err(|e| e.to_string())?;
+    index.add(inputs, tag).map_err(|e| e.to_string())?;
+    Ok(n)
 }
 
 fn write_result(

@@ -33,10 +33,10 @@ mod ui;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
-pub use job::{language, run_job, JobSpec, StoredFile};
+pub use job::{archive_job, create_archive, language, run_job, JobSpec, StoredFile};
 pub use protocol::{Event, Limits, ProtocolError, Session, Upload, UploadedFile};
 pub use server::{Config, Server, Shared};
-pub use store::{is_job_id, Job, JobState, Store, User};
+pub use store::{is_job_id, Archive, Job, JobState, Store, User};
 
 /// Why the server cannot do something.
 #[derive(Debug, thiserror::Error)]

@@ -84,6 +84,9 @@ pub struct Upload {
     pub comment: String,
     /// Base files (id 0) and submission files, in the order received.
     pub files: Vec<UploadedFile>,
+    /// The id of the user's archive of past terms to compare against (the
+    /// API and the web UI; the protocol has no way to name one).
+    pub archive: Option<String>,
 }
 
 /// What the server must do after a piece of input.

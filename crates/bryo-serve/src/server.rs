@@ -205,9 +205,10 @@ async fn execute(
         Err(e) => return (JobState::Failed, Some(e.to_string())),
     }
     let dir = shared.store.job_dir(&id);
+    let archives = shared.store.dir().join("archives");
     let base = shared.result_url(&id);
     let outcome = tokio::task::spawn_blocking(move || {
-        std::panic::catch_unwind(|| run_job(&dir, &base))
+        std::panic::catch_unwind(|| run_job(&dir, &archives, &base))
             .unwrap_or_else(|_| Err("the comparison failed unexpectedly".to_string()))
     })
     .await
@@ -365,6 +366,20 @@ pub(crate) async fn submit(
         return Err(Refusal::bad(format!(
             "language `{lang}` is not supported (`bryo languages` lists them)."
         )));
+    }
+    if let Some(archive) = &upload.archive {
+        match shared.store.archive(upload.user_id, archive) {
+            Ok(Some(a))
+                if language(&a.language).map(|l| l.name()) == language(lang).map(|l| l.name()) => {}
+            Ok(Some(a)) => {
+                return Err(Refusal::bad(format!(
+                    "the archive holds {} submissions; this job is {lang}",
+                    a.language
+                )))
+            }
+            Ok(None) => return Err(Refusal::bad("no such archive".into())),
+            Err(e) => return Err(Refusal::bad(e.to_string())),
+        }
     }
     let Ok(permit) = shared.queue.clone().try_acquire_owned() else {
         return Err(Refusal {

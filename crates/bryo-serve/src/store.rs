@@ -157,7 +157,14 @@ impl Store {
                  created INTEGER NOT NULL,
                  finished INTEGER
              );
-             CREATE INDEX IF NOT EXISTS jobs_by_user ON jobs(user_id, created);",
+             CREATE INDEX IF NOT EXISTS jobs_by_user ON jobs(user_id, created);
+             CREATE TABLE IF NOT EXISTS archives (
+                 id TEXT PRIMARY KEY,
+                 user_id INTEGER NOT NULL REFERENCES users(id),
+                 name TEXT NOT NULL,
+                 language TEXT NOT NULL,
+                 created INTEGER NOT NULL
+             );",
         )
         .map_err(ServeError::Db)?;
         Ok(Store {
@@ -374,6 +381,97 @@ impl Store {
         }
         Ok(n == 1)
     }
+}
+
+/// A user's archive of past terms: a `bryo index` directory under
+/// `archives/<id>`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Archive {
+    /// 128 random bits in hex.
+    pub id: String,
+    /// Its owner.
+    #[serde(skip)]
+    pub user_id: u64,
+    /// The owner's name for it, e.g. `CS101 2025`.
+    pub name: String,
+    /// The language its submissions were analyzed as.
+    pub language: String,
+    /// Seconds since the Unix epoch.
+    pub created: i64,
+}
+
+impl Store {
+    /// An archive's index directory.
+    pub fn archive_dir(&self, id: &str) -> PathBuf {
+        self.dir.join("archives").join(id)
+    }
+
+    /// Records an archive whose index directory exists.
+    pub fn insert_archive(&self, a: &Archive) -> Result<(), ServeError> {
+        self.db()
+            .execute(
+                "INSERT INTO archives (id, user_id, name, language, created) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![a.id, a.user_id as i64, a.name, a.language, a.created],
+            )
+            .map_err(ServeError::Db)?;
+        Ok(())
+    }
+
+    /// An archive of `user_id`.
+    pub fn archive(&self, user_id: u64, id: &str) -> Result<Option<Archive>, ServeError> {
+        self.db()
+            .query_row(
+                "SELECT id, user_id, name, language, created FROM archives WHERE id = ?1 AND user_id = ?2",
+                params![id, user_id as i64],
+                archive_row,
+            )
+            .optional()
+            .map_err(ServeError::Db)
+    }
+
+    /// A user's archives, oldest first.
+    pub fn archives_of(&self, user_id: u64) -> Result<Vec<Archive>, ServeError> {
+        let db = self.db();
+        let mut stmt = db
+            .prepare(
+                "SELECT id, user_id, name, language, created FROM archives WHERE user_id = ?1 ORDER BY created, id",
+            )
+            .map_err(ServeError::Db)?;
+        let rows = stmt
+            .query_map([user_id as i64], archive_row)
+            .map_err(ServeError::Db)?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(ServeError::Db)?;
+        Ok(rows)
+    }
+
+    /// Deletes an archive of `user_id`: its row, then its index.
+    pub fn delete_archive(&self, user_id: u64, id: &str) -> Result<bool, ServeError> {
+        let n = self
+            .db()
+            .execute(
+                "DELETE FROM archives WHERE id = ?1 AND user_id = ?2",
+                params![id, user_id as i64],
+            )
+            .map_err(ServeError::Db)?;
+        if n == 1 && is_job_id(id) {
+            let dir = self.archive_dir(id);
+            if dir.exists() {
+                fs::remove_dir_all(&dir).map_err(|e| ServeError::io(&dir, e))?;
+            }
+        }
+        Ok(n == 1)
+    }
+}
+
+fn archive_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Archive> {
+    Ok(Archive {
+        id: r.get(0)?,
+        user_id: r.get::<_, i64>(1)? as u64,
+        name: r.get(2)?,
+        language: r.get(3)?,
+        created: r.get(4)?,
+    })
 }
 
 fn user_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<User> {
