@@ -4,7 +4,9 @@
 // (a user's token). It logs in with the token, uploads a zip of a class
 // (one directory per student), waits for the job on the page that reloads
 // itself, opens the MOSS-style result and bryo's report, and deletes the
-// job. The result pages are also opened with JavaScript disabled.
+// job; it keeps a class in an archive of past terms and compares a new
+// upload against it. The result pages are also opened with JavaScript
+// disabled.
 // Screenshots go to $BRYO_ARTIFACTS (default: target/browser-artifacts).
 // cargo test runs it from crates/bryo-cli/tests/serve_ui.rs.
 'use strict';
@@ -66,6 +68,29 @@ async function main() {
     assert.match(await page.content(), /cls\/s00/);
     await page.screenshot({ path: path.join(artifacts, 'serve-report.png') });
     const reportUrl = page.url();
+
+    // Keep the class in an archive of past terms, then compare a new
+    // upload against it: last term's students are marked with the tag.
+    await page.goto(base + '/ui/jobs');
+    await page.fill('input[name=name]', 'last term');
+    await page.selectOption('form[action="/ui/archives"] select[name=language]', 'python');
+    await page.click('form[action="/ui/archives"] button');
+    await page.waitForURL(base + '/ui/jobs');
+    assert.match(await page.textContent('main'), /last term \(python\)/);
+    await page.locator('tr[data-job]').first().locator('form.archive button').click();
+    await page.waitForURL(base + '/ui/jobs');
+    await page.setInputFiles('input[name=file]', zipPath);
+    await page.selectOption('form.upload select[name=archive]', { label: 'last term (python)' });
+    await page.click('form.upload button[type=submit]');
+    await page.waitForURL(base + '/ui/jobs');
+    const newest = page.locator('tr[data-job]').first();
+    await newest.locator('text=MOSS pages').waitFor({ timeout: 60000 });
+    await newest.locator('text=MOSS pages').click();
+    await page.waitForLoadState();
+    assert.match(await page.textContent('table'), /cls\/s00 \[browser upload\]/);
+    await page.goto(base + '/ui/jobs');
+    await page.locator('tr[data-job]').first().locator('button', { hasText: 'Delete' }).click();
+    await page.waitForURL(base + '/ui/jobs');
 
     // Without JavaScript, the result pages still show the ranking.
     const nojs = await browser.newContext({ javaScriptEnabled: false });

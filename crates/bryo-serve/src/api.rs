@@ -356,9 +356,9 @@ async fn create_job(
 }
 
 #[derive(serde::Deserialize)]
-struct NewArchive {
-    name: String,
-    language: String,
+pub(crate) struct NewArchive {
+    pub(crate) name: String,
+    pub(crate) language: String,
 }
 
 async fn list_archives(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
@@ -372,7 +372,7 @@ async fn list_archives(State(shared): State<Arc<Shared>>, headers: HeaderMap) ->
     }
 }
 
-async fn create_archive(
+pub(crate) async fn create_archive(
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
     body: Result<Json<NewArchive>, axum::extract::rejection::JsonRejection>,
@@ -444,7 +444,7 @@ async fn delete_archive(
 
 /// Adds a finished job's submissions to an archive, tagged with the job's
 /// comment (or its id when it has none).
-async fn add_job_to_archive(
+pub(crate) async fn add_job_to_archive(
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
     UrlPath((id, job_id)): UrlPath<(String, String)>,

@@ -33,6 +33,8 @@ pub fn router() -> Router<Arc<Shared>> {
         .route("/ui/logout", post(logout))
         .route("/ui/jobs", get(jobs_page).post(upload))
         .route("/ui/jobs/{id}/delete", post(delete))
+        .route("/ui/jobs/{id}/archive", post(archive_job))
+        .route("/ui/archives", post(new_archive))
 }
 
 fn html(status: StatusCode, title: &str, body: &str) -> Response {
@@ -154,9 +156,12 @@ async fn jobs_page(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Res
     let Some(user) = session_user(&shared, &headers) else {
         return Redirect::to("/").into_response();
     };
-    let jobs = match shared.store.jobs_of(user.id) {
-        Ok(j) => j,
-        Err(e) => {
+    let (jobs, archives) = match (
+        shared.store.jobs_of(user.id),
+        shared.store.archives_of(user.id),
+    ) {
+        (Ok(j), Ok(a)) => (j, a),
+        (Err(e), _) | (_, Err(e)) => {
             return html(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "Unavailable",
@@ -164,6 +169,17 @@ async fn jobs_page(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Res
             )
         }
     };
+    let archive_options: String = archives
+        .iter()
+        .map(|a| {
+            format!(
+                "<option value=\"{}\">{} ({})</option>",
+                a.id,
+                escape_html(&a.name),
+                escape_html(&a.language)
+            )
+        })
+        .collect();
     let mut body = format!(
         "<form method=\"post\" action=\"/ui/logout\" class=\"logout\"><span>{}</span> \
          <button type=\"submit\">Log out</button></form>",
@@ -194,9 +210,12 @@ async fn jobs_page(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Res
          <label>Passages in more than N submissions are ignored (-m; empty: only template code) \
          <input type=\"number\" name=\"max_matches\" min=\"0\"></label>\
          <label>Pairs shown (-n) <input type=\"number\" name=\"show\" min=\"0\" value=\"250\"></label>\
-         <label>Comment <input type=\"text\" name=\"comment\"></label>\
-         <button type=\"submit\">Compare</button></form>",
+         <label>Comment (also the tag when archived) <input type=\"text\" name=\"comment\"></label>",
     );
+    body.push_str(&format!(
+        "<label>Compare against past terms <select name=\"archive\"><option value=\"\">none</option>{archive_options}</select></label>\
+         <button type=\"submit\">Compare</button></form>"
+    ));
     body.push_str("<h1>Your comparisons</h1>");
     if jobs.is_empty() {
         body.push_str("<p>None yet.</p>");
@@ -208,11 +227,22 @@ async fn jobs_page(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Res
         for job in &jobs {
             let url = shared.result_url(&job.id);
             let result = match job.state {
-                JobState::Done => format!(
-                    "<a href=\"{u}\">MOSS pages</a> · <a href=\"{u}report/index.html\">report</a> · \
-                     <a href=\"{u}result.json\">JSON</a>",
-                    u = escape_html(&url)
-                ),
+                JobState::Done => {
+                    let mut links = format!(
+                        "<a href=\"{u}\">MOSS pages</a> · <a href=\"{u}report/index.html\">report</a> · \
+                         <a href=\"{u}result.json\">JSON</a>",
+                        u = escape_html(&url)
+                    );
+                    if !archives.is_empty() {
+                        links.push_str(&format!(
+                            "<form method=\"post\" action=\"/ui/jobs/{}/archive\" class=\"archive\">\
+                             <select name=\"archive\">{archive_options}</select> \
+                             <button type=\"submit\">Add to archive</button></form>",
+                            job.id
+                        ));
+                    }
+                    links
+                }
                 JobState::Failed => escape_html(job.reason.as_deref().unwrap_or("")),
                 _ => "…".to_string(),
             };
@@ -229,6 +259,32 @@ async fn jobs_page(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Res
         }
         body.push_str("</tbody></table>");
     }
+    body.push_str("<h1>Archives of past terms</h1>");
+    if archives.is_empty() {
+        body.push_str("<p>None yet.</p>");
+    } else {
+        body.push_str("<ul>");
+        for a in &archives {
+            body.push_str(&format!(
+                "<li>{} ({})</li>",
+                escape_html(&a.name),
+                escape_html(&a.language)
+            ));
+        }
+        body.push_str("</ul>");
+    }
+    body.push_str(
+        "<form method=\"post\" action=\"/ui/archives\" class=\"upload\">\
+         <label>New archive <input type=\"text\" name=\"name\" required></label>\
+         <label>Language <select name=\"language\">",
+    );
+    for lang in Language::all() {
+        body.push_str(&format!(
+            "<option value=\"{n}\">{n}</option>",
+            n = escape_html(lang.name())
+        ));
+    }
+    body.push_str("</select></label><button type=\"submit\">Create</button></form>");
     let mut r = html(StatusCode::OK, "Comparisons", &body);
     if jobs
         .iter()
@@ -321,4 +377,79 @@ async fn delete(
             &escape_html(&e.to_string()),
         ),
     }
+}
+
+/// Answers an API handler's response as a page: a redirect to the job
+/// list when it succeeded, the error otherwise.
+async fn as_page(r: Response) -> Response {
+    let status = r.status();
+    if status.is_success() {
+        return Redirect::to("/ui/jobs").into_response();
+    }
+    let bytes = axum::body::to_bytes(r.into_body(), 1 << 16)
+        .await
+        .unwrap_or_default();
+    let message = serde_json::from_slice::<serde_json::Value>(&bytes)
+        .ok()
+        .and_then(|v| v["error"].as_str().map(str::to_string))
+        .unwrap_or_else(|| "refused".to_string());
+    html(
+        status,
+        "Refused",
+        &format!(
+            "<h1>Refused</h1><p class=\"error\">{}</p><p><a href=\"/ui/jobs\">Back</a></p>",
+            escape_html(&message)
+        ),
+    )
+}
+
+/// The session's token as an API header.
+fn api_headers(headers: &HeaderMap) -> HeaderMap {
+    let mut h = HeaderMap::new();
+    if let Some(t) = cookie_token(headers) {
+        if let Ok(v) = HeaderValue::from_str(&format!("Bearer {t}")) {
+            h.insert(header::AUTHORIZATION, v);
+        }
+    }
+    h
+}
+
+#[derive(Deserialize)]
+struct ArchiveForm {
+    archive: String,
+}
+
+async fn archive_job(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    UrlPath(id): UrlPath<String>,
+    Form(form): Form<ArchiveForm>,
+) -> Response {
+    let r = crate::api::add_job_to_archive(
+        State(shared),
+        api_headers(&headers),
+        UrlPath((form.archive, id)),
+    )
+    .await;
+    as_page(r).await
+}
+
+#[derive(Deserialize)]
+struct NewArchiveForm {
+    name: String,
+    language: String,
+}
+
+async fn new_archive(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    Form(form): Form<NewArchiveForm>,
+) -> Response {
+    let body = crate::api::NewArchive {
+        name: form.name,
+        language: form.language,
+    };
+    let r = crate::api::create_archive(State(shared), api_headers(&headers), Ok(axum::Json(body)))
+        .await;
+    as_page(r).await
 }
