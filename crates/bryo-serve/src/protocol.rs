@@ -291,6 +291,12 @@ impl Session {
         matches!(self.state, State::Closed)
     }
 
+    /// Whether the query was received (and so answered): what may follow
+    /// is only `end`.
+    pub fn is_answered(&self) -> bool {
+        matches!(self.state, State::Queried)
+    }
+
     /// What the client was doing, for a timeout message.
     pub fn waiting_for(&self) -> String {
         match &self.state {

@@ -231,6 +231,9 @@ async fn connection(shared: Arc<Shared>, mut stream: TcpStream) {
     let mut buf = vec![0u8; 64 * 1024];
     loop {
         let n = match tokio::time::timeout(shared.read_timeout, stream.read(&mut buf)).await {
+            // A client that got its answer and keeps the connection open
+            // is simply let go.
+            Err(_) if session.is_answered() => break,
             Err(_) => {
                 let msg = format!(
                     "Error: no data for {} seconds {}.\n",
