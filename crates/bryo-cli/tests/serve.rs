@@ -1101,3 +1101,51 @@ fn past_terms_in_an_archive_are_compared_and_marked() {
     assert_eq!(status, 204);
     assert!(!data.join(format!("archives/{archive}")).exists());
 }
+
+#[test]
+fn api_one_zip_per_student_makes_one_submission_each() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let (_, token) = add_user_with_token(&data, "carol@example.edu");
+    let server = Server::start(&data, &[], &[]);
+    let student = |files: &[(&str, String)]| {
+        let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        for (name, text) in files {
+            zip.start_file(*name, zip::write::SimpleFileOptions::default())
+                .unwrap();
+            zip.write_all(text.as_bytes()).unwrap();
+        }
+        zip.finish().unwrap().into_inner()
+    };
+    let (ctype, body) = multipart(
+        &[("language", "python"), ("directory", "on")],
+        &[
+            (
+                "file",
+                "alice.zip",
+                student(&[("main.py", program(7)), ("util.py", program(8))]),
+            ),
+            (
+                "file",
+                "bob.zip",
+                student(&[("main.py", program(7).replace("data", "xs"))]),
+            ),
+            ("file", "dave.zip", student(&[("main.py", program(9))])),
+        ],
+    );
+    let (status, job) = server.request("POST", "/api/jobs", Some(&token), Some((&ctype, &body)));
+    assert_eq!(status, 202, "{}", String::from_utf8_lossy(&job));
+    let id = json_of(&job)["id"].as_str().unwrap().to_string();
+    assert_eq!(wait_job(&server, &token, &id)["state"], "done");
+    let (_, result) = server.request("GET", &format!("/api/jobs/{id}/result"), Some(&token), None);
+    let result = json_of(&result);
+    let names: Vec<_> = result["submissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(names, ["alice", "bob", "dave"]);
+    let rows = json_rows(&result);
+    assert_eq!((rows[0].0.as_str(), rows[0].2.as_str()), ("alice", "bob"));
+}

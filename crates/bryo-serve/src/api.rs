@@ -223,6 +223,7 @@ fn add_upload(
     }
     let mut archive = zip::ZipArchive::new(Cursor::new(bytes))
         .map_err(|e| format!("{name} is not a readable zip archive: {e}"))?;
+    let mut entries = Vec::new();
     for i in 0..archive.len() {
         let mut entry = archive
             .by_index(i)
@@ -243,7 +244,25 @@ fn add_upload(
             .take(limits.max_file_bytes + 1)
             .read_to_end(&mut data)
             .map_err(|e| format!("{name}: {entry_name} cannot be read: {e}"))?;
-        push(entry_name, data)?;
+        entries.push((entry_name, data));
+    }
+    // A zip with every file at its top is one student's (`alice.zip`, as
+    // course sites hand them out): its files are named under the archive's
+    // name, so that several such zips make several submissions with -d.
+    let one_student = entries.iter().all(|(n, _)| !n.contains('/'));
+    let stem = name
+        .rsplit('/')
+        .next()
+        .unwrap_or(name)
+        .trim_end_matches(".zip")
+        .trim_end_matches(".ZIP");
+    for (entry_name, data) in entries {
+        let full = if one_student {
+            format!("{stem}/{entry_name}")
+        } else {
+            entry_name
+        };
+        push(full, data)?;
     }
     Ok(())
 }
