@@ -9,6 +9,7 @@ mod frontend_args;
 mod index;
 mod rank;
 mod report;
+mod serve;
 mod tokens;
 
 use std::process::ExitCode;
@@ -79,6 +80,12 @@ enum Command {
     /// `info`, `remove`, `compact`; `bryo compare --against DIR` compares
     /// new submissions with everything in it.
     Index(index::Args),
+
+    /// A self-hosted MOSS: speaks MOSS's wire protocol (moss.pl, mosspy, …
+    /// work by changing the server name) and serves results that stay
+    /// until their owner deletes them; `bryo serve user add EMAIL` issues
+    /// user ids.
+    Serve(Box<serve::Args>),
 }
 
 fn main() -> ExitCode {
@@ -92,6 +99,7 @@ fn main() -> ExitCode {
         Command::Report(args) => report::run(&args).map(|()| false),
         Command::Fingerprint(args) => fingerprint::run(&args).map(|()| false),
         Command::Index(args) => index::run(&args).map(|()| false),
+        Command::Serve(args) => serve::run(&args).map(|()| false),
     };
     match result {
         Ok(false) => ExitCode::SUCCESS,

@@ -1,0 +1,355 @@
+//! A job: its stored upload, the bryo pipeline run on it, and the result
+//! pages written next to each other (MOSS's layout, bryo's HTML report,
+//! the JSON).
+
+use std::collections::{BTreeMap, HashMap};
+use std::fs;
+use std::path::Path;
+
+use bryo_compare::{
+    analyze_inputs_with_archive, compare_with_progress, AnalyzeOptions, CompareOptions, Silent,
+};
+use bryo_frontend::Language;
+use bryo_html::write_html;
+use bryo_index::{Index, IndexSettings};
+use bryo_input::{InputFile, Inputs, Source, Submission};
+use bryo_report::{write_json, Report};
+use serde::{Deserialize, Serialize};
+
+use crate::moss_html::write_moss_pages;
+use crate::protocol::Upload;
+use crate::ServeError;
+
+/// What a job was asked, as stored in `upload/manifest.json`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobSpec {
+    /// Language name (a MOSS name or one of bryo's).
+    pub language: String,
+    /// MOSS `-d`: files grouped into submissions by their directory.
+    pub directory: bool,
+    /// MOSS `-m`.
+    pub max_matches: Option<u32>,
+    /// MOSS `-n`: pairs reported.
+    pub show: Option<u32>,
+    /// The comment.
+    pub comment: String,
+    /// The files, in the order received; `stored` is the name of the file
+    /// under `upload/`.
+    pub files: Vec<StoredFile>,
+    /// The archive of past terms compared against, if any.
+    #[serde(default)]
+    pub archive: Option<String>,
+}
+
+/// One uploaded file in the manifest.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredFile {
+    /// 0 for base code.
+    pub id: u32,
+    /// The name the client gave.
+    pub name: String,
+    /// The file's name under `upload/`.
+    pub stored: String,
+    /// Its size.
+    pub bytes: u64,
+}
+
+/// The language of a MOSS `language` line, if bryo compares it.
+pub fn language(name: &str) -> Option<&'static Language> {
+    Language::by_name(name)
+}
+
+/// Writes an upload into `jobs/<id>/upload` (through `upload.tmp`, renamed
+/// when complete) and returns its spec.
+pub fn store_upload(job_dir: &Path, upload: &Upload) -> Result<JobSpec, ServeError> {
+    let tmp = job_dir.join("upload.tmp");
+    let done = job_dir.join("upload");
+    if tmp.exists() {
+        fs::remove_dir_all(&tmp).map_err(|e| ServeError::io(&tmp, e))?;
+    }
+    fs::create_dir_all(&tmp).map_err(|e| ServeError::io(&tmp, e))?;
+    let mut files = Vec::with_capacity(upload.files.len());
+    for (i, f) in upload.files.iter().enumerate() {
+        let stored = format!("{i:06}");
+        let path = tmp.join(&stored);
+        fs::write(&path, &f.bytes).map_err(|e| ServeError::io(&path, e))?;
+        files.push(StoredFile {
+            id: f.id,
+            name: f.name.clone(),
+            stored,
+            bytes: f.bytes.len() as u64,
+        });
+    }
+    let spec = JobSpec {
+        language: upload.language.clone().unwrap_or_else(|| "c".to_string()),
+        directory: upload.directory,
+        max_matches: upload.max_matches,
+        show: upload.show,
+        comment: upload.comment.clone(),
+        files,
+        archive: upload.archive.clone(),
+    };
+    let manifest = tmp.join("manifest.json");
+    let json = serde_json::to_vec_pretty(&spec).map_err(|e| ServeError::Other(e.to_string()))?;
+    fs::write(&manifest, json).map_err(|e| ServeError::io(&manifest, e))?;
+    sync_dir(&tmp);
+    fs::rename(&tmp, &done).map_err(|e| ServeError::io(&done, e))?;
+    sync_dir(job_dir);
+    Ok(spec)
+}
+
+/// Flushes a directory's entries to disk where the platform allows it.
+fn sync_dir(dir: &Path) {
+    if let Ok(f) = fs::File::open(dir) {
+        let _ = f.sync_all();
+    }
+}
+
+/// The crash tests stop the server while a result is half written:
+/// `BRYO_SERVE_PAUSE_MS` holds every job there that long.
+fn crash_test_pause() {
+    if let Some(ms) = std::env::var("BRYO_SERVE_PAUSE_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
+}
+
+/// Groups the files into submissions as MOSS does: each file alone, or
+/// with `-d` by the directory part of its name.
+fn inputs(spec: &JobSpec, upload_dir: &Path) -> Result<Inputs, String> {
+    let mut base = Vec::new();
+    let mut groups: BTreeMap<String, Vec<InputFile>> = BTreeMap::new();
+    for f in &spec.files {
+        let path = upload_dir.join(&f.stored);
+        let bytes = fs::read(&path).map_err(|e| format!("cannot read the stored upload: {e}"))?;
+        let file = InputFile {
+            display_path: f.name.clone(),
+            bytes,
+            source: Source::File(path),
+        };
+        if f.id == 0 {
+            base.push(file);
+            continue;
+        }
+        let group = if spec.directory {
+            match f.name.rsplit_once('/') {
+                Some((dir, _)) if !dir.is_empty() => dir.to_string(),
+                _ => f.name.clone(),
+            }
+        } else {
+            f.name.clone()
+        };
+        groups.entry(group).or_default().push(file);
+    }
+    let submissions = groups
+        .into_iter()
+        .map(|(name, mut files)| {
+            files.sort_by(|a, b| a.display_path.cmp(&b.display_path));
+            Submission {
+                name,
+                old: false,
+                files,
+            }
+        })
+        .collect();
+    Ok(Inputs {
+        submissions,
+        base,
+        skipped: Vec::new(),
+    })
+}
+
+/// Runs a stored job and writes its result into `jobs/<id>/result`
+/// (through `result.tmp`). `public_base` is the URL prefix of the result
+/// pages' absolute links (`…/results/<id>/`). An `Err` is the failure
+/// reason shown to the user.
+pub fn run_job(job_dir: &Path, archives_dir: &Path, public_base: &str) -> Result<(), String> {
+    let upload = job_dir.join("upload");
+    let spec = read_spec(&upload)?;
+    let lang = language(&spec.language)
+        .ok_or_else(|| format!("language `{}` is not supported", spec.language))?;
+    if !spec.files.iter().any(|f| f.id != 0) {
+        return Err("No files uploaded to compare.".to_string());
+    }
+    let inputs = inputs(&spec, &upload)?;
+    let mut sources: HashMap<String, Vec<u8>> = inputs
+        .submissions
+        .iter()
+        .flat_map(|s| &s.files)
+        .chain(&inputs.base)
+        .map(|f| (f.display_path.clone(), f.bytes.clone()))
+        .collect();
+    let options = CompareOptions {
+        analyze: AnalyzeOptions {
+            language: Some(lang),
+            ..AnalyzeOptions::default()
+        },
+        max_submissions: spec.max_matches.map(|m| m as usize),
+        max_pairs: spec.show.map_or(250, |n| n as usize),
+        comment: (!spec.comment.is_empty()).then(|| spec.comment.clone()),
+        directory_mode: spec.directory,
+        base_names: inputs.base.iter().map(|f| f.display_path.clone()).collect(),
+        ..CompareOptions::default()
+    };
+    let mut archived = Vec::new();
+    let mut options = options;
+    if let Some(id) = &spec.archive {
+        let index = Index::open(&archives_dir.join(id))
+            .map_err(|e| format!("the archive of past terms cannot be opened (deleted?): {e}"))?;
+        let stored = *index.settings();
+        if stored.analyze.language.map(Language::name) != Some(lang.name()) {
+            return Err(format!(
+                "the archive holds {} submissions; this job is {}",
+                stored.analyze.language.map_or("mixed", Language::name),
+                lang.name()
+            ));
+        }
+        options.analyze = stored.analyze;
+        options.k = Some(stored.config.k());
+        options.w = Some(stored.config.w());
+        options.old_names = vec![format!("archive {id}")];
+        // Archived submissions are named `name [TAG]`, as `bryo compare
+        // --against` names them.
+        for a in index.archived().map_err(|e| e.to_string())? {
+            let mut submission = a.submission;
+            let label = if a.tag.is_empty() {
+                "[archive]".to_string()
+            } else {
+                format!("[{}]", a.tag)
+            };
+            submission.name = format!("{} {label}", submission.name);
+            for ((file, _), source) in submission.files.iter_mut().zip(a.sources) {
+                file.path = format!("{} {label}", file.path);
+                sources.insert(file.path.clone(), source);
+            }
+            archived.push(submission);
+        }
+    }
+    let outcome = if archived.is_empty() {
+        compare_with_progress(inputs, &options, &Silent).map_err(|e| e.to_string())?
+    } else {
+        let analysis = analyze_inputs_with_archive(inputs, archived, &options, &Silent)
+            .map_err(|e| e.to_string())?;
+        let comparison = (|| -> Result<_, bryo_match::Error> {
+            let corpus = analysis.corpus();
+            let indexed = bryo_match::fingerprint(&corpus, analysis.match_options(), &Silent)?
+                .index(&Silent)?;
+            let candidates = indexed.pairs(&Silent)?;
+            indexed.fragments(candidates, &Silent)
+        })()
+        .map_err(|e| e.to_string())?;
+        analysis.report(comparison, &options, &Silent)
+    };
+    write_result(job_dir, &outcome.report, &sources, public_base)
+        .map_err(|e| format!("cannot write the result: {e}"))
+}
+
+fn read_spec(upload: &Path) -> Result<JobSpec, String> {
+    let manifest = fs::read(upload.join("manifest.json"))
+        .map_err(|e| format!("the stored upload is incomplete: {e}"))?;
+    serde_json::from_slice(&manifest).map_err(|e| format!("the stored upload is damaged: {e}"))
+}
+
+/// Creates an empty archive (a `bryo index`) for `language` in `dir`.
+pub fn create_archive(dir: &Path, language: &'static Language) -> Result<(), String> {
+    let analyze = AnalyzeOptions {
+        language: Some(language),
+        ..AnalyzeOptions::default()
+    };
+    let settings = IndexSettings::new(analyze, None, None, None).map_err(|e| e.to_string())?;
+    Index::create(dir, settings).map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// Adds a job's submissions (not its base code) to an archive, tagged
+/// `tag`; returns the number of submissions added.
+pub fn archive_job(job_dir: &Path, archive_dir: &Path, tag: &str) -> Result<u64, String> {
+    let upload = job_dir.join("upload");
+    let spec = read_spec(&upload)?;
+    let mut inputs = inputs(&spec, &upload)?;
+    inputs.base.clear();
+    let n = inputs.submissions.len() as u64;
+    let mut index = Index::open(archive_dir).map_err(|e| e.to_string())?;
+    index.add(inputs, tag).map_err(|e| e.to_string())?;
+    Ok(n)
+}
+
+fn write_result(
+    job_dir: &Path,
+    report: &Report,
+    sources: &HashMap<String, Vec<u8>>,
+    public_base: &str,
+) -> Result<(), ServeError> {
+    let tmp = job_dir.join("result.tmp");
+    let done = job_dir.join("result");
+    if tmp.exists() {
+        fs::remove_dir_all(&tmp).map_err(|e| ServeError::io(&tmp, e))?;
+    }
+    fs::create_dir_all(&tmp).map_err(|e| ServeError::io(&tmp, e))?;
+    let json = tmp.join("result.json");
+    let mut out = Vec::new();
+    write_json(report, &mut out).map_err(|e| ServeError::Other(e.to_string()))?;
+    fs::write(&json, out).map_err(|e| ServeError::io(&json, e))?;
+    crash_test_pause();
+    let loader = |path: &str| -> Result<Vec<u8>, String> {
+        sources
+            .get(path)
+            .cloned()
+            .ok_or_else(|| format!("{path} was not uploaded"))
+    };
+    write_html(report, &loader, &tmp.join("report"))
+        .map_err(|e| ServeError::Other(e.to_string()))?;
+    write_moss_pages(report, sources, public_base, &tmp)?;
+    sync_dir(&tmp);
+    if done.exists() {
+        fs::remove_dir_all(&done).map_err(|e| ServeError::io(&done, e))?;
+    }
+    fs::rename(&tmp, &done).map_err(|e| ServeError::io(&done, e))?;
+    sync_dir(job_dir);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::language;
+
+    #[test]
+    fn every_moss_language_name_is_answered_yes() {
+        let moss = [
+            "c",
+            "cc",
+            "java",
+            "ml",
+            "pascal",
+            "ada",
+            "lisp",
+            "scheme",
+            "haskell",
+            "fortran",
+            "ascii",
+            "vhdl",
+            "verilog",
+            "perl",
+            "matlab",
+            "python",
+            "mips",
+            "prolog",
+            "spice",
+            "vb",
+            "csharp",
+            "modula2",
+            "a8086",
+            "javascript",
+            "plsql",
+        ];
+        for name in moss {
+            assert!(language(name).is_some(), "{name}");
+        }
+        for name in ["rust", "text", "html", "go"] {
+            assert!(language(name).is_some(), "{name}");
+        }
+        assert!(language("cobol-85").is_none());
+    }
+}

@@ -1,0 +1,499 @@
+//! Durable state: users and jobs in SQLite (WAL mode), uploads and results
+//! in the data directory.
+//!
+//! ```text
+//! DIR/bryo.sqlite          users, jobs
+//! DIR/jobs/<id>/upload/    manifest.json and the files, written before the job is queued
+//! DIR/jobs/<id>/result/    the rendered result, renamed into place when complete
+//! ```
+//!
+//! A job's directory is renamed into place only when complete
+//! (`upload.tmp` → `upload`, `result.tmp` → `result`), and its state in
+//! the database changes after the rename: a crash leaves either the old
+//! state with a leftover `.tmp` directory (removed on the next start) or
+//! the new state with complete files.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rusqlite::{params, Connection, OptionalExtension};
+use serde::{Deserialize, Serialize};
+
+use crate::ServeError;
+
+/// A job's state; stored as its lower-case name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum JobState {
+    /// Stored, waiting for a worker.
+    Queued,
+    /// A worker is running it.
+    Running,
+    /// The result is complete and served.
+    Done,
+    /// It ended with an error (see the reason).
+    Failed,
+}
+
+impl JobState {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobState::Queued => "queued",
+            JobState::Running => "running",
+            JobState::Done => "done",
+            JobState::Failed => "failed",
+        }
+    }
+
+    fn parse(s: &str) -> JobState {
+        match s {
+            "queued" => JobState::Queued,
+            "running" => JobState::Running,
+            "done" => JobState::Done,
+            _ => JobState::Failed,
+        }
+    }
+}
+
+/// A user of the server.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct User {
+    /// The decimal id used on the protocol's `moss` line.
+    pub id: u64,
+    /// Contact address, as given by the admin.
+    pub email: String,
+    /// The web and API token.
+    #[serde(skip)]
+    pub token: String,
+    /// A disabled user's protocol id and token are refused.
+    pub disabled: bool,
+    /// Seconds since the Unix epoch.
+    pub created: i64,
+}
+
+/// One job's row.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Job {
+    /// 128 random bits in hex: the capability in the result URL.
+    pub id: String,
+    /// Its owner.
+    #[serde(skip)]
+    pub user_id: u64,
+    /// Where it is.
+    pub state: JobState,
+    /// Why it failed.
+    pub reason: Option<String>,
+    /// The comment given with it.
+    pub comment: String,
+    /// Files received.
+    pub files: u64,
+    /// Bytes received.
+    pub bytes: u64,
+    /// Seconds since the Unix epoch.
+    pub created: i64,
+    /// When it ended.
+    pub finished: Option<i64>,
+}
+
+/// The database and the data directory.
+#[derive(Debug)]
+pub struct Store {
+    dir: PathBuf,
+    db: Mutex<Connection>,
+}
+
+pub(crate) fn now() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+/// `n` random bytes as lower-case hex.
+pub(crate) fn random_hex(n: usize) -> Result<String, ServeError> {
+    let mut bytes = vec![0u8; n];
+    getrandom::fill(&mut bytes).map_err(|e| ServeError::Random(e.to_string()))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Whether `id` has the form of a job id (so that it can name a directory).
+pub fn is_job_id(id: &str) -> bool {
+    id.len() == 32
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+impl Store {
+    /// Opens (creating if needed) the store in `dir`.
+    pub fn open(dir: &Path) -> Result<Store, ServeError> {
+        fs::create_dir_all(dir.join("jobs")).map_err(|e| ServeError::io(dir, e))?;
+        let path = dir.join("bryo.sqlite");
+        let db = Connection::open(&path).map_err(ServeError::Db)?;
+        db.busy_timeout(std::time::Duration::from_secs(10))
+            .map_err(ServeError::Db)?;
+        db.pragma_update(None, "journal_mode", "WAL")
+            .map_err(ServeError::Db)?;
+        db.pragma_update(None, "synchronous", "FULL")
+            .map_err(ServeError::Db)?;
+        db.execute_batch(
+            "CREATE TABLE IF NOT EXISTS users (
+                 id INTEGER PRIMARY KEY,
+                 email TEXT NOT NULL,
+                 token TEXT NOT NULL UNIQUE,
+                 disabled INTEGER NOT NULL DEFAULT 0,
+                 created INTEGER NOT NULL
+             );
+             CREATE TABLE IF NOT EXISTS jobs (
+                 id TEXT PRIMARY KEY,
+                 user_id INTEGER NOT NULL REFERENCES users(id),
+                 state TEXT NOT NULL,
+                 reason TEXT,
+                 comment TEXT NOT NULL,
+                 files INTEGER NOT NULL,
+                 bytes INTEGER NOT NULL,
+                 created INTEGER NOT NULL,
+                 finished INTEGER
+             );
+             CREATE INDEX IF NOT EXISTS jobs_by_user ON jobs(user_id, created);
+             CREATE TABLE IF NOT EXISTS archives (
+                 id TEXT PRIMARY KEY,
+                 user_id INTEGER NOT NULL REFERENCES users(id),
+                 name TEXT NOT NULL,
+                 language TEXT NOT NULL,
+                 created INTEGER NOT NULL
+             );",
+        )
+        .map_err(ServeError::Db)?;
+        Ok(Store {
+            dir: dir.to_path_buf(),
+            db: Mutex::new(db),
+        })
+    }
+
+    /// The data directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn db(&self) -> MutexGuard<'_, Connection> {
+        // A panic while holding the lock leaves SQLite consistent (every
+        // change is one statement), so a poisoned lock is still usable.
+        self.db.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A job's directory.
+    pub fn job_dir(&self, id: &str) -> PathBuf {
+        self.dir.join("jobs").join(id)
+    }
+
+    /// Adds a user with a fresh random id and token.
+    pub fn add_user(&self, email: &str) -> Result<User, ServeError> {
+        let db = self.db();
+        loop {
+            let mut b = [0u8; 8];
+            getrandom::fill(&mut b).map_err(|e| ServeError::Random(e.to_string()))?;
+            // Nine or ten decimal digits, below 2^31 for clients that
+            // keep the id in a 32-bit integer.
+            let id = 100_000_000 + u64::from_le_bytes(b) % 2_000_000_000;
+            let token = random_hex(16)?;
+            let user = User {
+                id,
+                email: email.to_string(),
+                token,
+                disabled: false,
+                created: now(),
+            };
+            let inserted = db
+                .execute(
+                    "INSERT OR IGNORE INTO users (id, email, token, disabled, created) VALUES (?1, ?2, ?3, 0, ?4)",
+                    params![user.id as i64, user.email, user.token, user.created],
+                )
+                .map_err(ServeError::Db)?;
+            if inserted == 1 {
+                return Ok(user);
+            }
+        }
+    }
+
+    /// Every user, oldest first.
+    pub fn users(&self) -> Result<Vec<User>, ServeError> {
+        let db = self.db();
+        let mut stmt = db
+            .prepare("SELECT id, email, token, disabled, created FROM users ORDER BY created, id")
+            .map_err(ServeError::Db)?;
+        let rows = stmt
+            .query_map([], user_row)
+            .map_err(ServeError::Db)?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(ServeError::Db)?;
+        Ok(rows)
+    }
+
+    /// Disables a user; `false` when there is no such user.
+    pub fn disable_user(&self, id: u64) -> Result<bool, ServeError> {
+        let n = self
+            .db()
+            .execute("UPDATE users SET disabled = 1 WHERE id = ?1", [id as i64])
+            .map_err(ServeError::Db)?;
+        Ok(n == 1)
+    }
+
+    /// An enabled user by protocol id.
+    pub fn user(&self, id: u64) -> Result<Option<User>, ServeError> {
+        self.db()
+            .query_row(
+                "SELECT id, email, token, disabled, created FROM users WHERE id = ?1 AND disabled = 0",
+                [id as i64],
+                user_row,
+            )
+            .optional()
+            .map_err(ServeError::Db)
+    }
+
+    /// An enabled user by token.
+    pub fn user_by_token(&self, token: &str) -> Result<Option<User>, ServeError> {
+        self.db()
+            .query_row(
+                "SELECT id, email, token, disabled, created FROM users WHERE token = ?1 AND disabled = 0",
+                [token],
+                user_row,
+            )
+            .optional()
+            .map_err(ServeError::Db)
+    }
+
+    /// Records a queued job whose upload directory is complete.
+    pub fn insert_job(&self, job: &Job) -> Result<(), ServeError> {
+        self.db()
+            .execute(
+                "INSERT INTO jobs (id, user_id, state, reason, comment, files, bytes, created, finished)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                params![
+                    job.id,
+                    job.user_id as i64,
+                    job.state.as_str(),
+                    job.reason,
+                    job.comment,
+                    job.files as i64,
+                    job.bytes as i64,
+                    job.created,
+                    job.finished
+                ],
+            )
+            .map_err(ServeError::Db)?;
+        Ok(())
+    }
+
+    /// Moves a job to `state`.
+    pub fn set_state(
+        &self,
+        id: &str,
+        state: JobState,
+        reason: Option<&str>,
+    ) -> Result<(), ServeError> {
+        let finished = matches!(state, JobState::Done | JobState::Failed).then(now);
+        self.db()
+            .execute(
+                "UPDATE jobs SET state = ?2, reason = ?3, finished = ?4 WHERE id = ?1",
+                params![id, state.as_str(), reason, finished],
+            )
+            .map_err(ServeError::Db)?;
+        Ok(())
+    }
+
+    /// Moves a queued job to running; `false` if it is not queued (it was
+    /// deleted, or another run took it).
+    pub fn claim(&self, id: &str) -> Result<bool, ServeError> {
+        let n = self
+            .db()
+            .execute(
+                "UPDATE jobs SET state = 'running' WHERE id = ?1 AND state = 'queued'",
+                [id],
+            )
+            .map_err(ServeError::Db)?;
+        Ok(n == 1)
+    }
+
+    /// A job by id.
+    pub fn job(&self, id: &str) -> Result<Option<Job>, ServeError> {
+        self.db()
+            .query_row(
+                "SELECT id, user_id, state, reason, comment, files, bytes, created, finished FROM jobs WHERE id = ?1",
+                [id],
+                job_row,
+            )
+            .optional()
+            .map_err(ServeError::Db)
+    }
+
+    /// A user's jobs, newest first.
+    pub fn jobs_of(&self, user_id: u64) -> Result<Vec<Job>, ServeError> {
+        let db = self.db();
+        let mut stmt = db
+            .prepare(
+                "SELECT id, user_id, state, reason, comment, files, bytes, created, finished FROM jobs
+                 WHERE user_id = ?1 ORDER BY created DESC, id",
+            )
+            .map_err(ServeError::Db)?;
+        let rows = stmt
+            .query_map([user_id as i64], job_row)
+            .map_err(ServeError::Db)?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(ServeError::Db)?;
+        Ok(rows)
+    }
+
+    /// Jobs in a state, oldest first.
+    pub fn jobs_in(&self, state: JobState) -> Result<Vec<Job>, ServeError> {
+        let db = self.db();
+        let mut stmt = db
+            .prepare(
+                "SELECT id, user_id, state, reason, comment, files, bytes, created, finished FROM jobs
+                 WHERE state = ?1 ORDER BY created, id",
+            )
+            .map_err(ServeError::Db)?;
+        let rows = stmt
+            .query_map([state.as_str()], job_row)
+            .map_err(ServeError::Db)?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(ServeError::Db)?;
+        Ok(rows)
+    }
+
+    /// Deletes a job of `user_id`: its row first (so it is no longer
+    /// served), then its files. `false` when the user has no such job.
+    pub fn delete_job(&self, user_id: u64, id: &str) -> Result<bool, ServeError> {
+        let n = self
+            .db()
+            .execute(
+                "DELETE FROM jobs WHERE id = ?1 AND user_id = ?2",
+                params![id, user_id as i64],
+            )
+            .map_err(ServeError::Db)?;
+        if n == 1 && is_job_id(id) {
+            let dir = self.job_dir(id);
+            if dir.exists() {
+                fs::remove_dir_all(&dir).map_err(|e| ServeError::io(&dir, e))?;
+            }
+        }
+        Ok(n == 1)
+    }
+}
+
+/// A user's archive of past terms: a `bryo index` directory under
+/// `archives/<id>`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Archive {
+    /// 128 random bits in hex.
+    pub id: String,
+    /// Its owner.
+    #[serde(skip)]
+    pub user_id: u64,
+    /// The owner's name for it, e.g. `CS101 2025`.
+    pub name: String,
+    /// The language its submissions were analyzed as.
+    pub language: String,
+    /// Seconds since the Unix epoch.
+    pub created: i64,
+}
+
+impl Store {
+    /// An archive's index directory.
+    pub fn archive_dir(&self, id: &str) -> PathBuf {
+        self.dir.join("archives").join(id)
+    }
+
+    /// Records an archive whose index directory exists.
+    pub fn insert_archive(&self, a: &Archive) -> Result<(), ServeError> {
+        self.db()
+            .execute(
+                "INSERT INTO archives (id, user_id, name, language, created) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![a.id, a.user_id as i64, a.name, a.language, a.created],
+            )
+            .map_err(ServeError::Db)?;
+        Ok(())
+    }
+
+    /// An archive of `user_id`.
+    pub fn archive(&self, user_id: u64, id: &str) -> Result<Option<Archive>, ServeError> {
+        self.db()
+            .query_row(
+                "SELECT id, user_id, name, language, created FROM archives WHERE id = ?1 AND user_id = ?2",
+                params![id, user_id as i64],
+                archive_row,
+            )
+            .optional()
+            .map_err(ServeError::Db)
+    }
+
+    /// A user's archives, oldest first.
+    pub fn archives_of(&self, user_id: u64) -> Result<Vec<Archive>, ServeError> {
+        let db = self.db();
+        let mut stmt = db
+            .prepare(
+                "SELECT id, user_id, name, language, created FROM archives WHERE user_id = ?1 ORDER BY created, id",
+            )
+            .map_err(ServeError::Db)?;
+        let rows = stmt
+            .query_map([user_id as i64], archive_row)
+            .map_err(ServeError::Db)?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(ServeError::Db)?;
+        Ok(rows)
+    }
+
+    /// Deletes an archive of `user_id`: its row, then its index.
+    pub fn delete_archive(&self, user_id: u64, id: &str) -> Result<bool, ServeError> {
+        let n = self
+            .db()
+            .execute(
+                "DELETE FROM archives WHERE id = ?1 AND user_id = ?2",
+                params![id, user_id as i64],
+            )
+            .map_err(ServeError::Db)?;
+        if n == 1 && is_job_id(id) {
+            let dir = self.archive_dir(id);
+            if dir.exists() {
+                fs::remove_dir_all(&dir).map_err(|e| ServeError::io(&dir, e))?;
+            }
+        }
+        Ok(n == 1)
+    }
+}
+
+fn archive_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Archive> {
+    Ok(Archive {
+        id: r.get(0)?,
+        user_id: r.get::<_, i64>(1)? as u64,
+        name: r.get(2)?,
+        language: r.get(3)?,
+        created: r.get(4)?,
+    })
+}
+
+fn user_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<User> {
+    Ok(User {
+        id: r.get::<_, i64>(0)? as u64,
+        email: r.get(1)?,
+        token: r.get(2)?,
+        disabled: r.get::<_, i64>(3)? != 0,
+        created: r.get(4)?,
+    })
+}
+
+fn job_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Job> {
+    Ok(Job {
+        id: r.get(0)?,
+        user_id: r.get::<_, i64>(1)? as u64,
+        state: JobState::parse(&r.get::<_, String>(2)?),
+        reason: r.get(3)?,
+        comment: r.get(4)?,
+        files: r.get::<_, i64>(5)? as u64,
+        bytes: r.get::<_, i64>(6)? as u64,
+        created: r.get(7)?,
+        finished: r.get(8)?,
+    })
+}
