@@ -62,6 +62,9 @@ pub enum Source {
         /// The entry's name inside it, `/`-separated.
         entry: String,
     },
+    /// Bytes handed over in memory by the caller (e.g. a row of a record
+    /// batch in a cluster job); the display path is the caller's name.
+    Memory,
 }
 
 /// A file or submission directory that discovery left out, before any

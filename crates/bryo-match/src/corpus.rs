@@ -100,6 +100,8 @@ impl<'a> Document<'a> {
 pub struct Corpus<'a> {
     documents: Vec<Document<'a>>,
     identical: Vec<(SubmissionId, SubmissionId)>,
+    /// Hashes excluded whatever their count here, sorted and distinct.
+    excluded: Vec<u64>,
 }
 
 impl<'a> Corpus<'a> {
@@ -151,6 +153,28 @@ impl<'a> Corpus<'a> {
     pub fn identical_pairs(&self) -> &[(SubmissionId, SubmissionId)] {
         &self.identical
     }
+
+    /// Excludes these fingerprint hashes as if the common-code rule had
+    /// excluded them, whatever their count in this corpus: for a part of a
+    /// larger corpus (e.g. one pair of a distributed job) whose rule was
+    /// applied to the whole. Every selected occurrence of such a hash (in
+    /// any document, shared or not) is common-covered, or left out of the
+    /// totals under the rarity rule, exactly as [`CommonRule`] describes;
+    /// base hashes stay base hashes. The rule still applies to the counts
+    /// of this corpus on top; pass `CommonRule::MaxSubmissions(0)` to rely
+    /// on these hashes alone.
+    ///
+    /// [`CommonRule`]: crate::CommonRule
+    pub fn exclude_hashes(&mut self, hashes: impl IntoIterator<Item = u64>) {
+        self.excluded.extend(hashes);
+        self.excluded.sort_unstable();
+        self.excluded.dedup();
+    }
+
+    /// The hashes given to [`Corpus::exclude_hashes`], sorted.
+    pub fn excluded_hashes(&self) -> &[u64] {
+        &self.excluded
+    }
 }
 
 impl<'a> FromIterator<Document<'a>> for Corpus<'a> {
@@ -158,6 +182,7 @@ impl<'a> FromIterator<Document<'a>> for Corpus<'a> {
         Corpus {
             documents: iter.into_iter().collect(),
             identical: Vec::new(),
+            excluded: Vec::new(),
         }
     }
 }

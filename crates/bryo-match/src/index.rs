@@ -67,6 +67,8 @@ pub(crate) struct Prepared<'c> {
     pub docs: Vec<Doc<'c>>,
     pub subs: Vec<Sub>,
     pub base_docs: Vec<&'c [u64]>,
+    /// Hashes excluded by the caller ([`Corpus::exclude_hashes`]), sorted.
+    pub excluded: Vec<u64>,
 }
 
 impl<'c> Prepared<'c> {
@@ -129,6 +131,7 @@ impl<'c> Prepared<'c> {
             docs,
             subs,
             base_docs,
+            excluded: corpus.excluded_hashes().to_vec(),
         })
     }
 
@@ -555,6 +558,18 @@ pub(crate) fn build_index(
         common.append(&mut g.common);
         counts = counts.add(g.counts);
     }
+    // Hashes the caller excluded: every occurrence, shared here or not
+    // (`group_bucket` skips them).
+    if !prep.excluded.is_empty() {
+        for (doc, list) in fps.iter().enumerate() {
+            for f in list {
+                if prep.excluded.binary_search(&f.hash).is_ok() && !base.contains(f.hash) {
+                    common.push((doc as u64) << 32 | u64::from(f.pos));
+                    counts.dropped_common += 1;
+                }
+            }
+        }
+    }
     sort_records(&mut records);
     common.par_sort_unstable();
     let buckets = grouped
@@ -870,6 +885,10 @@ fn group_bucket(
         let h = run[0].hash;
         if base.contains(h) {
             c.dropped_base += run.len() as u64;
+            continue;
+        }
+        if prep.excluded.binary_search(&h).is_ok() {
+            // Counted with every other occurrence in `build_index`.
             continue;
         }
         // Distinct submissions, and distinct submissions not counting

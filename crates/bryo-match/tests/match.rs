@@ -1171,3 +1171,67 @@ fn every_stage_can_be_cancelled() {
         Error::Cancelled
     );
 }
+
+/// The hashes selected in more than `m` submissions of a corpus, from its
+/// fingerprint stage.
+fn hashes_above(docs: &[TestDoc], o: &MatchOptions, m: usize) -> Vec<u64> {
+    let c = corpus(docs);
+    let fps = bryo_match::fingerprint(&c, o, &bryo_match::Silent).unwrap();
+    let mut subs_of: BTreeMap<u64, HashSet<u32>> = BTreeMap::new();
+    for (i, d) in docs.iter().enumerate() {
+        for f in fps.fingerprints(DocId(i as u32)).unwrap_or(&[]) {
+            subs_of.entry(f.hash).or_default().insert(d.sub);
+        }
+    }
+    subs_of
+        .into_iter()
+        .filter(|(_, s)| s.len() > m)
+        .map(|(h, _)| h)
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+
+    /// A distributed job applies `-m` to the whole corpus, then compares
+    /// each candidate pair on its own with the excluded hashes: every pair
+    /// comes out exactly as in the run over the whole corpus (fragments,
+    /// totals, scores), with and without merging.
+    #[test]
+    fn pairs_alone_with_excluded_hashes_equal_the_whole_run(
+        seed in any::<u64>(), m in 6usize..12, merge in any::<bool>(),
+    ) {
+        let docs = crowded_corpus(seed);
+        let mut o = options(4, 3);
+        o.max_pairs = 0;
+        o.common = CommonRule::MaxSubmissions(m);
+        if merge {
+            o.merge = Some(Merging { max_gap: 6, gap_ratio: 1.0 });
+            o.min_fragment_symbols = 8;
+        }
+        let whole = match_corpus(&corpus(&docs), &o).unwrap();
+        prop_assert!(whole.pairs.len() > 20, "{} pairs", whole.pairs.len());
+        let excluded = hashes_above(&docs, &o, m);
+        prop_assert!(!excluded.is_empty());
+        let mut alone = o;
+        alone.common = CommonRule::MaxSubmissions(0);
+        for p in &whole.pairs {
+            // The pair's documents, and their ids in the whole corpus.
+            let (ids, two): (Vec<u32>, Vec<TestDoc>) = docs
+                .iter()
+                .enumerate()
+                .filter(|(_, d)| sub_id(d.sub) == p.a || sub_id(d.sub) == p.b)
+                .map(|(i, d)| (i as u32, d.clone()))
+                .unzip();
+            let mut c = corpus(&two);
+            c.exclude_hashes(excluded.iter().copied());
+            let mut r = match_corpus(&c, &alone).unwrap();
+            prop_assert_eq!(r.pairs.len(), 1);
+            for f in &mut r.pairs[0].fragments {
+                f.a_doc = DocId(ids[f.a_doc.0 as usize]);
+                f.b_doc = DocId(ids[f.b_doc.0 as usize]);
+            }
+            prop_assert_eq!(&r.pairs[0], p);
+        }
+    }
+}

@@ -1,0 +1,551 @@
+"""bryo on Apache Spark: copied passages across a corpus no single machine holds.
+
+    python -m bryo.spark --input DOCS --output DIR [-l LANG] [options]
+    spark-submit --master URL -m bryo.spark ...   (see the README)
+
+DOCS is Parquet or JSON Lines with the columns ``id`` (document id) and
+``text`` (string, or binary for undecoded bytes). The stages are those of
+``bryo compare``:
+
+1. fingerprint — ``mapInArrow`` runs the CLI's front-end and winnowing on
+   each partition of documents (:func:`bryo.fingerprint`);
+2. index — postings are repartitioned by hash; hashes in more than ``m``
+   documents (MOSS's ``-m``) are excluded; every other shared hash emits
+   its pairs of documents, at most ``m(m-1)/2`` per hash;
+3. pairs — pairs are counted (shared fingerprints, each hash counting the
+   smaller number of occurrences on either side, at most 16) and ranked;
+   the best ``max(4n, n + 200)`` (all with ``-n 0`` or a minimum
+   similarity) go on, and pairs of identical documents, reported whole when
+   they are not among them (as the CLI adds them);
+4. fragments — each pair is joined back to its two documents and the hashes
+   excluded in them, and compared alone on a worker
+   (:func:`bryo.compare` with ``pairs``), which gives the CLI's fragments
+   and scores; ranked by matched symbols and cut to ``n``.
+
+Output in DIR: ``pairs.parquet`` (``doc_a``, ``doc_b``, ``similarity``,
+``a_percent``, ``b_percent``, ``fragments`` with byte offsets and lines on
+both sides, and more), ``documents.parquet`` (every input document: whether
+it could be compared and why not, its share inside copied passages and the
+passages), and ``run.json`` (options, counts, time per stage, shuffle bytes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pyarrow as pa
+
+import bryo
+
+# `bryo_match::DEFAULT_OCCURRENCE_CAP`: occurrences of one hash kept per document.
+OCCURRENCE_CAP = 16
+
+# The fingerprint stage's output: postings and one row per document, in one
+# schema (`is_doc` tells them apart) so that documents are analyzed once.
+_FP_SCHEMA = (
+    "is_doc boolean, hash long, doc_id string, position int, byte_start long, byte_end long, "
+    "ok boolean, reason string, language string, frontend string, symbols long, "
+    "fingerprints long, content_fingerprint long, bytes long"
+)
+
+_FRAGMENT = (
+    "a_byte_start long, a_byte_end long, b_byte_start long, b_byte_end long, "
+    "a_first_line long, a_last_line long, b_first_line long, b_last_line long, symbols long"
+)
+_PAIR_SCHEMA = (
+    "doc_a string, doc_b string, similarity double, a_percent double, b_percent double, "
+    "shared_fingerprints long, symbols_a long, symbols_b long, covered_a long, covered_b long, "
+    "lines_matched long, longest_fragment long, identical boolean, "
+    f"fragments array<struct<{_FRAGMENT}>>"
+)
+
+
+class InputError(Exception):
+    """The input cannot be read as documents; the message says why."""
+
+
+def _signed(array: pa.Array) -> pa.Array:
+    """A uint64 array as int64 (Spark has no unsigned type), bit for bit."""
+    return array.view(pa.int64())
+
+
+def _fingerprint_partitions(options: dict):
+    def run(batches):
+        import bryo as worker_bryo
+
+        for b in batches:
+            docs = pa.RecordBatch.from_arrays(
+                [b.column("id"), b.column("text")], names=["doc_id", "text"]
+            )
+            postings, documents = worker_bryo.fingerprint(docs, **options)
+            n, d = postings.num_rows, documents.num_rows
+            yield pa.RecordBatch.from_arrays(
+                [
+                    pa.array([False] * n, pa.bool_()),
+                    _signed(postings.column("hash")),
+                    postings.column("doc_id"),
+                    postings.column("position").cast(pa.int32()),
+                    postings.column("byte_start").cast(pa.int64()),
+                    postings.column("byte_end").cast(pa.int64()),
+                ]
+                + [pa.nulls(n, t) for t in (pa.bool_(), pa.string(), pa.string(), pa.string())]
+                + [pa.nulls(n, pa.int64()) for _ in range(4)],
+                names=_names(_FP_SCHEMA),
+            )
+            yield pa.RecordBatch.from_arrays(
+                [
+                    pa.array([True] * d, pa.bool_()),
+                    pa.nulls(d, pa.int64()),
+                    documents.column("doc_id"),
+                    pa.nulls(d, pa.int32()),
+                    pa.nulls(d, pa.int64()),
+                    pa.nulls(d, pa.int64()),
+                    documents.column("ok"),
+                    documents.column("reason"),
+                    documents.column("language"),
+                    documents.column("frontend"),
+                    documents.column("symbols").cast(pa.int64()),
+                    documents.column("fingerprints").cast(pa.int64()),
+                    _signed(documents.column("content_fingerprint")),
+                    documents.column("bytes").cast(pa.int64()),
+                ],
+                names=_names(_FP_SCHEMA),
+            )
+
+    return run
+
+
+def _names(ddl: str) -> list[str]:
+    """Top-level column names of a flat DDL schema."""
+    names, depth, field = [], 0, ""
+    for ch in ddl + ",":
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        if ch == "," and depth == 0:
+            names.append(field.strip().split(" ")[0])
+            field = ""
+        else:
+            field += ch
+    return names
+
+
+def _fragment_partitions(options: dict, arrow_schema: pa.Schema):
+    def run(batches):
+        import bryo as worker_bryo
+
+        for b in batches:
+            if b.num_rows == 0:
+                continue
+            rows = b.to_pydict()
+            texts: dict[str, object] = {}
+            excluded: set[int] = set()
+            for side in ("a", "b"):
+                for doc, text, ex in zip(rows[f"doc_{side}"], rows[f"text_{side}"], rows[f"excluded_{side}"]):
+                    texts[doc] = text
+                    excluded.update(ex or ())
+            ids = sorted(texts)
+            text_type = b.schema.field("text_a").type
+            docs = pa.RecordBatch.from_arrays(
+                [pa.array(ids, pa.string()), pa.array([texts[i] for i in ids], text_type)],
+                names=["doc_id", "text"],
+            )
+            pairs = pa.RecordBatch.from_arrays(
+                [b.column("doc_a"), b.column("doc_b"), b.column("whole")],
+                names=["doc_a", "doc_b", "whole"],
+            )
+            hashes = pa.array(sorted(excluded), pa.int64()).view(pa.uint64())
+            result, _ = worker_bryo.compare(
+                docs, pairs=pairs, excluded_hashes=hashes, max_submissions=0, **options
+            )
+            yield pa.Table.from_batches([result]).cast(arrow_schema).to_batches()[0]
+
+    return run
+
+
+def _merge_spans(spans):
+    """Sorted, disjoint `(start, end)` byte ranges covering `spans`."""
+    out = []
+    for s, e in sorted(spans):
+        if out and s <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], e)
+        else:
+            out.append([s, e])
+    return out
+
+
+def _passage_partitions(batches):
+    for b in batches:
+        rows = b.to_pydict()
+        docs, shares, passages, partners = [], [], [], []
+        for doc, size, spans, others in zip(rows["doc_id"], rows["bytes"], rows["spans"], rows["partners"]):
+            merged = _merge_spans((s["start"], s["end"]) for s in spans or ())
+            covered = sum(e - s for s, e in merged)
+            docs.append(doc)
+            shares.append(covered / size if size else 0.0)
+            passages.append([{"byte_start": s, "byte_end": e} for s, e in merged])
+            partners.append(len(set(others or ())))
+        yield pa.RecordBatch.from_pydict(
+            {
+                "doc_id": docs,
+                "copied_share": shares,
+                "passages": passages,
+                "partners": partners,
+            },
+            schema=pa.schema(
+                [
+                    ("doc_id", pa.string()),
+                    ("copied_share", pa.float64()),
+                    (
+                        "passages",
+                        pa.list_(pa.struct([("byte_start", pa.int64()), ("byte_end", pa.int64())])),
+                    ),
+                    ("partners", pa.int64()),
+                ]
+            ),
+        )
+
+
+def _read_documents(spark, path: str, fmt: str | None):
+    from pyspark.errors import AnalysisException
+    from pyspark.sql import functions as F
+
+    p = Path(path)
+    if fmt is None:
+        names = [p.name] if p.is_file() else [c.name for c in p.iterdir()] if p.is_dir() else [p.name]
+        if any(n.endswith(".parquet") for n in names):
+            fmt = "parquet"
+        elif any(n.endswith((".jsonl", ".json", ".ndjson")) for n in names):
+            fmt = "jsonl"
+        else:
+            raise InputError(
+                f"{path}: cannot tell the format (no .parquet, .jsonl or .json files); pass --format"
+            )
+    try:
+        if fmt == "parquet":
+            df = spark.read.parquet(path)
+        else:
+            df = spark.read.option("mode", "FAILFAST").json(path)
+    except AnalysisException as e:
+        raise InputError(f"{path}: cannot read as {fmt}: {e}") from None
+    except Exception as e:  # Spark wraps malformed records in Py4J errors.
+        raise InputError(f"{path}: malformed {fmt} input: {str(e).splitlines()[0]}") from None
+    if "_corrupt_record" in df.columns:
+        raise InputError(f"{path}: malformed JSON Lines (a line is not a JSON object)")
+    missing = [c for c in ("id", "text") if c not in df.columns]
+    if missing:
+        raise InputError(
+            f"{path}: missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
+            f"(found: {', '.join(df.columns) or 'none'}); documents need `id` and `text`"
+        )
+    text_type = dict(df.dtypes)["text"]
+    if text_type not in ("string", "binary"):
+        raise InputError(f"{path}: column `text` must be string or binary, not {text_type}")
+    return df.select(F.col("id").cast("string").alias("id"), F.col("text"))
+
+
+def _shuffle_bytes(spark) -> int | None:
+    """Shuffle bytes written by this application so far, from Spark's REST
+    API (`None` where the UI is off)."""
+    sc = spark.sparkContext
+    url = sc.uiWebUrl
+    if not url:
+        return None
+    try:
+        with urllib.request.urlopen(f"{url}/api/v1/applications/{sc.applicationId}/stages", timeout=10) as r:
+            stages = json.load(r)
+    except OSError:
+        return None
+    return sum(s.get("shuffleWriteBytes", 0) for s in stages)
+
+
+def run(spark, args) -> dict:
+    """Runs the job; returns what `run.json` records."""
+    from pyspark import StorageLevel
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    if args.max_submissions < 2:
+        raise InputError(
+            "-m must be at least 2: it bounds the pairs a shared hash emits (m(m-1)/2); "
+            "the rarity rule of `bryo compare` without -m needs the whole corpus on one machine"
+        )
+    k, w = bryo.thresholds(
+        language=args.language, kind=args.kind, text_mode=args.text_mode, k=args.k, w=args.w
+    )
+    options = {"language": args.language, "text_mode": args.text_mode, "k": k, "w": w}
+    fp_options = dict(options, max_file_size=args.max_file_size)
+    timings: dict[str, float] = {}
+    clock = time.perf_counter()
+
+    def lap(stage: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        timings[stage] = round(now - clock, 3)
+        clock = now
+
+    docs = _read_documents(spark, args.input, args.format)
+    total, distinct = docs.agg(F.count("*"), F.countDistinct("id")).first()
+    if docs.where(F.col("id").isNull()).limit(1).count():
+        raise InputError(f"{args.input}: a document has a null `id`")
+    if distinct != total:
+        raise InputError(f"{args.input}: {total - distinct} duplicate ids; ids must be distinct")
+    lap("read")
+
+    partitions = args.partitions or max(2, spark.sparkContext.defaultParallelism * 2)
+    fp = (
+        docs.repartition(partitions)
+        .mapInArrow(_fingerprint_partitions(fp_options), _FP_SCHEMA)
+        .persist(StorageLevel.MEMORY_AND_DISK)
+    )
+    n_postings = fp.where(~F.col("is_doc")).count()
+    lap("fingerprint")
+
+    summary = fp.where("is_doc").select(
+        "doc_id", "ok", "reason", "language", "frontend", "symbols", "fingerprints",
+        "content_fingerprint", "bytes",
+    )
+    postings = fp.where(~F.col("is_doc")).select("hash", "doc_id")
+    by_hash = Window.partitionBy("hash")
+    occurrences = (
+        postings.repartition(partitions, "hash")
+        .groupBy("hash", "doc_id")
+        .agg(F.count("*").alias("occurrences"))
+        .withColumn("docs", F.count("*").over(by_hash))
+        .persist(StorageLevel.MEMORY_AND_DISK)
+    )
+    excluded = (
+        occurrences.where(F.col("docs") > args.max_submissions)
+        .groupBy("doc_id")
+        .agg(F.collect_list("hash").alias("excluded"))
+    )
+    kept = occurrences.where((F.col("docs") >= 2) & (F.col("docs") <= args.max_submissions))
+    hash_stats = occurrences.agg(
+        F.countDistinct(F.when(F.col("docs") >= 2, F.col("hash"))).alias("shared"),
+        F.countDistinct(F.when(F.col("docs") > args.max_submissions, F.col("hash"))).alias("excluded"),
+        F.max("docs").alias("widest"),
+    ).first()
+    lap("index")
+
+    x, y = kept.alias("x"), kept.alias("y")
+    cap = F.lit(OCCURRENCE_CAP)
+    candidates = (
+        x.join(y, (F.col("x.hash") == F.col("y.hash")) & (F.col("x.doc_id") < F.col("y.doc_id")))
+        .select(
+            F.col("x.doc_id").alias("doc_a"),
+            F.col("y.doc_id").alias("doc_b"),
+            F.least(F.least(F.col("x.occurrences"), cap), F.least(F.col("y.occurrences"), cap)).alias("c"),
+        )
+        .groupBy("doc_a", "doc_b")
+        .agg(F.sum("c").alias("shared_fingerprints"))
+        .persist(StorageLevel.MEMORY_AND_DISK)
+    )
+    n_candidates = candidates.count()
+    n = args.max_pairs
+    if n > 0 and args.min_similarity == 0:
+        scored = max(4 * n, n + 200)
+        candidates = candidates.orderBy(
+            F.desc("shared_fingerprints"), "doc_a", "doc_b"
+        ).limit(scored)
+    # Identical documents are reported whatever they share (`bryo compare`
+    # finds them before winnowing).
+    same = summary.where(F.col("ok") & (F.col("symbols") > 0)).select("doc_id", "content_fingerprint")
+    identical = (
+        same.alias("p")
+        .join(
+            same.alias("q"),
+            (F.col("p.content_fingerprint") == F.col("q.content_fingerprint"))
+            & (F.col("p.doc_id") < F.col("q.doc_id")),
+        )
+        .select(F.col("p.doc_id").alias("doc_a"), F.col("q.doc_id").alias("doc_b"))
+    )
+    # An identical pair outside the chosen candidates is reported whole
+    # (similarity 1, no shared fingerprint), as `bryo compare` adds it.
+    top = candidates.select("doc_a", "doc_b")
+    chosen = top.withColumn("whole", F.lit(False)).unionByName(
+        identical.join(top, ["doc_a", "doc_b"], "left_anti").distinct().withColumn("whole", F.lit(True))
+    )
+    n_chosen = chosen.persist(StorageLevel.MEMORY_AND_DISK).count()
+    lap("pairs")
+
+    texts = docs.select(F.col("id").alias("doc_id"), "text")
+    side = lambda s: (  # noqa: E731 — a column renamer for one side of a pair
+        texts.join(excluded, "doc_id", "left").select(
+            F.col("doc_id").alias(f"doc_{s}"),
+            F.col("text").alias(f"text_{s}"),
+            F.col("excluded").alias(f"excluded_{s}"),
+        )
+    )
+    from pyspark.sql.pandas.types import to_arrow_schema
+    from pyspark.sql.types import _parse_datatype_string
+
+    arrow_schema = to_arrow_schema(_parse_datatype_string(_PAIR_SCHEMA))
+    joined = chosen.join(side("a"), "doc_a").join(side("b"), "doc_b")
+    pair_parts = max(1, min(partitions, n_chosen // 8 + 1))
+    results = (
+        joined.repartition(pair_parts)
+        .mapInArrow(_fragment_partitions(options, arrow_schema), _PAIR_SCHEMA)
+        .where((F.col("similarity") >= args.min_similarity) | F.col("identical"))
+        .orderBy(
+            F.desc(F.col("covered_a") + F.col("covered_b")),
+            F.desc("shared_fingerprints"),
+            "doc_a",
+            "doc_b",
+        )
+    )
+    if n > 0:
+        results = results.limit(n)
+    results = results.withColumn(
+        "rank", F.row_number().over(Window.orderBy(
+            F.desc(F.col("covered_a") + F.col("covered_b")), F.desc("shared_fingerprints"), "doc_a", "doc_b"
+        ))
+    ).persist(StorageLevel.MEMORY_AND_DISK)
+    n_pairs = results.count()
+    lap("fragments")
+
+    out = Path(args.output)
+    results.orderBy("rank").coalesce(1).write.mode("overwrite").parquet(str(out / "pairs.parquet"))
+    spans = results.select(
+        F.col("doc_a").alias("doc_id"), F.col("doc_b").alias("other"),
+        F.explode("fragments").alias("f"),
+    ).select("doc_id", "other", F.struct(F.col("f.a_byte_start").alias("start"), F.col("f.a_byte_end").alias("end")).alias("span"))
+    spans = spans.unionByName(
+        results.select(
+            F.col("doc_b").alias("doc_id"), F.col("doc_a").alias("other"),
+            F.explode("fragments").alias("f"),
+        ).select("doc_id", "other", F.struct(F.col("f.b_byte_start").alias("start"), F.col("f.b_byte_end").alias("end")).alias("span"))
+    )
+    per_doc = (
+        summary.select("doc_id", "bytes")
+        .join(
+            spans.groupBy("doc_id").agg(F.collect_list("span").alias("spans"), F.collect_list("other").alias("partners")),
+            "doc_id",
+            "left",
+        )
+        .mapInArrow(
+            _passage_partitions,
+            "doc_id string, copied_share double, passages array<struct<byte_start long, byte_end long>>, partners long",
+        )
+    )
+    documents = summary.drop("content_fingerprint").join(per_doc, "doc_id", "left").orderBy("doc_id")
+    documents.coalesce(1).write.mode("overwrite").parquet(str(out / "documents.parquet"))
+    n_docs, n_skipped = documents.agg(F.count("*"), F.sum(F.when(~F.col("ok"), 1).otherwise(0))).first()
+    lap("report")
+
+    record = {
+        "schema": "bryo.spark/1",
+        "bryo_version": bryo.__version__,
+        "input": args.input,
+        "options": {
+            "language": args.language,
+            "kind": args.kind,
+            "text_mode": args.text_mode or "chars",
+            "k": k,
+            "w": w,
+            "max_submissions": args.max_submissions,
+            "max_pairs": n,
+            "min_similarity": args.min_similarity,
+            "max_file_size": args.max_file_size,
+            "partitions": partitions,
+        },
+        "counts": {
+            "documents": n_docs,
+            "skipped": n_skipped or 0,
+            "postings": n_postings,
+            "shared_hashes": hash_stats["shared"],
+            "excluded_hashes": hash_stats["excluded"],
+            "widest_hash_documents": hash_stats["widest"],
+            "candidate_pairs": n_candidates,
+            "pairs_compared": n_chosen,
+            "pairs": n_pairs,
+        },
+        "seconds": timings,
+        "shuffle_write_bytes": _shuffle_bytes(spark),
+        "spark": {"version": spark.version, "master": spark.sparkContext.master},
+    }
+    (out / "run.json").write_text(json.dumps(record, indent=2) + "\n")
+    fp.unpersist()
+    occurrences.unpersist()
+    return record
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m bryo.spark",
+        description="Pairs of documents sharing passages, with the passages, on Apache Spark "
+        "(the stages and results of `bryo compare -m N`).",
+    )
+    p.add_argument("--input", required=True, help="Parquet or JSON Lines documents with columns id, text")
+    p.add_argument("--output", required=True, help="directory for pairs.parquet, documents.parquet, run.json")
+    p.add_argument("--format", choices=["parquet", "jsonl"], help="input format (default: from the file names)")
+    p.add_argument("-l", "--language", help="language of every document (as bryo compare -l); default: detected from the id as a file name")
+    p.add_argument("--kind", choices=["code", "text", "html"], help="kind of front-end for the default k and w when -l is not given")
+    p.add_argument("--text-mode", choices=["chars", "words"], help="symbols of prose and HTML (default chars)")
+    p.add_argument("-k", type=int, help="noise threshold (default: the front-end's)")
+    p.add_argument("-w", type=int, help="winnowing window (default: the front-end's)")
+    p.add_argument("-m", "--max-submissions", type=int, default=10, help="hashes in more than M documents are ignored (MOSS -m; default 10)")
+    p.add_argument("-n", "--pairs", dest="max_pairs", type=int, default=250, help="pairs reported; 0 = all (default 250)")
+    p.add_argument("--min-similarity", type=float, default=0.0, help="pairs below this similarity (0..1) are not reported")
+    p.add_argument(
+        "--max-file-size",
+        type=int,
+        default=4 * 1024 * 1024,
+        help="documents larger than this many bytes are skipped and listed, as by bryo compare (default 4 MiB)",
+    )
+    p.add_argument("--partitions", type=int, help="partitions of documents and postings (default: 2 × the cluster's cores)")
+    p.add_argument("--master", help="Spark master when not run by spark-submit (default local[*])")
+    p.add_argument(
+        "--conf",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a Spark setting for a session this command starts (repeatable), e.g. spark.driver.memory=4g",
+    )
+    return p
+
+
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
+    if args.language is None and args.kind is None and (args.k is None or args.w is None):
+        parser().error("give -l LANG or --kind (code, text, html), or both -k and -w")
+    from pyspark import SparkConf
+    from pyspark.sql import SparkSession
+
+    # Local workers must run this interpreter, the one with the package.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    builder = SparkSession.builder.appName("bryo")
+    if args.master or not SparkConf().contains("spark.master"):
+        builder = builder.master(args.master or "local[*]")
+    # One thread per task: Spark runs one task per core.
+    builder = builder.config("spark.executorEnv.RAYON_NUM_THREADS", "1")
+    for setting in args.conf:
+        key, sep, value = setting.partition("=")
+        if not sep or not key:
+            parser().error(f"--conf takes KEY=VALUE, not {setting!r}")
+        builder = builder.config(key, value)
+    os.environ.setdefault("RAYON_NUM_THREADS", "1")
+    spark = builder.getOrCreate()
+    try:
+        record = run(spark, args)
+    except InputError as e:
+        print(f"bryo.spark: error: {e}", file=sys.stderr)
+        return 2
+    finally:
+        spark.stop()
+    c = record["counts"]
+    print(
+        f"{c['documents']} documents ({c['skipped']} skipped), {c['postings']} postings, "
+        f"{c['candidate_pairs']} candidate pairs, {c['pairs']} pairs -> {args.output}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

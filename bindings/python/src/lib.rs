@@ -1,0 +1,804 @@
+//! The Python module `bryo._bryo`: the stages of `bryo compare` over Apache
+//! Arrow record batches, for cluster engines (Spark's `mapInArrow`, Ray
+//! Data's `map_batches`).
+//!
+//! Batches cross the boundary through the Arrow C data interface
+//! (`arrow-pyarrow`): no Python object per document. Every function runs
+//! the workspace's own stages — `bryo_compare::analyze` for the front-ends,
+//! `bryo_match::fingerprint` for winnowing, and the whole compare pipeline
+//! for pairs — so the results are the CLI's.
+#![forbid(unsafe_code)]
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::{
+    ArrayRef, BooleanArray, Float64Array, ListArray, RecordBatch, StringArray, StructArray,
+    UInt32Array, UInt64Array,
+};
+use arrow_buffer::OffsetBuffer;
+use arrow_pyarrow::PyArrowType;
+use arrow_schema::{ArrowError, DataType, Field, Fields, Schema};
+use bryo_compare::{
+    analyze, analyze_inputs, default_thresholds, AnalyzeOptions, Analyzed, CompareError,
+    CompareOptions, FileFingerprinter, Silent,
+};
+use bryo_engine::Config;
+use bryo_frontend::{FrontendKind, Language, TextMode};
+use bryo_input::{InputFile, Inputs, Submission};
+use bryo_match::{Corpus, DocId, Document, MatchOptions, SubmissionId};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use rayon::prelude::*;
+
+/// A batch's documents, borrowed from its columns.
+struct Docs<'a> {
+    ids: Vec<&'a str>,
+    bytes: Vec<Option<&'a [u8]>>,
+    languages: Vec<Option<&'a str>>,
+}
+
+fn value_error(message: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(message.to_string())
+}
+
+fn column<'a>(batch: &'a RecordBatch, name: &str) -> Option<&'a ArrayRef> {
+    batch.schema().index_of(name).ok().map(|i| batch.column(i))
+}
+
+/// A string column of any Arrow string layout.
+fn strings<'a>(col: &'a ArrayRef, name: &str) -> PyResult<Vec<Option<&'a str>>> {
+    Ok(match col.data_type() {
+        DataType::Utf8 => col.as_string::<i32>().iter().collect(),
+        DataType::LargeUtf8 => col.as_string::<i64>().iter().collect(),
+        DataType::Utf8View => col.as_string_view().iter().collect(),
+        other => {
+            return Err(value_error(format!(
+                "column `{name}` must be strings, not {other}"
+            )))
+        }
+    })
+}
+
+/// A column of text or bytes, as bytes.
+fn binaries<'a>(col: &'a ArrayRef, name: &str) -> PyResult<Vec<Option<&'a [u8]>>> {
+    Ok(match col.data_type() {
+        DataType::Binary => col.as_binary::<i32>().iter().collect(),
+        DataType::LargeBinary => col.as_binary::<i64>().iter().collect(),
+        DataType::BinaryView => col.as_binary_view().iter().collect(),
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => strings(col, name)?
+            .into_iter()
+            .map(|s| s.map(str::as_bytes))
+            .collect(),
+        other => {
+            return Err(value_error(format!(
+                "column `{name}` must be text or bytes, not {other}"
+            )))
+        }
+    })
+}
+
+/// Reads `doc_id`, `text` (or `bytes`) and the optional `language` column.
+fn documents(batch: &RecordBatch) -> PyResult<Docs<'_>> {
+    let ids = column(batch, "doc_id").ok_or_else(|| {
+        value_error("the documents batch has no `doc_id` column (expected doc_id, text)")
+    })?;
+    let ids = strings(ids, "doc_id")?
+        .into_iter()
+        .enumerate()
+        .map(|(row, id)| id.ok_or_else(|| value_error(format!("doc_id is null in row {row}"))))
+        .collect::<PyResult<Vec<&str>>>()?;
+    let text = match (column(batch, "text"), column(batch, "bytes")) {
+        (Some(t), _) => binaries(t, "text")?,
+        (None, Some(b)) => binaries(b, "bytes")?,
+        (None, None) => {
+            return Err(value_error(
+                "the documents batch has neither a `text` nor a `bytes` column",
+            ))
+        }
+    };
+    let languages = match column(batch, "language") {
+        Some(l) => strings(l, "language")?,
+        None => vec![None; ids.len()],
+    };
+    Ok(Docs {
+        ids,
+        bytes: text,
+        languages,
+    })
+}
+
+fn language(name: &str) -> PyResult<&'static Language> {
+    Language::by_name(name).ok_or_else(|| value_error(format!("unknown language `{name}`")))
+}
+
+fn text_mode(name: Option<&str>) -> PyResult<TextMode> {
+    match name {
+        None | Some("chars") => Ok(TextMode::Chars),
+        Some("words") => Ok(TextMode::Words),
+        Some(other) => Err(value_error(format!(
+            "unknown text mode `{other}` (chars or words)"
+        ))),
+    }
+}
+
+fn analyze_options(language_name: Option<&str>, mode: Option<&str>) -> PyResult<AnalyzeOptions> {
+    Ok(AnalyzeOptions {
+        language: language_name.map(language).transpose()?,
+        text_mode: text_mode(mode)?,
+        ..AnalyzeOptions::default()
+    })
+}
+
+/// `k` and `w` as `bryo compare` chooses them for a corpus of one kind of
+/// front-end: the given ones, else the defaults of the language's (or the
+/// named kind's) front-end.
+fn resolve_thresholds(
+    language_name: Option<&str>,
+    kind: Option<&str>,
+    mode: Option<&str>,
+    k: Option<usize>,
+    w: Option<usize>,
+) -> PyResult<(usize, usize)> {
+    let kind = match (language_name, kind) {
+        (Some(l), _) => Some(language(l)?.frontend()),
+        (None, Some("code")) => Some(FrontendKind::Code),
+        (None, Some("text")) => Some(FrontendKind::Text),
+        (None, Some("html")) => Some(FrontendKind::Html),
+        (None, Some(other)) => {
+            return Err(value_error(format!(
+                "unknown kind `{other}` (code, text or html)"
+            )))
+        }
+        (None, None) => None,
+    };
+    match (k, w, kind) {
+        (Some(k), Some(w), _) => Ok((k, w)),
+        (k, w, Some(kind)) => {
+            let (dk, dw) = default_thresholds(kind, text_mode(mode)?);
+            Ok((k.unwrap_or(dk), w.unwrap_or(dw)))
+        }
+        _ => Err(value_error(
+            "give a language, a kind (code, text or html) or both k and w: \
+             the defaults depend on the front-end",
+        )),
+    }
+}
+
+/// `(k, w)` as `bryo compare` takes them for a corpus of one kind of
+/// front-end: the given ones, else the front-end's defaults.
+#[pyfunction]
+#[pyo3(signature = (*, language=None, kind=None, text_mode=None, k=None, w=None))]
+fn thresholds(
+    language: Option<&str>,
+    kind: Option<&str>,
+    text_mode: Option<&str>,
+    k: Option<usize>,
+    w: Option<usize>,
+) -> PyResult<(usize, usize)> {
+    let (k, w) = resolve_thresholds(language, kind, text_mode, k, w)?;
+    Config::new(k, w).map_err(|e| value_error(format!("invalid thresholds: {e}")))?;
+    Ok((k, w))
+}
+
+/// The versions of the hash scheme and of the symbol scheme: postings
+/// are comparable only between equal versions.
+#[pyfunction]
+fn schemes() -> (u32, u32) {
+    (
+        bryo_engine::HASH_SCHEME_VERSION,
+        bryo_frontend::SYMBOL_SCHEME_VERSION,
+    )
+}
+
+fn u64_field(name: &str) -> Field {
+    Field::new(name, DataType::UInt64, false)
+}
+
+fn batch(fields: Vec<Field>, columns: Vec<ArrayRef>) -> PyResult<RecordBatch> {
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)
+        .map_err(|e: ArrowError| value_error(format!("building the result: {e}")))
+}
+
+/// Fingerprints a batch of documents: `(postings, documents)`.
+///
+/// `documents` has `doc_id` (string), `text` (string) or `bytes` (binary)
+/// and optionally `language` (a name as for `-l`; null: the `language`
+/// argument, else detected from the doc_id as a file name). Every document
+/// goes through the CLI's front-end and is winnowed with `k` and `w`.
+///
+/// `postings`: one row per selected fingerprint — `hash` (u64), `doc_id`,
+/// `position` (its first symbol), `byte_start`, `byte_end` (the k-gram's
+/// bytes in the document). `documents`: one row per input row — `doc_id`,
+/// `ok`, `reason` (why a document could not be compared), `language`,
+/// `frontend`, `symbols`, `fingerprints`, `content_fingerprint` (Rabin
+/// fingerprint of the symbols: equal for exact copies), `bytes`.
+#[pyfunction]
+#[pyo3(signature = (
+    documents, *, language=None, kind=None, text_mode=None, k=None, w=None,
+    max_file_size=bryo_input::DEFAULT_MAX_FILE_SIZE,
+))]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn fingerprint(
+    py: Python<'_>,
+    documents: PyArrowType<RecordBatch>,
+    language: Option<&str>,
+    kind: Option<&str>,
+    text_mode: Option<&str>,
+    k: Option<usize>,
+    w: Option<usize>,
+    max_file_size: u64,
+) -> PyResult<(PyArrowType<RecordBatch>, PyArrowType<RecordBatch>)> {
+    let (k, w) = resolve_thresholds(language, kind, text_mode, k, w)?;
+    let config = Config::new(k, w).map_err(|e| value_error(format!("invalid thresholds: {e}")))?;
+    let base_options = analyze_options(language, text_mode)?;
+    let input = documents.0;
+    let docs = self::documents(&input)?;
+    let per_doc: Vec<AnalyzeOptions> = docs
+        .languages
+        .iter()
+        .map(|l| match l {
+            Some(name) => Ok(AnalyzeOptions {
+                language: Some(self::language(name)?),
+                ..base_options
+            }),
+            None => Ok(base_options),
+        })
+        .collect::<PyResult<_>>()?;
+    let (postings, summary) = py.detach(|| {
+        let analyzed: Vec<Result<Analyzed, String>> = (0..docs.ids.len())
+            .into_par_iter()
+            .map(|i| match docs.bytes[i] {
+                None => Err("no text (null)".to_string()),
+                Some(bytes) if bytes.len() as u64 > max_file_size => {
+                    Err(too_large(bytes, max_file_size))
+                }
+                Some(bytes) => analyze(docs.ids[i], bytes, &per_doc[i]).map_err(|e| e.to_string()),
+            })
+            .collect();
+        fingerprint_batch(&docs, &analyzed, config)
+    })?;
+    Ok((PyArrowType(postings), PyArrowType(summary)))
+}
+
+/// The CLI's reason for a file over the size limit.
+fn too_large(bytes: &[u8], limit: u64) -> String {
+    bryo_input::SkipReason::TooLarge {
+        size: bytes.len() as u64,
+        limit,
+    }
+    .to_string()
+}
+
+fn fingerprint_batch(
+    docs: &Docs<'_>,
+    analyzed: &[Result<Analyzed, String>],
+    config: Config,
+) -> PyResult<(RecordBatch, RecordBatch)> {
+    let ok: Vec<usize> = (0..analyzed.len())
+        .filter(|&i| analyzed[i].is_ok())
+        .collect();
+    let corpus: Corpus = ok
+        .iter()
+        .enumerate()
+        .filter_map(|(n, &i)| {
+            let a = analyzed[i].as_ref().ok()?;
+            Some(Document::new(SubmissionId(n as u32), &a.normalized.symbols))
+        })
+        .collect();
+    let options = MatchOptions::new(config);
+    let fingerprinted = bryo_match::fingerprint(&corpus, &options, &Silent)
+        .map_err(|e| value_error(format!("fingerprinting: {e}")))?;
+    let k = config.k();
+    let (mut hash, mut doc, mut position, mut start, mut end) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut counts = vec![0u64; analyzed.len()];
+    for (n, &i) in ok.iter().enumerate() {
+        let Ok(a) = &analyzed[i] else { continue };
+        let fps = fingerprinted.fingerprints(DocId(n as u32)).unwrap_or(&[]);
+        counts[i] = fps.len() as u64;
+        for f in fps {
+            let bytes = a.decoded.original_range(a.symbol_span(f.pos as usize, k));
+            hash.push(f.hash);
+            doc.push(docs.ids[i]);
+            position.push(f.pos);
+            start.push(bytes.start as u64);
+            end.push(bytes.end as u64);
+        }
+    }
+    let postings = batch(
+        vec![
+            u64_field("hash"),
+            Field::new("doc_id", DataType::Utf8, false),
+            Field::new("position", DataType::UInt32, false),
+            u64_field("byte_start"),
+            u64_field("byte_end"),
+        ],
+        vec![
+            Arc::new(UInt64Array::from(hash)),
+            Arc::new(StringArray::from(doc)),
+            Arc::new(UInt32Array::from(position)),
+            Arc::new(UInt64Array::from(start)),
+            Arc::new(UInt64Array::from(end)),
+        ],
+    )?;
+    let fingerprinter = FileFingerprinter::new();
+    let ok_rows: Vec<Option<&Analyzed>> = analyzed.iter().map(|a| a.as_ref().ok()).collect();
+    let summary = batch(
+        vec![
+            Field::new("doc_id", DataType::Utf8, false),
+            Field::new("ok", DataType::Boolean, false),
+            Field::new("reason", DataType::Utf8, true),
+            Field::new("language", DataType::Utf8, true),
+            Field::new("frontend", DataType::Utf8, true),
+            u64_field("symbols"),
+            u64_field("fingerprints"),
+            Field::new("content_fingerprint", DataType::UInt64, true),
+            u64_field("bytes"),
+        ],
+        vec![
+            Arc::new(StringArray::from(docs.ids.clone())),
+            Arc::new(BooleanArray::from(
+                ok_rows.iter().map(Option::is_some).collect::<Vec<_>>(),
+            )),
+            Arc::new(StringArray::from(
+                analyzed
+                    .iter()
+                    .map(|a| a.as_ref().err().map(String::as_str))
+                    .collect::<Vec<_>>(),
+            )),
+            Arc::new(StringArray::from(
+                ok_rows
+                    .iter()
+                    .map(|a| a.map(|a| a.language.name()))
+                    .collect::<Vec<_>>(),
+            )),
+            Arc::new(StringArray::from(
+                ok_rows
+                    .iter()
+                    .map(|a| a.map(|a| a.frontend.as_str()))
+                    .collect::<Vec<_>>(),
+            )),
+            Arc::new(UInt64Array::from(
+                ok_rows
+                    .iter()
+                    .map(|a| a.map_or(0, |a| a.normalized.symbols.len() as u64))
+                    .collect::<Vec<_>>(),
+            )),
+            Arc::new(UInt64Array::from(counts)),
+            Arc::new(UInt64Array::from(
+                ok_rows
+                    .iter()
+                    .map(|a| a.map(|a| fingerprinter.normalized(&a.normalized.symbols)))
+                    .collect::<Vec<_>>(),
+            )),
+            Arc::new(UInt64Array::from(
+                docs.bytes
+                    .iter()
+                    .map(|b| b.map_or(0, |b| b.len() as u64))
+                    .collect::<Vec<_>>(),
+            )),
+        ],
+    )?;
+    Ok((postings, summary))
+}
+
+/// Documents left out of a run: `(doc_id, reason)`.
+type SkippedDocs = Vec<(String, String)>;
+
+/// One reported pair, with what the ranking needs besides the report.
+struct PairRow {
+    a: String,
+    b: String,
+    similarity: f64,
+    a_percent: f64,
+    b_percent: f64,
+    shared_fingerprints: u64,
+    symbols: (u64, u64),
+    covered: (u64, u64),
+    lines_matched: u64,
+    longest_fragment: u64,
+    identical: bool,
+    /// `[a_start, a_end, b_start, b_end]` bytes, `[a_first, a_last,
+    /// b_first, b_last]` lines, symbols.
+    fragments: Vec<([u64; 4], [u64; 4], u64)>,
+}
+
+/// The compare pipeline on in-memory submissions, stage by stage, with
+/// `excluded` hashes taken as common whatever their count here.
+///
+/// With `whole`, no candidate gets fragments: a pair of identical
+/// documents then comes out whole, as `bryo compare` reports one that was
+/// not among the candidates it scored.
+fn run_compare(
+    inputs: Inputs,
+    options: &CompareOptions,
+    excluded: &[u64],
+    whole: bool,
+) -> Result<(Vec<PairRow>, SkippedDocs), CompareError> {
+    let analysis = analyze_inputs(inputs, options, &Silent)?;
+    let mut corpus = analysis.corpus();
+    corpus.exclude_hashes(excluded.iter().copied());
+    let match_options = *analysis.match_options();
+    let indexed = bryo_match::fingerprint(&corpus, &match_options, &Silent)?.index(&Silent)?;
+    let mut candidates = indexed.pairs(&Silent)?;
+    if whole {
+        candidates.pairs.clear();
+    }
+    let comparison = indexed.fragments(candidates, &Silent)?;
+    let counts: Vec<((u64, u64), (u64, u64))> = comparison
+        .pairs
+        .iter()
+        .map(|m| ((m.symbols_a, m.symbols_b), (m.covered_a, m.covered_b)))
+        .collect();
+    let report = analysis.report(comparison, options, &Silent).report;
+    let name = |i: usize| report.submissions[i].name.clone();
+    let pairs = report
+        .pairs
+        .iter()
+        .zip(counts)
+        .map(|(p, (symbols, covered))| PairRow {
+            a: name(p.a),
+            b: name(p.b),
+            similarity: p.similarity,
+            a_percent: p.a_percent,
+            b_percent: p.b_percent,
+            shared_fingerprints: p.shared_fingerprints,
+            symbols,
+            covered,
+            lines_matched: p.lines_matched,
+            longest_fragment: p.longest_fragment,
+            identical: p.identical,
+            fragments: p
+                .fragments
+                .iter()
+                .map(|f| {
+                    (
+                        [f.a.bytes[0], f.a.bytes[1], f.b.bytes[0], f.b.bytes[1]],
+                        [f.a.lines[0], f.a.lines[1], f.b.lines[0], f.b.lines[1]],
+                        f.symbols,
+                    )
+                })
+                .collect(),
+        })
+        .collect();
+    let skipped = report
+        .skipped
+        .iter()
+        .map(|s| (s.path.clone(), s.reason.clone()))
+        .collect();
+    Ok((pairs, skipped))
+}
+
+fn submission(id: &str, bytes: &[u8]) -> Submission {
+    Submission {
+        name: id.to_string(),
+        old: false,
+        files: vec![InputFile {
+            display_path: id.to_string(),
+            bytes: bytes.to_vec(),
+            source: bryo_input::Source::Memory,
+        }],
+    }
+}
+
+/// The fragments' list column.
+fn fragments_column(rows: &[PairRow]) -> (Field, ArrayRef) {
+    let names = [
+        "a_byte_start",
+        "a_byte_end",
+        "b_byte_start",
+        "b_byte_end",
+        "a_first_line",
+        "a_last_line",
+        "b_first_line",
+        "b_last_line",
+        "symbols",
+    ];
+    let fields: Fields = names.iter().map(|n| u64_field(n)).collect();
+    let mut columns: Vec<Vec<u64>> = vec![Vec::new(); names.len()];
+    let mut lengths = Vec::with_capacity(rows.len());
+    for r in rows {
+        lengths.push(r.fragments.len());
+        for (bytes, lines, symbols) in &r.fragments {
+            for c in 0..4 {
+                columns[c].push(bytes[c]);
+                columns[4 + c].push(lines[c]);
+            }
+            columns[8].push(*symbols);
+        }
+    }
+    let arrays: Vec<ArrayRef> = columns
+        .into_iter()
+        .map(|c| Arc::new(UInt64Array::from(c)) as ArrayRef)
+        .collect();
+    let values = StructArray::new(fields.clone(), arrays, None);
+    let item = Arc::new(Field::new("item", DataType::Struct(fields), false));
+    let list = ListArray::new(
+        item.clone(),
+        OffsetBuffer::from_lengths(lengths),
+        Arc::new(values),
+        None,
+    );
+    (
+        Field::new("fragments", DataType::List(item), false),
+        Arc::new(list),
+    )
+}
+
+fn pairs_batch(rows: &[PairRow]) -> PyResult<RecordBatch> {
+    let u64s = |f: &dyn Fn(&PairRow) -> u64| -> ArrayRef {
+        Arc::new(UInt64Array::from(rows.iter().map(f).collect::<Vec<_>>()))
+    };
+    let f64s = |f: &dyn Fn(&PairRow) -> f64| -> ArrayRef {
+        Arc::new(Float64Array::from(rows.iter().map(f).collect::<Vec<_>>()))
+    };
+    let (fragments_field, fragments) = fragments_column(rows);
+    batch(
+        vec![
+            Field::new("doc_a", DataType::Utf8, false),
+            Field::new("doc_b", DataType::Utf8, false),
+            Field::new("similarity", DataType::Float64, false),
+            Field::new("a_percent", DataType::Float64, false),
+            Field::new("b_percent", DataType::Float64, false),
+            u64_field("shared_fingerprints"),
+            u64_field("symbols_a"),
+            u64_field("symbols_b"),
+            u64_field("covered_a"),
+            u64_field("covered_b"),
+            u64_field("lines_matched"),
+            u64_field("longest_fragment"),
+            Field::new("identical", DataType::Boolean, false),
+            fragments_field,
+        ],
+        vec![
+            Arc::new(StringArray::from(
+                rows.iter().map(|r| r.a.as_str()).collect::<Vec<_>>(),
+            )),
+            Arc::new(StringArray::from(
+                rows.iter().map(|r| r.b.as_str()).collect::<Vec<_>>(),
+            )),
+            f64s(&|r| r.similarity),
+            f64s(&|r| r.a_percent),
+            f64s(&|r| r.b_percent),
+            u64s(&|r| r.shared_fingerprints),
+            u64s(&|r| r.symbols.0),
+            u64s(&|r| r.symbols.1),
+            u64s(&|r| r.covered.0),
+            u64s(&|r| r.covered.1),
+            u64s(&|r| r.lines_matched),
+            u64s(&|r| r.longest_fragment),
+            Arc::new(BooleanArray::from(
+                rows.iter().map(|r| r.identical).collect::<Vec<_>>(),
+            )),
+            fragments,
+        ],
+    )
+}
+
+fn skipped_batch(skipped: &[(String, String)]) -> PyResult<RecordBatch> {
+    batch(
+        vec![
+            Field::new("doc_id", DataType::Utf8, false),
+            Field::new("reason", DataType::Utf8, false),
+        ],
+        vec![
+            Arc::new(StringArray::from(
+                skipped.iter().map(|s| s.0.as_str()).collect::<Vec<_>>(),
+            )),
+            Arc::new(StringArray::from(
+                skipped.iter().map(|s| s.1.as_str()).collect::<Vec<_>>(),
+            )),
+        ],
+    )
+}
+
+/// Compares documents as `bryo compare` does: `(pairs, skipped)`.
+///
+/// Without `pairs`, every document of the batch is one submission of one
+/// compare run (ranked and cut to `max_pairs`, 0 = all). With `pairs` (a
+/// batch with `doc_a`, `doc_b`), each pair is compared alone, every
+/// candidate scored (a `whole` column, true for a pair of identical
+/// documents the distributed ranking did not choose, reports it whole, as
+/// the CLI does): the fragment stage of a distributed job, where
+/// `excluded_hashes` (u64 array) are the hashes the common-code rule
+/// excluded on the whole corpus — with `max_submissions=0` they are MOSS's
+/// `-m` passages (matched never, counted in the totals).
+///
+/// `pairs` result: `doc_a`, `doc_b`, `similarity`, `a_percent`,
+/// `b_percent`, `shared_fingerprints`, `symbols_a`/`_b`, `covered_a`/`_b`,
+/// `lines_matched`, `longest_fragment`, `identical`, and `fragments`
+/// (byte ranges and lines on both sides, matched symbols), as in the
+/// CLI's JSON. `skipped`: `doc_id`, `reason`.
+#[pyfunction]
+#[pyo3(signature = (
+    documents, *, pairs=None, excluded_hashes=None, language=None, kind=None, text_mode=None,
+    k=None, w=None, max_submissions=None, max_pairs=250, min_similarity=0.0,
+    max_file_size=bryo_input::DEFAULT_MAX_FILE_SIZE,
+))]
+#[allow(clippy::too_many_arguments)]
+fn compare(
+    py: Python<'_>,
+    documents: PyArrowType<RecordBatch>,
+    pairs: Option<PyArrowType<RecordBatch>>,
+    excluded_hashes: Option<PyArrowType<arrow_data::ArrayData>>,
+    language: Option<&str>,
+    kind: Option<&str>,
+    text_mode: Option<&str>,
+    k: Option<usize>,
+    w: Option<usize>,
+    max_submissions: Option<usize>,
+    max_pairs: usize,
+    min_similarity: f64,
+    max_file_size: u64,
+) -> PyResult<(PyArrowType<RecordBatch>, PyArrowType<RecordBatch>)> {
+    let (k, w) = match (k, w, language.is_some() || kind.is_some()) {
+        (None, None, false) => (None, None),
+        _ => {
+            let (k, w) = resolve_thresholds(language, kind, text_mode, k, w)?;
+            (Some(k), Some(w))
+        }
+    };
+    if !(0.0..=1.0).contains(&min_similarity) {
+        return Err(value_error("min_similarity must be in 0..1"));
+    }
+    let mut options = CompareOptions {
+        analyze: analyze_options(language, text_mode)?,
+        k,
+        w,
+        max_submissions,
+        max_pairs,
+        min_similarity,
+        ..CompareOptions::default()
+    };
+    let excluded: Vec<u64> = match excluded_hashes {
+        None => Vec::new(),
+        Some(a) => {
+            let array = arrow_array::make_array(a.0);
+            match array.data_type() {
+                DataType::UInt64 => array
+                    .as_primitive::<arrow_array::types::UInt64Type>()
+                    .iter()
+                    .flatten()
+                    .collect(),
+                other => {
+                    return Err(value_error(format!(
+                        "excluded_hashes must be uint64, not {other}"
+                    )))
+                }
+            }
+        }
+    };
+    let input = documents.0;
+    let docs = self::documents(&input)?;
+    if docs.languages.iter().any(Option::is_some) {
+        return Err(value_error(
+            "compare takes one language for all documents (the `language` argument); \
+             drop the `language` column",
+        ));
+    }
+    let by_id: HashMap<&str, usize> = docs
+        .ids
+        .iter()
+        .enumerate()
+        .map(|(i, &id)| (id, i))
+        .collect();
+    if by_id.len() != docs.ids.len() {
+        return Err(value_error("doc_id values must be distinct"));
+    }
+    let doc = |i: usize| -> PyResult<Submission> {
+        let bytes = docs.bytes[i]
+            .ok_or_else(|| value_error(format!("document `{}` has no text", docs.ids[i])))?;
+        Ok(submission(docs.ids[i], bytes))
+    };
+    let fail = |e: CompareError| value_error(e);
+    let (rows, skipped) = match pairs {
+        None => {
+            let mut order: Vec<usize> = (0..docs.ids.len()).collect();
+            order.sort_by_key(|&i| docs.ids[i]);
+            let mut inputs = Inputs::default();
+            for i in order {
+                match docs.bytes[i] {
+                    Some(bytes) if bytes.len() as u64 > max_file_size => {
+                        inputs.skipped.push(bryo_input::SkippedInput {
+                            path: docs.ids[i].to_string(),
+                            reason: bryo_input::SkipReason::TooLarge {
+                                size: bytes.len() as u64,
+                                limit: max_file_size,
+                            },
+                        })
+                    }
+                    Some(bytes) => inputs.submissions.push(submission(docs.ids[i], bytes)),
+                    None => inputs.skipped.push(bryo_input::SkippedInput {
+                        path: docs.ids[i].to_string(),
+                        reason: bryo_input::SkipReason::Unreadable {
+                            message: "no text (null)".into(),
+                        },
+                    }),
+                }
+            }
+            py.detach(|| run_compare(inputs, &options, &excluded, false))
+                .map_err(fail)?
+        }
+        Some(p) => {
+            options.max_pairs = 0;
+            options.min_similarity = 0.0;
+            let p = p.0;
+            let col = |name: &str| {
+                column(&p, name)
+                    .ok_or_else(|| value_error(format!("the pairs batch has no `{name}` column")))
+                    .and_then(|c| strings(c, name))
+            };
+            let (a, b) = (col("doc_a")?, col("doc_b")?);
+            let whole: Vec<bool> = match column(&p, "whole") {
+                None => vec![false; a.len()],
+                Some(c) if c.data_type() == &DataType::Boolean => {
+                    c.as_boolean().iter().map(|w| w.unwrap_or(false)).collect()
+                }
+                Some(c) => {
+                    return Err(value_error(format!(
+                        "column `whole` must be boolean, not {}",
+                        c.data_type()
+                    )))
+                }
+            };
+            let mut jobs = Vec::with_capacity(a.len());
+            for ((x, y), &whole) in a.iter().zip(&b).zip(&whole) {
+                let (Some(x), Some(y)) = (x, y) else {
+                    return Err(value_error("doc_a and doc_b must not be null"));
+                };
+                let find = |id: &str| {
+                    by_id
+                        .get(id)
+                        .copied()
+                        .ok_or_else(|| value_error(format!("pair names unknown document `{id}`")))
+                };
+                let (i, j) = (find(x)?, find(y)?);
+                let (i, j) = if docs.ids[i] <= docs.ids[j] {
+                    (i, j)
+                } else {
+                    (j, i)
+                };
+                if i == j {
+                    return Err(value_error(format!("pair of `{x}` with itself")));
+                }
+                jobs.push((
+                    Inputs {
+                        submissions: vec![doc(i)?, doc(j)?],
+                        ..Inputs::default()
+                    },
+                    whole,
+                ));
+            }
+            py.detach(|| {
+                let mut rows = Vec::new();
+                let mut skipped = Vec::new();
+                for (inputs, whole) in jobs {
+                    let (r, s) = run_compare(inputs, &options, &excluded, whole)?;
+                    rows.extend(r);
+                    skipped.extend(s);
+                }
+                skipped.sort();
+                skipped.dedup();
+                Ok::<_, CompareError>((rows, skipped))
+            })
+            .map_err(fail)?
+        }
+    };
+    Ok((
+        PyArrowType(pairs_batch(&rows)?),
+        PyArrowType(skipped_batch(&skipped)?),
+    ))
+}
+
+/// The module.
+#[pymodule]
+fn _bryo(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(fingerprint, m)?)?;
+    m.add_function(wrap_pyfunction!(compare, m)?)?;
+    m.add_function(wrap_pyfunction!(thresholds, m)?)?;
+    m.add_function(wrap_pyfunction!(schemes, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

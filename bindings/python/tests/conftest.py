@@ -1,0 +1,168 @@
+"""Shared helpers: a generated corpus with planted copies, the `bryo` CLI
+run on it, and both results in one comparable form."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def bryo_binary() -> str:
+    """The CLI the results are checked against: $BRYO_BIN, else the
+    repository's release or debug build (the test fails if none exists)."""
+    given = os.environ.get("BRYO_BIN")
+    candidates = [given] if given else [
+        REPO / "target" / "release" / "bryo",
+        REPO / "target" / "debug" / "bryo",
+    ]
+    for c in candidates:
+        if c and Path(c).is_file():
+            return str(c)
+    pytest.fail(
+        "no bryo binary: build it (cargo build -p bryo-cli) or set BRYO_BIN", pytrace=False
+    )
+
+
+_WORDS = "alpha beta gamma delta total count index value items result node left right".split()
+
+
+def _statement(rng: random.Random) -> str:
+    a, b, c = (rng.choice(_WORDS) + str(rng.randrange(50)) for _ in range(3))
+    form = rng.randrange(5)
+    if form == 0:
+        return f"{a} = {b} + {c} * {rng.randrange(100)}"
+    if form == 1:
+        return f"if {a} > {b}:\n        {c} = {a} - {rng.randrange(9)}"
+    if form == 2:
+        return f"for {a} in range({b}):\n        {c}.append({a})"
+    if form == 3:
+        return f"{a} = call_{b}({c}, {rng.randrange(7)})"
+    return f"while {a} < {rng.randrange(1000)}:\n        {a} += {b}"
+
+
+def _function(rng: random.Random, name: str, n: int) -> str:
+    body = "\n    ".join(_statement(rng) for _ in range(n))
+    return f"def {name}(x, y):\n    {body}\n    return x\n"
+
+
+def make_corpus(n_docs: int, seed: int) -> dict[str, bytes]:
+    """`n_docs` Python files named `docs/dNNN.py`: own functions, passages
+    copied among random subsets (some in more than 10 documents, a few in
+    two or three), exact copies, a binary file and an empty one."""
+    rng = random.Random(seed)
+    passages = [_function(rng, f"shared_{i}", rng.randrange(4, 30)) for i in range(12)]
+    # How widely each passage is spread: two popular ones, the rest rare.
+    spread = [0.6, 0.4] + [0.08] * 10
+    docs: dict[str, bytes] = {}
+    for d in range(n_docs):
+        parts = [_function(rng, f"own_{d}_{j}", rng.randrange(3, 25)) for j in range(rng.randrange(1, 4))]
+        for p, share in zip(passages, spread):
+            if rng.random() < share:
+                text = p
+                if rng.random() < 0.3:  # an edited copy: one line changed
+                    lines = text.split("\n")
+                    i = rng.randrange(1, max(2, len(lines) - 2))
+                    lines[i] = "    edited_" + str(d) + " = 1"
+                    text = "\n".join(lines)
+                parts.insert(rng.randrange(len(parts) + 1), text)
+        docs[f"docs/d{d:03}.py"] = "\n".join(parts).encode()
+    names = sorted(docs)
+    docs[names[3]] = docs[names[1]]  # exact copies
+    docs["docs/zz_binary.py"] = b"\x00\x01\x02 binary"
+    docs["docs/zz_empty.py"] = b""
+    return docs
+
+
+def write_corpus(root: Path, docs: dict[str, bytes]) -> None:
+    for name, data in docs.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+
+
+def run_cli(root: Path, *args: str) -> dict:
+    """`bryo compare docs ARGS --format json` in `root`."""
+    out = subprocess.run(
+        [bryo_binary(), "compare", "docs", "--format", "json", *args],
+        cwd=root,
+        check=True,
+        capture_output=True,
+    )
+    return json.loads(out.stdout)
+
+
+def cli_pairs(report: dict) -> list[tuple]:
+    """The CLI's pairs in report order, in the comparable form."""
+    names = [s["name"] for s in report["submissions"]]
+    return [
+        (
+            names[p["a"]],
+            names[p["b"]],
+            p["similarity"],
+            p["a_percent"],
+            p["b_percent"],
+            p["shared_fingerprints"],
+            p["identical"],
+            tuple(
+                (
+                    tuple(f["a"]["bytes"]),
+                    tuple(f["a"]["lines"]),
+                    tuple(f["b"]["bytes"]),
+                    tuple(f["b"]["lines"]),
+                    f["symbols"],
+                )
+                for f in p["fragments"]
+            ),
+        )
+        for p in report["pairs"]
+    ]
+
+
+def arrow_pairs(rows: list[dict]) -> list[tuple]:
+    """Pairs from `bryo.compare` (or the Spark job) in the comparable form."""
+    return [
+        (
+            r["doc_a"],
+            r["doc_b"],
+            r["similarity"],
+            r["a_percent"],
+            r["b_percent"],
+            r["shared_fingerprints"],
+            r["identical"],
+            tuple(
+                (
+                    (f["a_byte_start"], f["a_byte_end"]),
+                    (f["a_first_line"], f["a_last_line"]),
+                    (f["b_byte_start"], f["b_byte_end"]),
+                    (f["b_first_line"], f["b_last_line"]),
+                    f["symbols"],
+                )
+                for f in r["fragments"]
+            ),
+        )
+        for r in rows
+    ]
+
+
+def batch_of(docs: dict[str, bytes]) -> pa.RecordBatch:
+    names = sorted(docs)
+    return pa.RecordBatch.from_pydict(
+        {"doc_id": names, "bytes": [docs[n] for n in names]},
+        schema=pa.schema([("doc_id", pa.string()), ("bytes", pa.binary())]),
+    )
+
+
+@pytest.fixture(scope="session")
+def corpus(tmp_path_factory) -> tuple[Path, dict[str, bytes]]:
+    root = tmp_path_factory.mktemp("corpus")
+    docs = make_corpus(60, seed=7)
+    write_corpus(root, docs)
+    return root, docs

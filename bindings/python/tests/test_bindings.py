@@ -1,0 +1,154 @@
+"""The Arrow functions against the `bryo` CLI on the same files."""
+
+from __future__ import annotations
+
+import itertools
+from collections import defaultdict
+
+import pyarrow as pa
+import pytest
+
+import bryo
+from conftest import arrow_pairs, batch_of, cli_pairs, run_cli
+
+
+def test_compare_on_a_batch_equals_the_cli(corpus):
+    root, docs = corpus
+    for args, kwargs in [
+        ((), {}),
+        (("-n", "0"), {"max_pairs": 0}),
+        (("-m", "5", "-n", "0"), {"max_submissions": 5, "max_pairs": 0}),
+        (("-n", "7"), {"max_pairs": 7}),
+        (("--max-file-size", "1500"), {"max_file_size": 1500}),
+    ]:
+        report = run_cli(root, *args)
+        pairs, skipped = bryo.compare(batch_of(docs), **kwargs)
+        expected = cli_pairs(report)
+        assert len(expected) > 5
+        assert arrow_pairs(pairs.to_pylist()) == expected, args
+        assert sorted(skipped.to_pylist(), key=lambda s: s["doc_id"]) == [
+            {"doc_id": s["path"], "reason": s["reason"]} for s in report["skipped"]
+        ]
+
+
+def test_fingerprint_reports_bad_documents_with_reasons(corpus):
+    _, docs = corpus
+    batch = batch_of(docs)
+    postings, documents = bryo.fingerprint(batch, language="python")
+    rows = {d["doc_id"]: d for d in documents.to_pylist()}
+    assert len(rows) == batch.num_rows  # nothing dropped
+    assert not rows["docs/zz_binary.py"]["ok"]
+    _, small = bryo.fingerprint(batch, language="python", max_file_size=1500)
+    big = [d for d in small.to_pylist() if len(docs[d["doc_id"]]) > 1500]
+    assert big and all(not d["ok"] and "larger than the" in d["reason"] for d in big)
+    assert "binary" in rows["docs/zz_binary.py"]["reason"]
+    assert rows["docs/zz_empty.py"]["ok"] and rows["docs/zz_empty.py"]["fingerprints"] == 0
+    # A null text is a document without text, kept with its reason.
+    nulls = pa.RecordBatch.from_pydict({"doc_id": ["x.py"], "text": pa.array([None], pa.string())})
+    _, d = bryo.fingerprint(nulls, language="python")
+    assert d.to_pylist()[0]["ok"] is False and d.to_pylist()[0]["reason"] == "no text (null)"
+    # Postings: per document, as many as its fingerprints; spans inside it.
+    per_doc = defaultdict(int)
+    for p in postings.to_pylist():
+        per_doc[p["doc_id"]] += 1
+        assert 0 <= p["byte_start"] < p["byte_end"] <= len(docs[p["doc_id"]])
+    assert {k: v for k, v in per_doc.items()} == {
+        k: r["fingerprints"] for k, r in rows.items() if r["fingerprints"]
+    }
+
+
+def test_postings_find_the_cli_candidate_pairs(corpus):
+    """Pairs of documents sharing a posting hash are the CLI's candidate
+    pairs (under -m 0 no hash is excluded)."""
+    root, docs = corpus
+    report = run_cli(root, "-m", "0", "-n", "0")
+    postings, documents = bryo.fingerprint(batch_of(docs), language="python")
+    assert (report["options"]["k"], report["options"]["w"]) == bryo.thresholds(language="python")
+    by_hash = defaultdict(set)
+    for h, d in zip(postings.column("hash").to_pylist(), postings.column("doc_id").to_pylist()):
+        by_hash[h].add(d)
+    # Exact copies are found before winnowing; the CLI counts the others.
+    pairs = set()
+    for ds in by_hash.values():
+        pairs.update(itertools.combinations(sorted(ds), 2))
+    assert len(pairs) == report["stats"]["candidate_pairs"]
+
+
+def test_pairs_alone_with_excluded_hashes_equal_the_cli_m_rule(corpus):
+    """The fragment stage of the distributed job: each pair compared alone
+    with the hashes in more than m documents excluded equals `-m m`."""
+    root, docs = corpus
+    m = 5
+    report = run_cli(root, "-m", str(m), "-n", "0")
+    postings, _ = bryo.fingerprint(batch_of(docs), language="python")
+    by_hash = defaultdict(set)
+    for h, d in zip(postings.column("hash").to_pylist(), postings.column("doc_id").to_pylist()):
+        by_hash[h].add(d)
+    excluded = sorted(h for h, ds in by_hash.items() if len(ds) > m)
+    assert excluded
+    expected = cli_pairs(report)
+    wanted = pa.RecordBatch.from_pydict(
+        {"doc_a": [p[0] for p in expected], "doc_b": [p[1] for p in expected]}
+    )
+    pairs, _ = bryo.compare(
+        batch_of(docs), pairs=wanted, excluded_hashes=excluded, max_submissions=0, language=None
+    )
+    assert arrow_pairs(pairs.to_pylist()) == expected
+
+
+def test_bad_calls_are_clear_errors(corpus):
+    _, docs = corpus
+    no_text = pa.RecordBatch.from_pydict({"doc_id": ["a"]})
+    with pytest.raises(ValueError, match="neither a `text` nor a `bytes` column"):
+        bryo.fingerprint(no_text, language="python")
+    with pytest.raises(ValueError, match="no `doc_id` column"):
+        bryo.fingerprint(pa.RecordBatch.from_pydict({"text": ["x"]}), language="python")
+    with pytest.raises(ValueError, match="unknown language"):
+        bryo.fingerprint(batch_of(docs), language="klingon")
+    with pytest.raises(ValueError, match="give a language, a kind"):
+        bryo.fingerprint(batch_of(docs))
+    with pytest.raises(ValueError, match="need at least two submissions"):
+        bryo.compare(pa.RecordBatch.from_pydict({"doc_id": ["a.py"], "text": ["x = 1"]}))
+
+
+def test_postings_are_the_index_segments_postings(corpus, tmp_path):
+    """The postings' hashes and positions are those `bryo index add` stores
+    in its Parquet segments (doc is the catalogue's number there, the
+    document id here)."""
+    import sqlite3
+    import subprocess
+
+    import pyarrow.parquet as pq
+
+    from conftest import bryo_binary
+
+    root, docs = corpus
+    index = tmp_path / "index"
+    subprocess.run([bryo_binary(), "index", "create", str(index), "-l", "python"], check=True, capture_output=True)
+    subprocess.run([bryo_binary(), "index", "add", str(index), "docs"], cwd=root, check=True, capture_output=True)
+    paths = dict(sqlite3.connect(index / "catalog.sqlite").execute("select id, path from documents"))
+    stored = set()
+    for segment in sorted((index / "segments").glob("*.parquet")):
+        t = pq.read_table(segment)
+        assert t.schema.names == ["hash", "doc", "pos"]
+        for h, d, p in zip(*(t.column(c).to_pylist() for c in ("hash", "doc", "pos"))):
+            stored.add((h, paths[d], p))
+    postings, _ = bryo.fingerprint(batch_of(docs), language="python")
+    ours = set(zip(*(postings.column(c).to_pylist() for c in ("hash", "doc_id", "position"))))
+    assert len(stored) > 1000
+    assert ours == stored
+
+
+def test_a_whole_pair_is_reported_as_the_cli_adds_identical_documents():
+    """`whole`: identical documents outside the scored candidates come out
+    matched whole (similarity 1, no shared fingerprint); without it they are
+    compared like any pair."""
+    body = "".join(f"value_{i} = compute_{i}(alpha, beta) + {i}\n" for i in range(30))
+    docs = pa.RecordBatch.from_pydict({"doc_id": ["a.py", "b.py"], "text": [body, body]})
+    pair = {"doc_a": ["a.py"], "doc_b": ["b.py"]}
+    plain, _ = bryo.compare(docs, pairs=pa.RecordBatch.from_pydict(pair))
+    whole, _ = bryo.compare(docs, pairs=pa.RecordBatch.from_pydict({**pair, "whole": [True]}))
+    (p,), (w,) = plain.to_pylist(), whole.to_pylist()
+    assert p["identical"] and p["shared_fingerprints"] > 0
+    assert w["identical"] and w["shared_fingerprints"] == 0 and w["similarity"] == 1.0
+    assert w["covered_a"] == w["symbols_a"]

@@ -1,0 +1,175 @@
+"""The Spark job against `bryo compare` on the same documents (local[2]).
+
+Marked `spark`: `pytest -m spark` runs these alone, `-m "not spark"` skips
+them (they need Java and start a JVM)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import arrow_pairs, cli_pairs, run_cli
+
+pytestmark = pytest.mark.spark
+
+
+@pytest.fixture(scope="module")
+def spark():
+    import os
+
+    from pyspark.sql import SparkSession
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("RAYON_NUM_THREADS", "1")
+    session = (
+        # Two cores; a failed task is tried up to twice.
+        SparkSession.builder.master("local[2,2]")
+        .appName("bryo-tests")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.ui.showConsoleProgress", "false")
+        .getOrCreate()
+    )
+    yield session
+    session.stop()
+
+
+def _args(**kw):
+    from bryo.spark import parser
+
+    argv = []
+    for key, value in kw.items():
+        if value is None:
+            continue
+        argv += [f"--{key.replace('_', '-')}", str(value)]
+    return parser().parse_args(argv)
+
+
+def _write_parquet(path, docs, row_group_size=8):
+    names = sorted(docs)
+    table = pa.table(
+        {"id": names, "text": [docs[n] for n in names]},
+        schema=pa.schema([("id", pa.string()), ("text", pa.binary())]),
+    )
+    pq.write_table(table, path, row_group_size=row_group_size)
+
+
+def _read(path):
+    return pq.read_table(path).to_pylist()
+
+
+@pytest.mark.parametrize("m,n", [(10, 250), (5, 0), (10, 6)])
+def test_job_equals_bryo_compare(spark, corpus, tmp_path, m, n):
+    """Pairs, scores and fragments equal `bryo compare -m M -n N` on a
+    corpus spread over eight partitions; skipped documents keep their
+    reasons."""
+    from bryo.spark import run
+
+    root, docs = corpus
+    src = tmp_path / "docs.parquet"
+    _write_parquet(src, docs)
+    out = tmp_path / "out"
+    record = run(
+        spark,
+        _args(input=src, output=out, kind="code", max_submissions=m, pairs=n, partitions=8),
+    )
+    report = run_cli(root, "-m", str(m), "-n", str(n))
+    expected = cli_pairs(report)
+    assert len(expected) > 5
+    got = sorted(_read(out / "pairs.parquet"), key=lambda r: r["rank"])
+    assert arrow_pairs(got) == expected
+    assert record["counts"]["excluded_hashes"] > 0
+    assert record["counts"]["pairs"] == len(expected)
+
+    documents = {d["doc_id"]: d for d in _read(out / "documents.parquet")}
+    assert set(documents) == set(docs)  # every input document, none dropped
+    skipped = {s["path"]: s["reason"] for s in report["skipped"]}
+    assert {d: r["reason"] for d, r in documents.items() if not r["ok"]} == skipped
+    # The passages of a document are the union of its fragments' bytes.
+    for d, row in documents.items():
+        spans = sorted(
+            [(f["a_byte_start"], f["a_byte_end"]) for p in got if p["doc_a"] == d for f in p["fragments"]]
+            + [(f["b_byte_start"], f["b_byte_end"]) for p in got if p["doc_b"] == d for f in p["fragments"]]
+        )
+        covered = set()
+        for s, e in spans:
+            covered.update(range(s, e))
+        got_bytes = sum(p["byte_end"] - p["byte_start"] for p in row["passages"] or [])
+        assert got_bytes == len(covered), d
+        if row["bytes"]:
+            assert row["copied_share"] == pytest.approx(len(covered) / row["bytes"])
+
+
+def test_jsonl_input_and_bad_input(spark, tmp_path):
+    from bryo.spark import InputError, run
+
+    good = tmp_path / "docs.jsonl"
+    body = "def f(a, b):\n" + "".join(f"    x{i} = a * {i} + b\n" for i in range(40))
+    good.write_text(
+        "\n".join(json.dumps({"id": f"{i}.py", "text": body if i < 3 else "y = 1\n"}) for i in range(5))
+    )
+    record = run(spark, _args(input=good, output=tmp_path / "o1", language="python"))
+    # The three copies pairwise, and the two one-liners, identical once
+    # normalized (as `bryo compare` reports them).
+    pairs = {(r["doc_a"], r["doc_b"]): r for r in _read(tmp_path / "o1" / "pairs.parquet")}
+    assert set(pairs) == {("0.py", "1.py"), ("0.py", "2.py"), ("1.py", "2.py"), ("3.py", "4.py")}
+    assert pairs[("3.py", "4.py")]["identical"] and record["counts"]["pairs"] == 4
+
+    missing = tmp_path / "missing.jsonl"
+    missing.write_text(json.dumps({"id": "a", "body": "x"}) + "\n")
+    with pytest.raises(InputError, match="missing column text"):
+        run(spark, _args(input=missing, output=tmp_path / "o2", language="python"))
+
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text(json.dumps({"id": "a", "text": "x"}) + "\n{not json\n")
+    with pytest.raises(InputError, match="malformed"):
+        run(spark, _args(input=broken, output=tmp_path / "o3", language="python"))
+
+    dup = tmp_path / "dup.jsonl"
+    dup.write_text("\n".join(json.dumps({"id": "a", "text": "x"}) for _ in range(2)))
+    with pytest.raises(InputError, match="duplicate ids"):
+        run(spark, _args(input=dup, output=tmp_path / "o4", language="python"))
+
+
+def test_a_worker_that_dies_is_retried_without_duplicates(spark, corpus, tmp_path, monkeypatch):
+    """The Python worker of the first fingerprint task exits mid-task; Spark
+    runs the task again and the results are still exactly the CLI's."""
+    from pyspark import cloudpickle
+
+    import bryo.spark as job
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    original = job._fingerprint_partitions
+
+    def flaky(options):
+        inner = original(options)
+
+        def run(batches):
+            import os
+
+            from pyspark import TaskContext
+
+            ctx = TaskContext.get()
+            if ctx.partitionId() == 0 and ctx.attemptNumber() == 0:
+                os._exit(3)  # the worker dies, its output half written
+            yield from inner(batches)
+
+        return run
+
+    monkeypatch.setattr(job, "_fingerprint_partitions", flaky)
+    root, docs = corpus
+    src = tmp_path / "docs.parquet"
+    _write_parquet(src, docs)
+    job.run(spark, _args(input=src, output=tmp_path / "out", kind="code", max_submissions=10, partitions=8))
+    got = sorted(_read(tmp_path / "out" / "pairs.parquet"), key=lambda r: r["rank"])
+    assert arrow_pairs(got) == cli_pairs(run_cli(root, "-m", "10"))
+    # The failure did happen: Spark's own record of this application.
+    import urllib.request
+
+    sc = spark.sparkContext
+    with urllib.request.urlopen(f"{sc.uiWebUrl}/api/v1/applications/{sc.applicationId}/stages") as r:
+        stages = json.load(r)
+    assert sum(s["numFailedTasks"] for s in stages) >= 1
