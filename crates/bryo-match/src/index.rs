@@ -520,6 +520,18 @@ pub(crate) fn build_index(
                 }
             });
     }
+    // Hashes the caller excluded: every occurrence, shared here or not
+    // (`group_bucket` skips them), as `doc << 32 | pos`.
+    let mut caller_excluded = Vec::new();
+    if !prep.excluded.is_empty() {
+        for (doc, list) in fps.iter().enumerate() {
+            for f in list {
+                if prep.excluded.binary_search(&f.hash).is_ok() && !base.contains(f.hash) {
+                    caller_excluded.push((doc as u64) << 32 | u64::from(f.pos));
+                }
+            }
+        }
+    }
     // The fingerprints are in the buckets now; free them before grouping.
     drop(chunks);
     drop(fps);
@@ -558,18 +570,8 @@ pub(crate) fn build_index(
         common.append(&mut g.common);
         counts = counts.add(g.counts);
     }
-    // Hashes the caller excluded: every occurrence, shared here or not
-    // (`group_bucket` skips them).
-    if !prep.excluded.is_empty() {
-        for (doc, list) in fps.iter().enumerate() {
-            for f in list {
-                if prep.excluded.binary_search(&f.hash).is_ok() && !base.contains(f.hash) {
-                    common.push((doc as u64) << 32 | u64::from(f.pos));
-                    counts.dropped_common += 1;
-                }
-            }
-        }
-    }
+    counts.dropped_common += caller_excluded.len() as u64;
+    common.extend(caller_excluded);
     sort_records(&mut records);
     common.par_sort_unstable();
     let buckets = grouped

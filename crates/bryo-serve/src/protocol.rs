@@ -20,6 +20,10 @@
 
 use std::fmt;
 
+/// The `maxmatches` that moss.pl and mosspy send when their user gave no
+/// `-m`: read as bryo's default rule, not as MOSS's `-m 10`.
+pub const CLIENT_DEFAULT_MAXMATCHES: u32 = 10;
+
 /// Bounds on what one connection may send.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
@@ -441,7 +445,12 @@ impl Session {
                 Ok(None)
             }
             "maxmatches" => {
-                self.upload.max_matches = Some(number(rest, "maxmatches")?);
+                // Every moss.pl and mosspy sends 10 unless its user passed
+                // -m, so 10 cannot be told from the client's default: it
+                // means bryo's default rule (the rarity rule), any other
+                // value MOSS's -m.
+                let n = number(rest, "maxmatches")?;
+                self.upload.max_matches = (n != CLIENT_DEFAULT_MAXMATCHES).then_some(n);
                 Ok(None)
             }
             "show" => {
@@ -602,12 +611,23 @@ mod tests {
             panic!("{events:?}")
         };
         assert!(u.directory);
-        assert_eq!(u.max_matches, Some(10));
+        assert_eq!(u.max_matches, None, "10 is the clients' default");
         assert_eq!(u.show, Some(250));
         assert_eq!(u.comment, "my comment");
         assert_eq!(u.files[1].name, "a dir/x y.c");
         assert_eq!(u.files[1].bytes, b"xyz");
         assert_eq!(events[3], Event::End);
+    }
+
+    #[test]
+    fn maxmatches_other_than_the_clients_default_is_mosss_rule() {
+        for (sent, meant) in [(0, Some(0)), (5, Some(5)), (10, None), (11, Some(11))] {
+            let (events, _) = run(format!("moss 1\nmaxmatches {sent}\nquery 0 \n").as_bytes());
+            let Event::Query(u) = &events[1] else {
+                panic!("{events:?}")
+            };
+            assert_eq!(u.max_matches, meant, "maxmatches {sent}");
+        }
     }
 
     #[test]
