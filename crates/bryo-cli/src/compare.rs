@@ -136,6 +136,15 @@ pub struct Args {
     #[arg(long = "score", value_enum, default_value_t = ScoreArg::Symmetric)]
     score: ScoreArg,
 
+    /// Count every match in full. By default (without -m, in classes large
+    /// enough for a template), a match shorter than four k-grams counts in
+    /// the similarity by how rare its code is: in at most 10 submissions in
+    /// full, less the more of the class shares it, so that idioms every
+    /// solution writes weigh less than the same length of copied code. The
+    /// matched percentages are never discounted.
+    #[arg(long = "no-discount")]
+    no_discount: bool,
+
     /// Exit with code 1 when a reported pair reaches this similarity (0..1
     /// or a percentage): for CI pipelines.
     #[arg(long = "fail-above", value_name = "S", value_parser = parse_fraction)]
@@ -300,6 +309,7 @@ fn compare(args: &Args) -> Result<bool> {
             ScoreArg::Symmetric => bryo_compare::PairScore::Symmetric,
             ScoreArg::Directional => bryo_compare::PairScore::Directional,
         },
+        rarity_discount: !args.no_discount,
         comment: args.comment.clone(),
         directory_mode: args.directory,
         base_names: args.base.iter().map(|p| p.display().to_string()).collect(),

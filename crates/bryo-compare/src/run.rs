@@ -99,6 +99,10 @@ pub struct CompareOptions {
     pub cluster_threshold: f64,
     /// How a pair's similarity is computed.
     pub score: bryo_match::PairScore,
+    /// Under the rarity rule (no `max_submissions`), whether short matches
+    /// of widespread code count less in the similarity (the default; see
+    /// [`bryo_match::Rarity::full_weight_kgrams`]).
+    pub rarity_discount: bool,
     /// MOSS `-c`.
     pub comment: Option<String>,
     /// MOSS `-d`, recorded in the report.
@@ -129,6 +133,7 @@ impl Default for CompareOptions {
             merge_ratio: None,
             cluster_threshold: bryo_match::DEFAULT_CLUSTER_THRESHOLD,
             score: bryo_match::PairScore::default(),
+            rarity_discount: true,
             comment: None,
             directory_mode: false,
             base_names: Vec::new(),
@@ -402,8 +407,10 @@ pub fn analyze_inputs_with_archive(
 
     let (config, min_fragment) = thresholds(options, &kept)?;
     let mut match_options = MatchOptions::new(config);
-    if let Some(m) = options.max_submissions {
-        match_options.common = CommonRule::MaxSubmissions(m);
+    match (options.max_submissions, &mut match_options.common) {
+        (Some(m), common) => *common = CommonRule::MaxSubmissions(m),
+        (None, CommonRule::Rarity(r)) if !options.rarity_discount => r.full_weight_kgrams = 0,
+        (None, _) => {}
     }
     match_options.max_pairs = options.max_pairs;
     match_options.min_similarity = options.min_similarity;
@@ -583,6 +590,7 @@ impl Analysis {
                 _ => None,
             },
             seed_limit: Some(comparison.stats.seed_limit).filter(|&l| l != u64::MAX),
+            discount_below: Some(comparison.stats.discount_below).filter(|&d| d != 0),
         };
         let language = options.analyze.language.map(|l| l.name().to_string());
         let report_options = Options {

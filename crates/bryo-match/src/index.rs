@@ -422,6 +422,10 @@ pub(crate) struct Index {
     /// `-m` submissions, or template code under the rarity rule — as
     /// `doc << 32 | pos`, sorted.
     pub common: Vec<u64>,
+    /// Every kept occurrence of a matched hash, as `(doc << 32 | pos,
+    /// distinct submissions holding the hash)`, sorted; empty unless
+    /// shared fingerprints are weighted by rarity.
+    pub rarity: Vec<(u64, u32)>,
     /// Whether the excluded occurrences are template code (left out of the
     /// totals, like base code) rather than MOSS-common passages (kept in
     /// the totals).
@@ -543,6 +547,7 @@ pub(crate) fn build_index(
         rest = tail;
     }
     let exclude_above = exclude_threshold(prep, canonical, options);
+    let weigh = discounts(options, exclude_above);
     let mut grouped: Vec<Grouped> = bucket_slices
         .into_par_iter()
         .map_init(Scratch::default, |scratch, slice| {
@@ -552,7 +557,10 @@ pub(crate) fn build_index(
                 prep,
                 base,
                 canonical,
-                exclude_above,
+                Grouping {
+                    exclude_above,
+                    weigh,
+                },
                 options,
             )
         })
@@ -565,15 +573,18 @@ pub(crate) fn build_index(
     };
     let mut records = collect_records(&grouped, prep, rule);
     let mut common = Vec::with_capacity(grouped.iter().map(|g| g.common.len()).sum());
+    let mut rarity = Vec::with_capacity(grouped.iter().map(|g| g.rarity.len()).sum());
     let mut counts = IndexCounts::default();
     for g in &mut grouped {
         common.append(&mut g.common);
+        rarity.append(&mut g.rarity);
         counts = counts.add(g.counts);
     }
     counts.dropped_common += caller_excluded.len() as u64;
     common.extend(caller_excluded);
     sort_records(&mut records);
     common.par_sort_unstable();
+    rarity.par_sort_unstable();
     let buckets = grouped
         .iter_mut()
         .map(|g| std::mem::take(&mut g.bucket))
@@ -583,6 +594,7 @@ pub(crate) fn build_index(
         records,
         counts,
         common,
+        rarity,
         common_is_template: matches!(options.common, CommonRule::Rarity(_)),
         rule,
     }
@@ -595,6 +607,27 @@ pub(crate) fn build_index(
 /// halves the index stage on corpora with millions of records.
 fn sort_records(records: &mut [Record]) {
     records.par_sort_unstable_by_key(|r| u64::from(r.a) << 32 | u64::from(r.b));
+}
+
+/// What grouping a bucket needs beyond the options.
+#[derive(Clone, Copy)]
+struct Grouping {
+    /// Hashes in more distinct submissions than this are excluded.
+    exclude_above: u64,
+    /// Whether kept occurrences are listed with their hash's count of
+    /// distinct submissions (the rarity discount).
+    weigh: bool,
+}
+
+/// Whether the rarity discount applies: under the rarity rule, with a
+/// template threshold above the count that weighs in full.
+pub(crate) fn discounts(options: &MatchOptions, exclude_above: u64) -> bool {
+    match options.common {
+        CommonRule::Rarity(r) => {
+            r.full_weight_kgrams > 0 && exclude_above > r.min_seed_limit.max(2) as u64
+        }
+        CommonRule::MaxSubmissions(_) => false,
+    }
 }
 
 /// Submissions above which a hash is excluded from matching (`u64::MAX`:
@@ -807,6 +840,8 @@ struct Grouped {
     counts: IndexCounts,
     /// Occurrences of excluded hashes, as `doc << 32 | pos`.
     common: Vec<u64>,
+    /// Kept occurrences with their hash's distinct submissions.
+    rarity: Vec<(u64, u32)>,
 }
 
 /// Groups one bucket by hash — in linear time with a small hash table, in
@@ -818,9 +853,13 @@ fn group_bucket(
     prep: &Prepared<'_>,
     base: &BaseSet,
     canonical: &[bool],
-    exclude_above: u64,
+    grouping: Grouping,
     options: &MatchOptions,
 ) -> Grouped {
+    let Grouping {
+        exclude_above,
+        weigh,
+    } = grouping;
     let size = (slice.len() * 2).next_power_of_two().max(16);
     let mask = size - 1;
     scratch.table.clear();
@@ -877,6 +916,7 @@ fn group_bucket(
         subs: Vec::new(),
         counts: IndexCounts::default(),
         common: Vec::new(),
+        rarity: Vec::new(),
     };
     let c = &mut out.counts;
     let cap = options.occurrence_cap;
@@ -937,6 +977,12 @@ fn group_bucket(
                 _ => out.subs.push((s, at, keep as u32)),
             }
             j += n;
+        }
+        if weigh {
+            out.rarity.extend(
+                run.iter()
+                    .map(|e| (u64::from(e.doc) << 32 | u64::from(e.pos), distinct as u32)),
+            );
         }
         c.indexed += (out.bucket.entries.len() - start) as u64;
         c.shared_hashes += 1;

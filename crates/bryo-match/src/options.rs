@@ -64,6 +64,18 @@ pub enum CommonRule {
 ///   together, but stay matchable: in a pair that rarer hashes found,
 ///   fragments extend through them. The cost of the index stays linear in
 ///   the corpus however widespread a passage is.
+/// * **Rarity discount**: a matched fragment shorter than
+///   `full_weight_kgrams` k-grams counts in the pair's similarity by the
+///   mean rarity weight of the fingerprints inside it. A fingerprint held
+///   by at most `min_seed_limit` distinct submissions weighs 1; above, its
+///   weight falls with the logarithm of the count, to 0 at the template
+///   threshold. Short matches of code that much of the class writes (a
+///   loop header, an input idiom, a `main` scaffold) weigh less than the
+///   same length of rare code; a long shared passage counts in full
+///   however many copied it, and so does everything in classes too small
+///   for the template threshold to exceed `min_seed_limit`. Coverage
+///   (`covered_*`, `*_percent`) is not discounted: only `similarity`, the
+///   ranking score.
 ///
 /// The limits the rule took are reported in
 /// [`MatchStats::seed_limit`](crate::MatchStats::seed_limit) and
@@ -78,8 +90,12 @@ pub struct Rarity {
     pub records_per_fingerprint: usize,
     /// Pair records always allowed.
     pub min_records: usize,
-    /// Hashes in up to this many submissions always seed pairs.
+    /// Hashes in up to this many submissions always seed pairs, and weigh
+    /// in full in the rarity discount.
     pub min_seed_limit: usize,
+    /// Fragments of at least this many k-grams count in full; shorter ones
+    /// are discounted by rarity. 0 turns the discount off.
+    pub full_weight_kgrams: u32,
 }
 
 impl Default for Rarity {
@@ -90,6 +106,7 @@ impl Default for Rarity {
             records_per_fingerprint: 2,
             min_records: 1 << 18,
             min_seed_limit: 10,
+            full_weight_kgrams: 4,
         }
     }
 }

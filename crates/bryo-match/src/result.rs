@@ -228,6 +228,10 @@ pub struct MatchStats {
     /// (template code under [`Rarity`](crate::Rarity), common passages under
     /// `-m`); `u64::MAX` when none was.
     pub exclude_above: u64,
+    /// Fragments shorter than this many symbols were discounted by the
+    /// rarity of their fingerprints ([`Rarity`](crate::Rarity)); 0 when no
+    /// fragment was.
+    pub discount_below: u64,
 }
 
 /// The result of [`match_corpus`](crate::match_corpus).

@@ -157,7 +157,13 @@ fn check_structure(docs: &[TestDoc], options: &MatchOptions, result: &Comparison
         let both = p.symbols_a + p.symbols_b;
         if both > 0 {
             let s = (covered_a + covered_b) as f64 / both as f64;
-            assert!((p.similarity - s).abs() < 1e-12);
+            // The rarity discount (checked against brute force in its own
+            // test) only ever lowers the similarity.
+            if result.stats.discount_below > 0 {
+                assert!(p.similarity >= 0.0 && p.similarity <= s + 1e-12);
+            } else {
+                assert!((p.similarity - s).abs() < 1e-12);
+            }
         }
         assert_eq!(
             p.longest_fragment,
@@ -917,6 +923,146 @@ fn rarity_keeps_what_a_group_of_copiers_shares() {
     assert!(p.symbols_a <= 140 + 5 * 2, "{p:?}");
     // Two students outside the group share only the template: no pair.
     assert!(pair_of(&rarity, 20, 21).is_none());
+}
+
+/// The rarity discount: a fragment shorter than four k-grams counts in the
+/// similarity by the mean weight of the fingerprints inside it (1 up to
+/// `min_seed_limit` submissions, `ln(T/df) / ln(T/10)` above, for the
+/// template threshold `T`), checked pair by pair against a brute-force
+/// computation from the fingerprints; longer fragments and rare code count
+/// in full, and so does everything with the discount off or in a class too
+/// small for a template.
+#[test]
+fn rarity_discount_weighs_short_matches_of_widespread_code() {
+    let (k, w) = (6, 5);
+    let mut rng = SplitMix64::new(21);
+    // An idiom of 15 symbols (under 4k = 24) in 25 of 60 submissions, a
+    // short passage only two share, and a long one a group of 12 shares.
+    let idiom = random_symbols(&mut rng, 15);
+    let rare_short = random_symbols(&mut rng, 15);
+    let long = random_symbols(&mut rng, 60);
+    let docs: Vec<TestDoc> = (0..60)
+        .map(|s| {
+            let mut symbols = random_symbols(&mut rng, 30);
+            if s < 25 {
+                symbols.extend(&idiom);
+            }
+            symbols.extend(random_symbols(&mut rng, 30));
+            if s == 30 || s == 31 {
+                symbols.extend(&rare_short);
+            }
+            if (40..52).contains(&s) {
+                symbols.extend(&long);
+            }
+            symbols.extend(random_symbols(&mut rng, 30));
+            doc(s, Role::Current, symbols)
+        })
+        .collect();
+    let mut o = options(k, w);
+    o.max_pairs = 0;
+    let result = match_corpus(&corpus(&docs), &o).unwrap();
+    check_structure(&docs, &o, &result);
+    assert_eq!(result.stats.exclude_above, 30);
+    assert_eq!(result.stats.discount_below, 4 * k as u64);
+
+    // Brute force: every document's selected fingerprints, and the number
+    // of submissions selecting each hash.
+    let mut f = bryo_engine::Fingerprinter::new(o.config, o.hash, o.selection).unwrap();
+    let selected: Vec<Vec<(u32, u64)>> = docs
+        .iter()
+        .map(|d| {
+            f.fingerprint_symbols(&d.symbols)
+                .unwrap()
+                .iter()
+                .map(|fp| (fp.pos, fp.hash))
+                .collect()
+        })
+        .collect();
+    let mut df: std::collections::HashMap<u64, HashSet<u32>> = Default::default();
+    for (d, list) in docs.iter().zip(&selected) {
+        for &(_, h) in list {
+            df.entry(h).or_default().insert(d.sub);
+        }
+    }
+    let weight = |n: usize| {
+        let (floor, top) = (10.0f64, 30.0f64);
+        match n as f64 {
+            x if x <= floor => 1.0,
+            x => ((top / x).ln() / (top / floor).ln()).clamp(0.0, 1.0),
+        }
+    };
+    let plain =
+        |p: &bryo_match::PairMatch| o.score.similarity(p.covered_a, p.symbols_a, p.symbols_b);
+    let mut discounted = 0;
+    for p in &result.pairs {
+        let (mut counted, mut total) = (0.0, 0.0);
+        for frag in &p.fragments {
+            assert!(frag.parts.is_empty(), "code does not merge by default");
+            let len = f64::from(frag.len);
+            total += len;
+            if frag.len as usize >= 4 * k {
+                counted += len;
+                continue;
+            }
+            let (mut sum, mut n) = (0.0, 0);
+            for (doc, start) in [(frag.a_doc, frag.a_start), (frag.b_doc, frag.b_start)] {
+                for &(pos, h) in &selected[doc.0 as usize] {
+                    let subs = df[&h].len();
+                    if subs >= 2 && pos >= start && pos as usize + k <= (start + frag.len) as usize
+                    {
+                        sum += weight(subs);
+                        n += 1;
+                    }
+                }
+            }
+            counted += len * if n == 0 { 1.0 } else { sum / n as f64 };
+        }
+        let expected = plain(p) * if total == 0.0 { 1.0 } else { counted / total };
+        assert!(
+            (p.similarity - expected).abs() < 1e-9,
+            "{p:?}: expected {expected}"
+        );
+        discounted += usize::from(p.similarity < plain(p) - 1e-9);
+    }
+    let pair_of = |r: &Comparison, a: u32, b: u32| {
+        let (x, y) = (sub_id(a).min(sub_id(b)), sub_id(a).max(sub_id(b)));
+        r.pairs
+            .iter()
+            .find(|p| (p.a, p.b) == (x, y))
+            .cloned()
+            .unwrap()
+    };
+    // Two who share only the idiom: discounted to well under half.
+    let idiom_pair = pair_of(&result, 0, 1);
+    assert!(
+        idiom_pair.similarity < 0.5 * plain(&idiom_pair),
+        "{idiom_pair:?}"
+    );
+    // Rare code and a long passage count in full.
+    for (a, b) in [(30, 31), (40, 41)] {
+        let p = pair_of(&result, a, b);
+        assert!((p.similarity - plain(&p)).abs() < 1e-12, "{p:?}");
+    }
+    assert!(discounted >= 25 * 24 / 2, "{discounted} pairs discounted");
+
+    // Off: every similarity is the plain one, and the same pairs come out.
+    o.common = CommonRule::Rarity(Rarity {
+        full_weight_kgrams: 0,
+        ..Rarity::default()
+    });
+    let off = match_corpus(&corpus(&docs), &o).unwrap();
+    assert_eq!(off.stats.discount_below, 0);
+    assert_eq!(off.pairs.len(), result.pairs.len());
+    for p in &off.pairs {
+        assert!((p.similarity - plain(p)).abs() < 1e-12, "{p:?}");
+    }
+    // A class of 20: no template threshold above 10, no discount.
+    o.common = CommonRule::Rarity(Rarity::default());
+    let small = match_corpus(&corpus(&docs[..20]), &o).unwrap();
+    assert_eq!(small.stats.discount_below, 0);
+    for p in &small.pairs {
+        assert!((p.similarity - plain(p)).abs() < 1e-12, "{p:?}");
+    }
 }
 
 /// The seeding budget: passages in more submissions than the limit it

@@ -451,6 +451,14 @@ pub struct Stats {
     /// every shared passage could.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed_limit: Option<u64>,
+    /// Under the rarity rule: matched fragments shorter than this many
+    /// symbols counted in `similarity` by how rare their fingerprints are
+    /// (a fingerprint in at most 10 submissions in full, one at
+    /// `template_above` not at all); longer ones in full. Omitted when no
+    /// fragment was discounted (`-m`, `--no-discount`, or a class too small
+    /// for a template).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discount_below: Option<u64>,
     /// Pairs sharing at least one fingerprint, before `max_pairs` and
     /// `min_similarity` are applied.
     pub candidate_pairs: u64,
@@ -484,12 +492,18 @@ impl Report {
 
     /// The rule for passages shared by many submissions as it applied to
     /// this run, for headers: `-m 10`, `-m 0 (no limit)`, or (the rarity rule)
-    /// `template above 233 submissions`.
+    /// `template above 233 submissions` and, when short matches were
+    /// discounted, `…, matches under 48 symbols discounted by rarity`.
     pub fn common_rule(&self) -> String {
         match (self.options.max_submissions, self.stats.template_above) {
             (Some(0), _) => "-m 0 (no limit)".to_string(),
             (Some(m), _) => format!("-m {m}"),
-            (None, Some(t)) => format!("template above {t} submissions"),
+            (None, Some(t)) => match self.stats.discount_below {
+                Some(d) => format!(
+                    "template above {t} submissions, matches under {d} symbols discounted by rarity"
+                ),
+                None => format!("template above {t} submissions"),
+            },
             (None, None) => "template: none".to_string(),
         }
     }

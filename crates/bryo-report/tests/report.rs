@@ -218,6 +218,7 @@ fn sample() -> Report {
         duplicate_files: 0,
         template_above: Some(10),
         seed_limit: Some(40),
+        discount_below: None,
     };
     r
 }
@@ -635,6 +636,7 @@ fn report() -> impl Strategy<Value = Report> {
                         duplicate_files: st[0] % 4,
                         template_above: (st[5] % 3 == 0).then_some(st[4]),
                         seed_limit: (st[6] % 3 == 1).then_some(st[3]),
+                        discount_below: (st[2] % 2 == 0).then_some(st[0]),
                     };
                     if n >= 2 && st[1] % 2 == 0 {
                         r.identical_submissions = vec![vec![0, n - 1]];
