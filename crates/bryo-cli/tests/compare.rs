@@ -325,13 +325,36 @@ fn template_code_is_found_without_base_files() {
     assert!(stderr.contains("template code"), "{stderr}");
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["stats"]["template_above"], 15);
-    // Twelve copiers: matched at the defaults, erased by -m 10.
-    assert!(similarity(&report, "s00.py", "s11.py") > 0.4);
+    // Twelve copiers: matched at the defaults, erased by -m 10. Template
+    // lines cut their copy into matches shorter than four k-grams, each in
+    // 12 of 30 submissions, which the rarity discount weighs at about a
+    // half; without it the copy counts in full.
+    assert_eq!(report["stats"]["discount_below"], 48);
+    let copiers = similarity(&report, "s00.py", "s11.py");
+    assert!(copiers > 0.25, "{copiers}");
+    let plain = compare_json(dir.path(), &["--no-discount", "-n", "0", "."]);
+    assert!(plain["stats"].get("discount_below").is_none());
+    assert!(similarity(&plain, "s00.py", "s11.py") > 0.4);
+    assert!(similarity(&plain, "s00.py", "s11.py") > copiers);
     let moss = compare_json(dir.path(), &["-m", "10", "-n", "0", "."]);
     assert!(similarity(&moss, "s00.py", "s11.py") < 0.1);
     // Two who share only the template score next to nothing (a few
     // symbols where the template meets their own code, as with -b).
     assert!(similarity(&report, "s20.py", "s21.py") < 0.1);
+    assert!(copiers > 3.0 * similarity(&report, "s20.py", "s21.py"));
+    // The header states the rule that applied.
+    let text = bryo()
+        .current_dir(dir.path())
+        .args(["compare", "-l", "python", "."])
+        .output()
+        .unwrap();
+    let header = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        header.contains(
+            "template above 15 submissions, matches under 48 symbols discounted by rarity"
+        ),
+        "{header}"
+    );
 }
 
 #[test]
