@@ -152,3 +152,37 @@ def test_a_whole_pair_is_reported_as_the_cli_adds_identical_documents():
     assert p["identical"] and p["shared_fingerprints"] > 0
     assert w["identical"] and w["shared_fingerprints"] == 0 and w["similarity"] == 1.0
     assert w["covered_a"] == w["symbols_a"]
+
+
+def _rehash(z: int) -> int:
+    """SplitMix64's finalizer (`bryo_engine::rehash`), from its definition."""
+    mask = (1 << 64) - 1
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+    return z ^ (z >> 31)
+
+
+def test_seed_order_is_the_rarity_rules_order():
+    """`seed_order` is `rehash(hash ^ rehash(submission))`, the key by which
+    `bryo compare` orders the submissions of a hash above its seed limit;
+    wrong types and lengths are clear errors."""
+    hashes = [0, 1, 2**63 + 5, 2**64 - 1, 0x1234_5678_9ABC_DEF0]
+    subs = [0, 7, 3, 2**32 - 1, 12]
+    got = bryo.seed_order(hashes, subs).to_pylist()
+    assert got == [_rehash(h ^ _rehash(s)) for h, s in zip(hashes, subs)]
+    assert len(set(got)) == len(got)
+    with pytest.raises(ValueError, match="uint64 hashes and uint32 submissions"):
+        bryo.seed_order(pa.array([1], pa.int64()), pa.array([1], pa.uint32()))
+    with pytest.raises(ValueError, match="same length"):
+        bryo.seed_order([1, 2], [1])
+
+
+def test_arguments_are_checked_once_for_both_functions(corpus):
+    """`fingerprint` and `compare` share their argument checks: a negative
+    or non-integer k, w or size limit is a ValueError naming it."""
+    _, docs = corpus
+    for call in (bryo.fingerprint, bryo.compare):
+        with pytest.raises(ValueError, match="k must be a non-negative integer"):
+            call(batch_of(docs), language="python", k=-1)
+        with pytest.raises(ValueError, match="max_file_size must be a non-negative integer"):
+            call(batch_of(docs), language="python", max_file_size=1.5)
