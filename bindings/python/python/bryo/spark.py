@@ -265,6 +265,8 @@ def _seed_order_partitions(batches):
     """Adds each row's place in the order the rarity rule pairs the
     documents of a hash above the seed limit (`bryo.seed_order`), as a
     signed long that sorts as the unsigned key does."""
+    import pyarrow.compute as pc
+
     import bryo as worker_bryo
 
     flip = pa.scalar(1 << 63, pa.uint64())
@@ -272,15 +274,13 @@ def _seed_order_partitions(batches):
         keys = worker_bryo.seed_order(
             b.column("hash").view(pa.uint64()), b.column("submission").cast(pa.uint32())
         )
-        import pyarrow.compute as pc
-
         ordered = pc.bit_wise_xor(keys, flip).view(pa.int64())
         yield pa.RecordBatch.from_arrays(
             [*b.columns, ordered], names=[*b.schema.names, "order_key"]
         )
 
 
-def _sampled_records(kept, seed_limit: int, partitions: int):
+def _sampled_records(kept, seed_limit: int):
     """The pair records of hashes in more than `seed_limit` documents:
     ordered by `bryo.seed_order`, each document paired with the next
     `min(⌈L/2⌉, (n − 1)/2)` cyclically, as `bryo compare` samples them."""
@@ -499,7 +499,7 @@ def run(spark, args) -> dict:
         ).alias("c"),
     )
     if seed_limit is not None:
-        records = records.unionByName(_sampled_records(kept, seed_limit, partitions))
+        records = records.unionByName(_sampled_records(kept, seed_limit))
     candidates = (
         records.groupBy("doc_a", "doc_b")
         .agg(F.sum("c").alias("shared_fingerprints"))
