@@ -687,7 +687,9 @@ fn skipped_batch(skipped: &[(String, String)]) -> PyResult<RecordBatch> {
 /// excluded on the whole corpus — with `max_submissions=0` they are MOSS's
 /// `-m` passages (matched never, counted in the totals), without
 /// `max_submissions` template code of the rarity rule (neither matched nor
-/// counted).
+/// counted). `base` (a batch with `doc_id`, `text`) is base code, as
+/// `bryo compare -b` takes it: its passages are never matched and the
+/// symbols they cover are left out of the totals.
 ///
 /// `pairs` result: `doc_a`, `doc_b`, `similarity`, `a_percent`,
 /// `b_percent`, `shared_fingerprints`, `symbols_a`/`_b`, `covered_a`/`_b`,
@@ -696,7 +698,8 @@ fn skipped_batch(skipped: &[(String, String)]) -> PyResult<RecordBatch> {
 /// of a merged fragment with the same fields), as in the CLI's JSON. `skipped`: `doc_id`, `reason`.
 #[pyfunction]
 #[pyo3(signature = (
-    documents, *, pairs=None, excluded_hashes=None, language=None, kind=None, text_mode=None,
+    documents, *, pairs=None, excluded_hashes=None, base=None, language=None, kind=None,
+    text_mode=None,
     k=None, w=None, max_submissions=None, max_pairs=250, min_similarity=0.0,
     max_file_size=bryo_input::DEFAULT_MAX_FILE_SIZE,
 ))]
@@ -706,6 +709,7 @@ fn compare(
     documents: PyArrowType<RecordBatch>,
     pairs: Option<PyArrowType<RecordBatch>>,
     excluded_hashes: Option<PyArrowType<arrow_data::ArrayData>>,
+    base: Option<PyArrowType<RecordBatch>>,
     language: Option<&str>,
     kind: Option<&str>,
     text_mode: Option<&str>,
@@ -775,12 +779,38 @@ fn compare(
             .ok_or_else(|| value_error(format!("document `{}` has no text", docs.ids[i])))?;
         Ok(submission(docs.ids[i], bytes))
     };
+    // Base code, in id order as `bryo compare -b` reads a directory.
+    let base_input = base.map(|b| b.0);
+    let base_files: Vec<InputFile> = match &base_input {
+        None => Vec::new(),
+        Some(b) => {
+            let base_docs = self::documents(b)?;
+            let mut order: Vec<usize> = (0..base_docs.ids.len()).collect();
+            order.sort_by_key(|&i| base_docs.ids[i]);
+            order
+                .into_iter()
+                .map(|i| {
+                    let bytes = base_docs.bytes[i].ok_or_else(|| {
+                        value_error(format!("base document `{}` has no text", base_docs.ids[i]))
+                    })?;
+                    Ok(InputFile {
+                        display_path: base_docs.ids[i].to_string(),
+                        bytes: bytes.to_vec(),
+                        source: bryo_input::Source::Memory,
+                    })
+                })
+                .collect::<PyResult<_>>()?
+        }
+    };
     let fail = |e: CompareError| value_error(e);
     let (rows, skipped) = match pairs {
         None => {
             let mut order: Vec<usize> = (0..docs.ids.len()).collect();
             order.sort_by_key(|&i| docs.ids[i]);
-            let mut inputs = Inputs::default();
+            let mut inputs = Inputs {
+                base: base_files,
+                ..Inputs::default()
+            };
             for i in order {
                 match docs.bytes[i] {
                     Some(bytes) if bytes.len() as u64 > max_file_size => {
@@ -849,6 +879,7 @@ fn compare(
                 jobs.push((
                     Inputs {
                         submissions: vec![doc(i)?, doc(j)?],
+                        base: base_files.clone(),
                         ..Inputs::default()
                     },
                     whole,

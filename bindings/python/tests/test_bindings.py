@@ -31,6 +31,24 @@ def test_compare_on_a_batch_equals_the_cli(corpus):
         ]
 
 
+def test_compare_with_base_code_equals_the_cli_b(corpus, tmp_path):
+    """`base` documents are `bryo compare -b` (pair by pair, in the Spark
+    job's fragment stage, see test_spark.py)."""
+    from conftest import write_corpus
+
+    root, docs = corpus
+    names = sorted(docs)
+    base_text = docs[names[1]]
+    write_corpus(tmp_path, {**docs, "base/common.py": base_text})
+    report = run_cli(tmp_path, "-b", "base", "-n", "0")
+    expected = cli_pairs(report)
+    assert report["stats"]["base_hashes"] > 0
+    assert expected != cli_pairs(run_cli(tmp_path, "-n", "0"))
+    base = pa.RecordBatch.from_pydict({"doc_id": ["base/common.py"], "text": [base_text]})
+    pairs, _ = bryo.compare(batch_of(docs), base=base, max_pairs=0)
+    assert arrow_pairs(pairs.to_pylist()) == expected
+
+
 def test_fingerprint_reports_bad_documents_with_reasons(corpus):
     _, docs = corpus
     batch = batch_of(docs)

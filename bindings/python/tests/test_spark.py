@@ -232,3 +232,52 @@ def test_a_worker_that_dies_is_retried_without_duplicates(spark, corpus, tmp_pat
     with urllib.request.urlopen(f"{sc.uiWebUrl}/api/v1/applications/{sc.applicationId}/stages") as r:
         stages = json.load(r)
     assert sum(s["numFailedTasks"] for s in stages) >= 1
+
+
+def test_base_code_equals_bryo_compare_b(spark, corpus, tmp_path):
+    """Base code (`-b`, a JSON Lines file): one document of the corpus —
+    with passages many others share, and an exact copy elsewhere — given
+    as base code. Pairs, scores and fragments equal `bryo compare -b` on
+    the same files over six partitions; without the base they differ."""
+    from bryo.spark import run
+
+    from conftest import write_corpus
+
+    root, docs = corpus
+    names = sorted(docs)
+    base_text = docs[names[1]]  # names[3] is an exact copy of it
+    cli_root = tmp_path / "cli"
+    write_corpus(cli_root, {**docs, "base/common.py": base_text})
+    base = tmp_path / "base.jsonl"
+    base.write_text(json.dumps({"id": "base/common.py", "text": base_text.decode()}) + "\n")
+    src = tmp_path / "docs.parquet"
+    _write_parquet(src, docs)
+    out = tmp_path / "out"
+    args = _args(input=src, output=out, kind="code", pairs=0, partitions=6)
+    args.base = [str(base)]
+    record = run(spark, args)
+    report = run_cli(cli_root, "-b", "base", "-n", "0")
+    expected = cli_pairs(report)
+    assert report["stats"]["base_hashes"] > 0  # base code did remove matches
+    assert expected != cli_pairs(run_cli(cli_root, "-n", "0"))
+    got = sorted(_read(out / "pairs.parquet"), key=lambda r: r["rank"])
+    assert arrow_pairs(got) == expected
+    assert (names[1], names[3]) not in {(r["doc_a"], r["doc_b"]) for r in got}
+    assert record["counts"]["candidate_pairs"] == report["stats"]["candidate_pairs"]
+    assert record["counts"]["base_documents"] == 1
+
+
+def test_bad_base_code(spark, tmp_path):
+    from bryo.spark import InputError, run
+
+    good = tmp_path / "docs.jsonl"
+    good.write_text("\n".join(json.dumps({"id": f"{i}.py", "text": "x = 1\n"}) for i in range(3)))
+    args = _args(input=good, output=tmp_path / "o", language="python")
+    args.base = [str(tmp_path / "nowhere.jsonl")]
+    with pytest.raises(InputError, match="base code file not found"):
+        run(spark, args)
+    wrong = tmp_path / "base.jsonl"
+    wrong.write_text(json.dumps({"name": "a.py", "text": "x = 1\n"}) + "\n")
+    args.base = [str(wrong)]
+    with pytest.raises(InputError, match="missing column id"):
+        run(spark, args)

@@ -75,6 +75,7 @@ def compare(
     *,
     pairs=None,
     excluded_hashes=None,
+    base=None,
     language=None,
     kind=None,
     text_mode=None,
@@ -94,6 +95,8 @@ def compare(
     whole corpus: with ``max_submissions=0`` they are MOSS ``-m`` passages
     (never matched, counted in the totals), with ``max_submissions=None``
     template code of the rarity rule (never matched nor counted).
+    ``base`` (documents, as ``documents``) is base code, as ``bryo compare
+    -b`` takes it: never matched, and left out of the totals.
     """
     if excluded_hashes is not None:
         excluded_hashes = _uint(excluded_hashes, pa.uint64())
@@ -101,6 +104,7 @@ def compare(
         _batch(documents),
         pairs=None if pairs is None else _batch(pairs),
         excluded_hashes=excluded_hashes,
+        base=None if base is None else _batch(base),
         max_submissions=max_submissions,
         max_pairs=max_pairs,
         min_similarity=min_similarity,

@@ -4,17 +4,19 @@
     spark-submit --master URL -m bryo.spark ...   (see the README)
 
 DOCS is Parquet or JSON Lines with the columns ``id`` (document id) and
-``text`` (string, or binary for undecoded bytes). The stages are those of
-``bryo compare``:
+``text`` (string, or binary for undecoded bytes); ``-b PATH`` files of
+base code have the same columns. The stages are those of ``bryo compare``:
 
 1. fingerprint — ``mapInArrow`` runs the CLI's front-end and winnowing on
    each partition of documents (:func:`bryo.fingerprint`);
-2. index — postings are repartitioned by hash and the common-code rule of
-   ``bryo compare`` applied: without ``-m`` the rarity rule (a hash in more
-   than half of the documents, identical ones counted once, and more than
-   10, is template code; the histogram of the other shared hashes gives the
-   seed limit ``L`` of the records budget), with ``-m M`` MOSS's (hashes in
-   more than ``M`` documents excluded); every other shared hash emits its
+2. index — postings are repartitioned by hash, those of a hash found in
+   base code dropped (the k-gram hashes of the base documents, broadcast),
+   and the common-code rule of ``bryo compare`` applied: without ``-m``
+   the rarity rule (a hash in more than half of the documents, identical
+   ones counted once, and more than 10, is template code; the histogram of
+   the other shared hashes gives the seed limit ``L`` of the records
+   budget), with ``-m M`` MOSS's (hashes in more than ``M`` documents
+   excluded); every other shared hash emits its
    pairs of documents — a hash in more than ``L`` pairs each document with
    the next ``⌈L/2⌉`` in :func:`bryo.seed_order`'s order, as the CLI does;
 3. pairs — pairs are counted (shared fingerprints, each hash counting the
@@ -23,9 +25,10 @@ DOCS is Parquet or JSON Lines with the columns ``id`` (document id) and
    similarity) go on, and pairs of identical documents, reported whole when
    they are not among them (as the CLI adds them);
 4. fragments — each pair is joined back to its two documents and the hashes
-   excluded in them, and compared alone on a worker
-   (:func:`bryo.compare` with ``pairs``), which gives the CLI's fragments
-   and scores; ranked by matched symbols and cut to ``n``.
+   excluded in them, and compared alone on a worker with the base
+   documents (:func:`bryo.compare` with ``pairs`` and ``base``), which
+   gives the CLI's fragments and scores; ranked by matched symbols and cut
+   to ``n``.
 
 Output in DIR: ``pairs.parquet`` (``doc_a``, ``doc_b``, ``similarity``,
 ``a_percent``, ``b_percent``, ``fragments`` with byte offsets and lines on
@@ -83,6 +86,11 @@ _PAIR_SCHEMA = (
 
 class InputError(Exception):
     """The input cannot be read as documents; the message says why."""
+
+
+def _as_long(value: int) -> int:
+    """An unsigned 64-bit value as Spark's signed long, bit for bit."""
+    return value - (1 << 64) if value >= 1 << 63 else value
 
 
 def _signed(array: pa.Array) -> pa.Array:
@@ -152,7 +160,7 @@ def _names(ddl: str) -> list[str]:
     return names
 
 
-def _fragment_partitions(options: dict, arrow_schema: pa.Schema):
+def _fragment_partitions(options: dict, arrow_schema: pa.Schema, base: pa.RecordBatch | None):
     def run(batches):
         import bryo as worker_bryo
 
@@ -177,7 +185,9 @@ def _fragment_partitions(options: dict, arrow_schema: pa.Schema):
                 names=["doc_a", "doc_b", "whole"],
             )
             hashes = pa.array(sorted(excluded), pa.int64()).view(pa.uint64())
-            result, _ = worker_bryo.compare(docs, pairs=pairs, excluded_hashes=hashes, **options)
+            result, _ = worker_bryo.compare(
+                docs, pairs=pairs, excluded_hashes=hashes, base=base, **options
+            )
             # A pair's shared fingerprints are those of the records that
             # brought it together, as `bryo compare` counts them (under the
             # rarity rule's budget, a wide hash pairs only some documents).
@@ -353,6 +363,39 @@ def _read_documents(spark, path: str, fmt: str | None):
     return df.select(F.col("id").cast("string").alias("id"), F.col("text"))
 
 
+def _read_base(spark, paths: list[str]) -> pa.RecordBatch | None:
+    """The base documents of every `-b` file, in one batch for the driver
+    and the fragment stage (base code is small: a course's handout, a
+    template)."""
+    if not paths:
+        return None
+    ids, texts = [], []
+    for path in paths:
+        if "://" not in path and not Path(path).exists():
+            raise InputError(f"{path}: base code file not found")
+        for row in _read_documents(spark, path, None).collect():
+            doc, text = row["id"], row["text"]
+            if doc is None:
+                raise InputError(f"{path}: a base document has a null `id`")
+            if text is None:
+                raise InputError(f"{path}: base document `{doc}` has no text (null)")
+            ids.append(doc)
+            texts.append(bytes(text) if isinstance(text, (bytes, bytearray)) else text.encode())
+    if len(set(ids)) != len(ids):
+        raise InputError(f"{', '.join(paths)}: base document ids must be distinct")
+    return pa.RecordBatch.from_arrays(
+        [pa.array(ids, pa.string()), pa.array(texts, pa.binary())], names=["doc_id", "text"]
+    )
+
+
+def _base_hashes(base: pa.RecordBatch, options: dict) -> list[int]:
+    """The hash of every k-gram of the base documents (winnowing with a
+    window of one keeps them all), as signed longs: `bryo compare` drops
+    a shared hash that occurs anywhere in base code."""
+    postings, _ = bryo.fingerprint(base, **dict(options, w=1))
+    return sorted(set(_signed(postings.column("hash")).to_pylist()))
+
+
 def _shuffle_bytes(spark) -> int | None:
     """Shuffle bytes written by this application so far, from Spark's REST
     API (`None` where the UI is off)."""
@@ -400,6 +443,7 @@ def run(spark, args) -> dict:
         raise InputError(f"{args.input}: a document has a null `id`")
     if distinct != total:
         raise InputError(f"{args.input}: {total - distinct} duplicate ids; ids must be distinct")
+    base = _read_base(spark, args.base)
     lap("read")
 
     partitions = args.partitions or max(2, spark.sparkContext.defaultParallelism * 2)
@@ -416,6 +460,20 @@ def run(spark, args) -> dict:
         "content_fingerprint", "bytes",
     )
     postings = fp.where(~F.col("is_doc")).select("hash", "doc_id")
+    base_docs = []
+    if base is not None:
+        # Passages of base code are never matched: their hashes, broadcast
+        # (base code is small), leave the postings before any count.
+        base_hashes = spark.createDataFrame(
+            [(h,) for h in _base_hashes(base, fp_options)], "hash long"
+        )
+        postings = postings.join(F.broadcast(base_hashes), "hash", "left_anti")
+        # A document identical to a base document is not reported as a copy.
+        base_docs = [
+            (d["symbols"], d["content_fingerprint"])
+            for d in bryo.fingerprint(base, **fp_options)[1].to_pylist()
+            if d["ok"] and d["symbols"]
+        ]
     by_hash = Window.partitionBy("hash")
     occurrences = (
         postings.repartition(partitions, "hash")
@@ -514,7 +572,12 @@ def run(spark, args) -> dict:
         ).limit(scored)
     # Identical documents are reported whatever they share (`bryo compare`
     # finds them before winnowing).
-    same = summary.where(F.col("ok") & (F.col("symbols") > 0)).select("doc_id", "content_fingerprint")
+    same = summary.where(F.col("ok") & (F.col("symbols") > 0))
+    for symbols, content in base_docs:
+        same = same.where(
+            (F.col("symbols") != symbols) | (F.col("content_fingerprint") != _as_long(content))
+        )
+    same = same.select("doc_id", "content_fingerprint")
     identical = (
         same.alias("p")
         .join(
@@ -553,7 +616,9 @@ def run(spark, args) -> dict:
     results = (
         joined.repartition(pair_parts)
         .mapInArrow(
-            _fragment_partitions(dict(options, max_submissions=0 if moss else None), arrow_schema),
+            _fragment_partitions(
+                dict(options, max_submissions=0 if moss else None), arrow_schema, base
+            ),
             _PAIR_SCHEMA,
         )
         .where((F.col("similarity") >= args.min_similarity) | F.col("identical"))
@@ -607,6 +672,7 @@ def run(spark, args) -> dict:
         "schema": "bryo.spark/1",
         "bryo_version": bryo.__version__,
         "input": args.input,
+        "base": args.base,
         "options": {
             "language": args.language,
             "kind": args.kind,
@@ -630,6 +696,7 @@ def run(spark, args) -> dict:
             "candidate_pairs": n_candidates,
             "pairs_compared": n_chosen,
             "pairs": n_pairs,
+            "base_documents": 0 if base is None else base.num_rows,
         },
         # As `bryo compare`'s JSON reports them in `stats` (null: none).
         "rule": {
@@ -657,6 +724,15 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--input", required=True, help="Parquet or JSON Lines documents with columns id, text")
     p.add_argument("--output", required=True, help="directory for pairs.parquet, documents.parquet, run.json")
     p.add_argument("--format", choices=["parquet", "jsonl"], help="input format (default: from the file names)")
+    p.add_argument(
+        "-b",
+        "--base",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="base code (repeatable): Parquet or JSON Lines documents with columns id, text, as "
+        "bryo compare -b takes files; their passages are never matched nor counted",
+    )
     p.add_argument("-l", "--language", help="language of every document (as bryo compare -l); default: detected from the id as a file name")
     p.add_argument("--kind", choices=["code", "text", "html"], help="kind of front-end for the default k and w when -l is not given")
     p.add_argument("--text-mode", choices=["chars", "words"], help="symbols of prose and HTML (default chars)")
