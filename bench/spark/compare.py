@@ -6,9 +6,9 @@
 
 Takes every regular `.html` file under the directories (symbolic links
 left out, as the CLI leaves them), writes them as one Parquet file of
-(id = path, text = bytes), runs the CLI (`--files-from`, `-l html -m M -n N
---format json`, 2 threads) and the Spark job (`--master local[2]`, the
-same options), checks that the pairs are equal (names, scores, fragments,
+(id = path, text = bytes), runs the CLI (`--files-from`, `-l html [-m M]
+-n N --format json`, 2 threads) and the Spark job (`--master local[2]`, the
+same options; without -m both apply the rarity rule), checks that the pairs are equal (names, scores, fragments,
 order) and prints both times, the job's seconds per stage and its shuffle
 bytes as JSON. Everything it writes goes under --out (remove it after).
 """
@@ -41,11 +41,12 @@ def main():
     ap.add_argument("--bryo", required=True)
     ap.add_argument("--python", required=True, help="interpreter with the bryo wheel and pyspark")
     ap.add_argument("--out", required=True)
-    ap.add_argument("-m", type=int, default=10)
+    ap.add_argument("-m", type=int, help="MOSS's -m for both (default: the rarity rule)")
     ap.add_argument("-n", type=int, default=250)
     ap.add_argument("--driver-memory", default="8g")
     ap.add_argument("roots", nargs="+")
     a = ap.parse_args()
+    moss = [] if a.m is None else ["-m", str(a.m)]
 
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -66,7 +67,7 @@ def main():
 
     t0 = time.perf_counter()
     cli = subprocess.run(
-        [a.bryo, "compare", "-j", "2", "-l", "html", "-m", str(a.m), "-n", str(a.n),
+        [a.bryo, "compare", "-j", "2", "-l", "html", *moss, "-n", str(a.n),
          "--format", "json", "--files-from", str(out / "files.txt")],
         check=True, capture_output=True,
     )
@@ -78,7 +79,7 @@ def main():
     t0 = time.perf_counter()
     subprocess.run(
         [a.python, "-m", "bryo.spark", "--input", str(out / "docs.parquet"), "--output",
-         str(out / "spark"), "-l", "html", "-m", str(a.m), "-n", str(a.n), "--master", "local[2]",
+         str(out / "spark"), "-l", "html", *moss, "-n", str(a.n), "--master", "local[2]",
          "--conf", f"spark.driver.memory={a.driver_memory}",
          "--conf", "spark.ui.showConsoleProgress=false"],
         check=True, env=env,

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::{
-    ArrayRef, BooleanArray, Float64Array, ListArray, RecordBatch, StringArray, StructArray,
+    Array, ArrayRef, BooleanArray, Float64Array, ListArray, RecordBatch, StringArray, StructArray,
     UInt32Array, UInt64Array,
 };
 use arrow_buffer::OffsetBuffer;
@@ -190,6 +190,45 @@ fn schemes() -> (u32, u32) {
         bryo_engine::HASH_SCHEME_VERSION,
         bryo_frontend::SYMBOL_SCHEME_VERSION,
     )
+}
+
+/// The order in which the rarity rule pairs the submissions of a hash
+/// above its seed limit: `rehash(hash ^ rehash(submission))` for each
+/// `(hash, submission)`, `submission` being the submission's number in
+/// name order among the compared ones (as `bryo compare` numbers them).
+/// Sorted ascending within a hash, each submission is paired with the
+/// next `⌈limit/2⌉` (cyclically), exactly as `bryo compare` forms them.
+#[pyfunction]
+fn seed_order(
+    hashes: PyArrowType<arrow_data::ArrayData>,
+    submissions: PyArrowType<arrow_data::ArrayData>,
+) -> PyResult<PyArrowType<arrow_data::ArrayData>> {
+    let (h, s) = (
+        arrow_array::make_array(hashes.0),
+        arrow_array::make_array(submissions.0),
+    );
+    let (Some(h), Some(s)) = (
+        h.as_primitive_opt::<arrow_array::types::UInt64Type>(),
+        s.as_primitive_opt::<arrow_array::types::UInt32Type>(),
+    ) else {
+        return Err(value_error(format!(
+            "seed_order takes uint64 hashes and uint32 submissions, not {} and {}",
+            h.data_type(),
+            s.data_type()
+        )));
+    };
+    if h.len() != s.len() || h.null_count() + s.null_count() > 0 {
+        return Err(value_error(
+            "seed_order: hashes and submissions must have the same length and no nulls",
+        ));
+    }
+    let keys: UInt64Array = h
+        .values()
+        .iter()
+        .zip(s.values().iter())
+        .map(|(&h, &s)| bryo_engine::rehash(h ^ bryo_engine::rehash(u64::from(s))))
+        .collect();
+    Ok(PyArrowType(keys.into_data()))
 }
 
 fn u64_field(name: &str) -> Field {
@@ -400,9 +439,20 @@ struct PairRow {
     lines_matched: u64,
     longest_fragment: u64,
     identical: bool,
-    /// `[a_start, a_end, b_start, b_end]` bytes, `[a_first, a_last,
-    /// b_first, b_last]` lines, symbols.
-    fragments: Vec<([u64; 4], [u64; 4], u64)>,
+    /// Every fragment and, for a merged one, its parts.
+    fragments: Vec<(FragmentRow, Vec<FragmentRow>)>,
+}
+
+/// `[a_start, a_end, b_start, b_end]` bytes, `[a_first, a_last, b_first,
+/// b_last]` lines, symbols.
+type FragmentRow = ([u64; 4], [u64; 4], u64);
+
+fn fragment_row(a: &bryo_report::Location, b: &bryo_report::Location, symbols: u64) -> FragmentRow {
+    (
+        [a.bytes[0], a.bytes[1], b.bytes[0], b.bytes[1]],
+        [a.lines[0], a.lines[1], b.lines[0], b.lines[1]],
+        symbols,
+    )
 }
 
 /// The compare pipeline on in-memory submissions, stage by stage, with
@@ -455,9 +505,11 @@ fn run_compare(
                 .iter()
                 .map(|f| {
                     (
-                        [f.a.bytes[0], f.a.bytes[1], f.b.bytes[0], f.b.bytes[1]],
-                        [f.a.lines[0], f.a.lines[1], f.b.lines[0], f.b.lines[1]],
-                        f.symbols,
+                        fragment_row(&f.a, &f.b, f.symbols),
+                        f.parts
+                            .iter()
+                            .map(|p| fragment_row(&p.a, &p.b, p.symbols))
+                            .collect(),
                     )
                 })
                 .collect(),
@@ -483,37 +535,43 @@ fn submission(id: &str, bytes: &[u8]) -> Submission {
     }
 }
 
-/// The fragments' list column.
-fn fragments_column(rows: &[PairRow]) -> (Field, ArrayRef) {
-    let names = [
-        "a_byte_start",
-        "a_byte_end",
-        "b_byte_start",
-        "b_byte_end",
-        "a_first_line",
-        "a_last_line",
-        "b_first_line",
-        "b_last_line",
-        "symbols",
-    ];
-    let fields: Fields = names.iter().map(|n| u64_field(n)).collect();
-    let mut columns: Vec<Vec<u64>> = vec![Vec::new(); names.len()];
-    let mut lengths = Vec::with_capacity(rows.len());
-    for r in rows {
-        lengths.push(r.fragments.len());
-        for (bytes, lines, symbols) in &r.fragments {
-            for c in 0..4 {
-                columns[c].push(bytes[c]);
-                columns[4 + c].push(lines[c]);
-            }
-            columns[8].push(*symbols);
+const FRAGMENT_FIELDS: [&str; 9] = [
+    "a_byte_start",
+    "a_byte_end",
+    "b_byte_start",
+    "b_byte_end",
+    "a_first_line",
+    "a_last_line",
+    "b_first_line",
+    "b_last_line",
+    "symbols",
+];
+
+/// The columns of fragment rows: byte ranges and lines on both sides,
+/// symbols.
+fn fragment_columns<'a>(rows: impl Iterator<Item = &'a FragmentRow>) -> Vec<ArrayRef> {
+    let mut columns: Vec<Vec<u64>> = vec![Vec::new(); FRAGMENT_FIELDS.len()];
+    for (bytes, lines, symbols) in rows {
+        for c in 0..4 {
+            columns[c].push(bytes[c]);
+            columns[4 + c].push(lines[c]);
         }
+        columns[8].push(*symbols);
     }
-    let arrays: Vec<ArrayRef> = columns
+    columns
         .into_iter()
         .map(|c| Arc::new(UInt64Array::from(c)) as ArrayRef)
-        .collect();
-    let values = StructArray::new(fields.clone(), arrays, None);
+        .collect()
+}
+
+/// A non-null list column of structs.
+fn list_of(
+    name: &str,
+    fields: Fields,
+    columns: Vec<ArrayRef>,
+    lengths: Vec<usize>,
+) -> (Field, ArrayRef) {
+    let values = StructArray::new(fields.clone(), columns, None);
     let item = Arc::new(Field::new("item", DataType::Struct(fields), false));
     let list = ListArray::new(
         item.clone(),
@@ -522,8 +580,31 @@ fn fragments_column(rows: &[PairRow]) -> (Field, ArrayRef) {
         None,
     );
     (
-        Field::new("fragments", DataType::List(item), false),
+        Field::new(name, DataType::List(item), false),
         Arc::new(list),
+    )
+}
+
+/// The fragments' list column; each fragment lists its `parts` (empty for
+/// a single exact match), as the CLI's JSON does.
+fn fragments_column(rows: &[PairRow]) -> (Field, ArrayRef) {
+    let part_fields: Fields = FRAGMENT_FIELDS.iter().map(|n| u64_field(n)).collect();
+    let fragments = || rows.iter().flat_map(|r| &r.fragments);
+    let (parts_field, parts) = list_of(
+        "parts",
+        part_fields.clone(),
+        fragment_columns(fragments().flat_map(|(_, parts)| parts)),
+        fragments().map(|(_, parts)| parts.len()).collect(),
+    );
+    let mut fields: Vec<Field> = part_fields.iter().map(|f| f.as_ref().clone()).collect();
+    fields.push(parts_field);
+    let mut columns = fragment_columns(fragments().map(|(f, _)| f));
+    columns.push(parts);
+    list_of(
+        "fragments",
+        fields.into(),
+        columns,
+        rows.iter().map(|r| r.fragments.len()).collect(),
     )
 }
 
@@ -604,16 +685,21 @@ fn skipped_batch(skipped: &[(String, String)]) -> PyResult<RecordBatch> {
 /// the CLI does): the fragment stage of a distributed job, where
 /// `excluded_hashes` (u64 array) are the hashes the common-code rule
 /// excluded on the whole corpus — with `max_submissions=0` they are MOSS's
-/// `-m` passages (matched never, counted in the totals).
+/// `-m` passages (matched never, counted in the totals), without
+/// `max_submissions` template code of the rarity rule (neither matched nor
+/// counted). `base` (a batch with `doc_id`, `text`) is base code, as
+/// `bryo compare -b` takes it: its passages are never matched and the
+/// symbols they cover are left out of the totals.
 ///
 /// `pairs` result: `doc_a`, `doc_b`, `similarity`, `a_percent`,
 /// `b_percent`, `shared_fingerprints`, `symbols_a`/`_b`, `covered_a`/`_b`,
 /// `lines_matched`, `longest_fragment`, `identical`, and `fragments`
-/// (byte ranges and lines on both sides, matched symbols), as in the
-/// CLI's JSON. `skipped`: `doc_id`, `reason`.
+/// (byte ranges and lines on both sides, matched symbols, and the `parts`
+/// of a merged fragment with the same fields), as in the CLI's JSON. `skipped`: `doc_id`, `reason`.
 #[pyfunction]
 #[pyo3(signature = (
-    documents, *, pairs=None, excluded_hashes=None, language=None, kind=None, text_mode=None,
+    documents, *, pairs=None, excluded_hashes=None, base=None, language=None, kind=None,
+    text_mode=None,
     k=None, w=None, max_submissions=None, max_pairs=250, min_similarity=0.0,
     max_file_size=bryo_input::DEFAULT_MAX_FILE_SIZE,
 ))]
@@ -623,6 +709,7 @@ fn compare(
     documents: PyArrowType<RecordBatch>,
     pairs: Option<PyArrowType<RecordBatch>>,
     excluded_hashes: Option<PyArrowType<arrow_data::ArrayData>>,
+    base: Option<PyArrowType<RecordBatch>>,
     language: Option<&str>,
     kind: Option<&str>,
     text_mode: Option<&str>,
@@ -692,12 +779,38 @@ fn compare(
             .ok_or_else(|| value_error(format!("document `{}` has no text", docs.ids[i])))?;
         Ok(submission(docs.ids[i], bytes))
     };
+    // Base code, in id order as `bryo compare -b` reads a directory.
+    let base_input = base.map(|b| b.0);
+    let base_files: Vec<InputFile> = match &base_input {
+        None => Vec::new(),
+        Some(b) => {
+            let base_docs = self::documents(b)?;
+            let mut order: Vec<usize> = (0..base_docs.ids.len()).collect();
+            order.sort_by_key(|&i| base_docs.ids[i]);
+            order
+                .into_iter()
+                .map(|i| {
+                    let bytes = base_docs.bytes[i].ok_or_else(|| {
+                        value_error(format!("base document `{}` has no text", base_docs.ids[i]))
+                    })?;
+                    Ok(InputFile {
+                        display_path: base_docs.ids[i].to_string(),
+                        bytes: bytes.to_vec(),
+                        source: bryo_input::Source::Memory,
+                    })
+                })
+                .collect::<PyResult<_>>()?
+        }
+    };
     let fail = |e: CompareError| value_error(e);
     let (rows, skipped) = match pairs {
         None => {
             let mut order: Vec<usize> = (0..docs.ids.len()).collect();
             order.sort_by_key(|&i| docs.ids[i]);
-            let mut inputs = Inputs::default();
+            let mut inputs = Inputs {
+                base: base_files,
+                ..Inputs::default()
+            };
             for i in order {
                 match docs.bytes[i] {
                     Some(bytes) if bytes.len() as u64 > max_file_size => {
@@ -766,6 +879,7 @@ fn compare(
                 jobs.push((
                     Inputs {
                         submissions: vec![doc(i)?, doc(j)?],
+                        base: base_files.clone(),
                         ..Inputs::default()
                     },
                     whole,
@@ -799,6 +913,7 @@ fn _bryo(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compare, m)?)?;
     m.add_function(wrap_pyfunction!(thresholds, m)?)?;
     m.add_function(wrap_pyfunction!(schemes, m)?)?;
+    m.add_function(wrap_pyfunction!(seed_order, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -81,6 +81,66 @@ def make_corpus(n_docs: int, seed: int) -> dict[str, bytes]:
     return docs
 
 
+def _gibberish(rng: random.Random, words: int) -> str:
+    """Words of random letters: text that shares no k-gram by chance."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return " ".join("".join(rng.choice(letters) for _ in range(rng.randrange(3, 10))) for _ in range(words))
+
+
+def make_wide_corpus(n_docs: int, seed: int) -> dict[str, bytes]:
+    """`n_docs` text files where one passage is in 45% of them: too few for
+    template code (more than half), enough that its pairs exceed the rarity
+    rule's records budget (2^18), so the seed limit cuts and the passage
+    pairs only a sample of its documents. A few other documents share
+    passages in pairs. No document shares both kinds and the rest is
+    random, so a pair's shared passage always holds a seed of the hashes
+    that brought the pair together (where the job's fragments and the
+    CLI's can differ, see the README)."""
+    rng = random.Random(seed)
+    wide = _gibberish(rng, 400)
+    pair_passages = [_gibberish(rng, 60) for _ in range(n_docs // 20 + 1)]
+    docs: dict[str, bytes] = {}
+    for d in range(n_docs):
+        parts = [_gibberish(rng, 80)]
+        if d % 20 < 9:
+            parts.insert(rng.randrange(2), wide)
+        elif d % 20 in (10, 11):
+            parts.append(pair_passages[d // 20])
+        docs[f"docs/w{d:04}.txt"] = ("\n".join(parts) + "\n").encode()
+    return docs
+
+
+_PROSE = (
+    "the committee met on tuesday to review the annual budget and the plans for the new library "
+    "several members asked whether the reading rooms would stay open in the evenings "
+    "the treasurer explained that the grant covered staff for two more years "
+    "after a long discussion the proposal was accepted with one abstention "
+    "the chair thanked the volunteers who had catalogued the donated books over the summer "
+    "a final vote on the roof repairs was postponed until the engineers report arrives"
+).split()
+
+
+def make_prose_corpus(n_docs: int, seed: int) -> dict[str, bytes]:
+    """`n_docs` text files: own sentences, and copies of one long passage
+    with a word changed here and there, which the prose front-end merges
+    into one fragment of several parts."""
+    rng = random.Random(seed)
+    passage = [rng.choice(_PROSE) for _ in range(220)]
+    docs: dict[str, bytes] = {}
+    for d in range(n_docs):
+        own = " ".join(rng.choice(_PROSE) for _ in range(60)) + ".\n"
+        body = own
+        if d % 3 != 2:
+            words = list(passage)
+            for _ in range(3):
+                words[rng.randrange(len(words))] = f"changed{d}"
+            lines = [" ".join(words[i : i + 12]) for i in range(0, len(words), 12)]
+            body += "\n".join(lines) + ".\n"
+        body += " ".join(rng.choice(_PROSE) for _ in range(40)) + ".\n"
+        docs[f"docs/t{d:02}.txt"] = body.encode()
+    return docs
+
+
 def write_corpus(root: Path, docs: dict[str, bytes]) -> None:
     for name, data in docs.items():
         path = root / name
@@ -111,19 +171,30 @@ def cli_pairs(report: dict) -> list[tuple]:
             p["b_percent"],
             p["shared_fingerprints"],
             p["identical"],
-            tuple(
-                (
-                    tuple(f["a"]["bytes"]),
-                    tuple(f["a"]["lines"]),
-                    tuple(f["b"]["bytes"]),
-                    tuple(f["b"]["lines"]),
-                    f["symbols"],
-                )
-                for f in p["fragments"]
-            ),
+            tuple(_cli_fragment(f) + (tuple(_cli_fragment(q) for q in f.get("parts", [])),) for f in p["fragments"]),
         )
         for p in report["pairs"]
     ]
+
+
+def _cli_fragment(f: dict) -> tuple:
+    return (
+        tuple(f["a"]["bytes"]),
+        tuple(f["a"]["lines"]),
+        tuple(f["b"]["bytes"]),
+        tuple(f["b"]["lines"]),
+        f["symbols"],
+    )
+
+
+def _arrow_fragment(f: dict) -> tuple:
+    return (
+        (f["a_byte_start"], f["a_byte_end"]),
+        (f["a_first_line"], f["a_last_line"]),
+        (f["b_byte_start"], f["b_byte_end"]),
+        (f["b_first_line"], f["b_last_line"]),
+        f["symbols"],
+    )
 
 
 def arrow_pairs(rows: list[dict]) -> list[tuple]:
@@ -137,16 +208,7 @@ def arrow_pairs(rows: list[dict]) -> list[tuple]:
             r["b_percent"],
             r["shared_fingerprints"],
             r["identical"],
-            tuple(
-                (
-                    (f["a_byte_start"], f["a_byte_end"]),
-                    (f["a_first_line"], f["a_last_line"]),
-                    (f["b_byte_start"], f["b_byte_end"]),
-                    (f["b_first_line"], f["b_last_line"]),
-                    f["symbols"],
-                )
-                for f in r["fragments"]
-            ),
+            tuple(_arrow_fragment(f) + (tuple(_arrow_fragment(q) for q in f["parts"]),) for f in r["fragments"]),
         )
         for r in rows
     ]

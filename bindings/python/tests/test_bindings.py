@@ -31,6 +31,24 @@ def test_compare_on_a_batch_equals_the_cli(corpus):
         ]
 
 
+def test_compare_with_base_code_equals_the_cli_b(corpus, tmp_path):
+    """`base` documents are `bryo compare -b` (pair by pair, in the Spark
+    job's fragment stage, see test_spark.py)."""
+    from conftest import write_corpus
+
+    root, docs = corpus
+    names = sorted(docs)
+    base_text = docs[names[1]]
+    write_corpus(tmp_path, {**docs, "base/common.py": base_text})
+    report = run_cli(tmp_path, "-b", "base", "-n", "0")
+    expected = cli_pairs(report)
+    assert report["stats"]["base_hashes"] > 0
+    assert expected != cli_pairs(run_cli(tmp_path, "-n", "0"))
+    base = pa.RecordBatch.from_pydict({"doc_id": ["base/common.py"], "text": [base_text]})
+    pairs, _ = bryo.compare(batch_of(docs), base=base, max_pairs=0)
+    assert arrow_pairs(pairs.to_pylist()) == expected
+
+
 def test_fingerprint_reports_bad_documents_with_reasons(corpus):
     _, docs = corpus
     batch = batch_of(docs)
@@ -152,3 +170,37 @@ def test_a_whole_pair_is_reported_as_the_cli_adds_identical_documents():
     assert p["identical"] and p["shared_fingerprints"] > 0
     assert w["identical"] and w["shared_fingerprints"] == 0 and w["similarity"] == 1.0
     assert w["covered_a"] == w["symbols_a"]
+
+
+def _rehash(z: int) -> int:
+    """SplitMix64's finalizer (`bryo_engine::rehash`), from its definition."""
+    mask = (1 << 64) - 1
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+    return z ^ (z >> 31)
+
+
+def test_seed_order_is_the_rarity_rules_order():
+    """`seed_order` is `rehash(hash ^ rehash(submission))`, the key by which
+    `bryo compare` orders the submissions of a hash above its seed limit;
+    wrong types and lengths are clear errors."""
+    hashes = [0, 1, 2**63 + 5, 2**64 - 1, 0x1234_5678_9ABC_DEF0]
+    subs = [0, 7, 3, 2**32 - 1, 12]
+    got = bryo.seed_order(hashes, subs).to_pylist()
+    assert got == [_rehash(h ^ _rehash(s)) for h, s in zip(hashes, subs)]
+    assert len(set(got)) == len(got)
+    with pytest.raises(ValueError, match="uint64 hashes and uint32 submissions"):
+        bryo.seed_order(pa.array([1], pa.int64()), pa.array([1], pa.uint32()))
+    with pytest.raises(ValueError, match="same length"):
+        bryo.seed_order([1, 2], [1])
+
+
+def test_arguments_are_checked_once_for_both_functions(corpus):
+    """`fingerprint` and `compare` share their argument checks: a negative
+    or non-integer k, w or size limit is a ValueError naming it."""
+    _, docs = corpus
+    for call in (bryo.fingerprint, bryo.compare):
+        with pytest.raises(ValueError, match="k must be a non-negative integer"):
+            call(batch_of(docs), language="python", k=-1)
+        with pytest.raises(ValueError, match="max_file_size must be a non-negative integer"):
+            call(batch_of(docs), language="python", max_file_size=1.5)

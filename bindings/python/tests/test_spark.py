@@ -61,11 +61,12 @@ def _read(path):
     return pq.read_table(path).to_pylist()
 
 
-@pytest.mark.parametrize("m,n", [(10, 250), (5, 0), (10, 6)])
+@pytest.mark.parametrize("m,n", [(None, 250), (10, 250), (5, 0), (None, 6)])
 def test_job_equals_bryo_compare(spark, corpus, tmp_path, m, n):
-    """Pairs, scores and fragments equal `bryo compare -m M -n N` on a
-    corpus spread over eight partitions; skipped documents keep their
-    reasons."""
+    """Pairs, scores and fragments equal `bryo compare [-m M] -n N` on a
+    corpus spread over eight partitions — without -m under the rarity rule
+    (a passage in 60% of the documents is template code), with -m under
+    MOSS's; skipped documents keep their reasons."""
     from bryo.spark import run
 
     root, docs = corpus
@@ -76,13 +77,20 @@ def test_job_equals_bryo_compare(spark, corpus, tmp_path, m, n):
         spark,
         _args(input=src, output=out, kind="code", max_submissions=m, pairs=n, partitions=8),
     )
-    report = run_cli(root, "-m", str(m), "-n", str(n))
+    report = run_cli(root, *([] if m is None else ["-m", str(m)]), "-n", str(n))
     expected = cli_pairs(report)
     assert len(expected) > 5
     got = sorted(_read(out / "pairs.parquet"), key=lambda r: r["rank"])
     assert arrow_pairs(got) == expected
     assert record["counts"]["excluded_hashes"] > 0
     assert record["counts"]["pairs"] == len(expected)
+    assert record["counts"]["candidate_pairs"] == report["stats"]["candidate_pairs"]
+    assert record["rule"] == {
+        "template_above": report["stats"].get("template_above"),
+        "seed_limit": report["stats"].get("seed_limit"),
+    }
+    if m is None:
+        assert record["rule"]["template_above"] is not None
 
     documents = {d["doc_id"]: d for d in _read(out / "documents.parquet")}
     assert set(documents) == set(docs)  # every input document, none dropped
@@ -101,6 +109,57 @@ def test_job_equals_bryo_compare(spark, corpus, tmp_path, m, n):
         assert got_bytes == len(covered), d
         if row["bytes"]:
             assert row["copied_share"] == pytest.approx(len(covered) / row["bytes"])
+
+
+def test_rarity_seed_limit_when_the_budget_cuts(spark, tmp_path):
+    """A passage in 45% of 200 text documents: not template code, but its
+    pairs exceed the records budget, so the seed limit cuts and the passage
+    pairs only a sample of its documents. The limit, the candidate pairs
+    (the sample) and the reported pairs equal `bryo compare`'s."""
+    from bryo.spark import run
+
+    from conftest import make_wide_corpus, write_corpus
+
+    docs = make_wide_corpus(200, seed=11)
+    root = tmp_path / "corpus"
+    write_corpus(root, docs)
+    src = tmp_path / "docs.parquet"
+    _write_parquet(src, docs, row_group_size=32)
+    out = tmp_path / "out"
+    record = run(spark, _args(input=src, output=out, kind="text", partitions=6))
+    report = run_cli(root)
+    assert report["stats"].get("seed_limit") is not None  # the budget did cut
+    assert record["rule"] == {
+        "template_above": report["stats"]["template_above"],
+        "seed_limit": report["stats"]["seed_limit"],
+    }
+    assert record["rule"]["seed_limit"] < record["counts"]["widest_hash_documents"]
+    assert record["counts"]["candidate_pairs"] == report["stats"]["candidate_pairs"]
+    got = sorted(_read(out / "pairs.parquet"), key=lambda r: r["rank"])
+    assert arrow_pairs(got) == cli_pairs(report)
+
+
+def test_merged_fragments_list_their_parts(spark, tmp_path):
+    """Prose: copies of a passage with a word changed here and there are
+    merged into one fragment; its parts (byte ranges and lines on both
+    sides) equal the CLI's."""
+    from bryo.spark import run
+
+    from conftest import make_prose_corpus, write_corpus
+
+    docs = make_prose_corpus(12, seed=5)
+    root = tmp_path / "corpus"
+    write_corpus(root, docs)
+    src = tmp_path / "docs.parquet"
+    _write_parquet(src, docs, row_group_size=3)
+    out = tmp_path / "out"
+    run(spark, _args(input=src, output=out, kind="text", partitions=4))
+    report = run_cli(root)
+    expected = cli_pairs(report)
+    got = sorted(_read(out / "pairs.parquet"), key=lambda r: r["rank"])
+    assert arrow_pairs(got) == expected
+    parts = [f["parts"] for p in got for f in p["fragments"]]
+    assert any(len(p) >= 2 for p in parts)  # merged fragments were listed
 
 
 def test_jsonl_input_and_bad_input(spark, tmp_path):
@@ -173,3 +232,52 @@ def test_a_worker_that_dies_is_retried_without_duplicates(spark, corpus, tmp_pat
     with urllib.request.urlopen(f"{sc.uiWebUrl}/api/v1/applications/{sc.applicationId}/stages") as r:
         stages = json.load(r)
     assert sum(s["numFailedTasks"] for s in stages) >= 1
+
+
+def test_base_code_equals_bryo_compare_b(spark, corpus, tmp_path):
+    """Base code (`-b`, a JSON Lines file): one document of the corpus —
+    with passages many others share, and an exact copy elsewhere — given
+    as base code. Pairs, scores and fragments equal `bryo compare -b` on
+    the same files over six partitions; without the base they differ."""
+    from bryo.spark import run
+
+    from conftest import write_corpus
+
+    root, docs = corpus
+    names = sorted(docs)
+    base_text = docs[names[1]]  # names[3] is an exact copy of it
+    cli_root = tmp_path / "cli"
+    write_corpus(cli_root, {**docs, "base/common.py": base_text})
+    base = tmp_path / "base.jsonl"
+    base.write_text(json.dumps({"id": "base/common.py", "text": base_text.decode()}) + "\n")
+    src = tmp_path / "docs.parquet"
+    _write_parquet(src, docs)
+    out = tmp_path / "out"
+    args = _args(input=src, output=out, kind="code", pairs=0, partitions=6)
+    args.base = [str(base)]
+    record = run(spark, args)
+    report = run_cli(cli_root, "-b", "base", "-n", "0")
+    expected = cli_pairs(report)
+    assert report["stats"]["base_hashes"] > 0  # base code did remove matches
+    assert expected != cli_pairs(run_cli(cli_root, "-n", "0"))
+    got = sorted(_read(out / "pairs.parquet"), key=lambda r: r["rank"])
+    assert arrow_pairs(got) == expected
+    assert (names[1], names[3]) not in {(r["doc_a"], r["doc_b"]) for r in got}
+    assert record["counts"]["candidate_pairs"] == report["stats"]["candidate_pairs"]
+    assert record["counts"]["base_documents"] == 1
+
+
+def test_bad_base_code(spark, tmp_path):
+    from bryo.spark import InputError, run
+
+    good = tmp_path / "docs.jsonl"
+    good.write_text("\n".join(json.dumps({"id": f"{i}.py", "text": "x = 1\n"}) for i in range(3)))
+    args = _args(input=good, output=tmp_path / "o", language="python")
+    args.base = [str(tmp_path / "nowhere.jsonl")]
+    with pytest.raises(InputError, match="base code file not found"):
+        run(spark, args)
+    wrong = tmp_path / "base.jsonl"
+    wrong.write_text(json.dumps({"name": "a.py", "text": "x = 1\n"}) + "\n")
+    args.base = [str(wrong)]
+    with pytest.raises(InputError, match="missing column id"):
+        run(spark, args)

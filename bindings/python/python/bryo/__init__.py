@@ -12,7 +12,8 @@ Python object per document:
   offsets and lines on both sides), either one compare run over the batch
   or, given ``pairs``, each pair alone with the corpus-wide excluded
   hashes (the fragment stage of a distributed job);
-* :func:`thresholds` — ``(k, w)`` as ``bryo compare`` chooses them.
+* :func:`thresholds` — ``(k, w)`` as ``bryo compare`` chooses them;
+* :func:`seed_order` — the order of the rarity rule's sampled pairs.
 
 ``python -m bryo.spark`` runs the whole job on Apache Spark.
 """
@@ -23,7 +24,7 @@ import pyarrow as pa
 
 from . import _bryo
 
-__all__ = ["fingerprint", "compare", "thresholds", "schemes", "__version__"]
+__all__ = ["fingerprint", "compare", "thresholds", "schemes", "seed_order", "__version__"]
 
 __version__ = _bryo.__version__
 
@@ -37,6 +38,19 @@ def _batch(data) -> pa.RecordBatch:
     raise TypeError(f"expected a pyarrow RecordBatch or Table, not {type(data).__name__}")
 
 
+def _options(*, language, kind, text_mode, k, w, max_file_size) -> dict:
+    """The keyword arguments that :func:`fingerprint` and :func:`compare`
+    share, checked once: the front-end, ``k`` and ``w``, and the size limit
+    (left to the Rust default, the CLI's, when not given)."""
+    for name, value in (("k", k), ("w", w), ("max_file_size", max_file_size)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+            raise ValueError(f"{name} must be a non-negative integer, not {value!r}")
+    options = {"language": language, "kind": kind, "text_mode": text_mode, "k": k, "w": w}
+    if max_file_size is not None:
+        options["max_file_size"] = max_file_size
+    return options
+
+
 def fingerprint(
     documents, *, language=None, kind=None, text_mode=None, k=None, w=None, max_file_size=None
 ):
@@ -48,9 +62,11 @@ def fingerprint(
     ``html`` — or both). Documents over ``max_file_size`` bytes (default
     4 MiB, as the CLI) are skipped with the CLI's reason.
     """
-    extra = {} if max_file_size is None else {"max_file_size": max_file_size}
     return _bryo.fingerprint(
-        _batch(documents), language=language, kind=kind, text_mode=text_mode, k=k, w=w, **extra
+        _batch(documents),
+        **_options(
+            language=language, kind=kind, text_mode=text_mode, k=k, w=w, max_file_size=max_file_size
+        ),
     )
 
 
@@ -59,6 +75,7 @@ def compare(
     *,
     pairs=None,
     excluded_hashes=None,
+    base=None,
     language=None,
     kind=None,
     text_mode=None,
@@ -75,32 +92,49 @@ def compare(
     batch, ranked and cut to ``max_pairs`` (0 = all). With ``pairs`` (a
     batch with ``doc_a``, ``doc_b``): each pair compared alone, every pair
     scored; ``excluded_hashes`` (uint64) are the hashes excluded on the
-    whole corpus, and ``max_submissions=0`` makes them MOSS ``-m``
-    passages.
+    whole corpus: with ``max_submissions=0`` they are MOSS ``-m`` passages
+    (never matched, counted in the totals), with ``max_submissions=None``
+    template code of the rarity rule (never matched nor counted).
+    ``base`` (documents, as ``documents``) is base code, as ``bryo compare
+    -b`` takes it: never matched, and left out of the totals.
     """
-    if excluded_hashes is not None and not isinstance(excluded_hashes, pa.Array):
-        excluded_hashes = pa.array(excluded_hashes, type=pa.uint64())
-    if isinstance(excluded_hashes, pa.ChunkedArray):
-        excluded_hashes = excluded_hashes.combine_chunks()
+    if excluded_hashes is not None:
+        excluded_hashes = _uint(excluded_hashes, pa.uint64())
     return _bryo.compare(
         _batch(documents),
         pairs=None if pairs is None else _batch(pairs),
         excluded_hashes=excluded_hashes,
-        language=language,
-        kind=kind,
-        text_mode=text_mode,
-        k=k,
-        w=w,
+        base=None if base is None else _batch(base),
         max_submissions=max_submissions,
         max_pairs=max_pairs,
         min_similarity=min_similarity,
-        **({} if max_file_size is None else {"max_file_size": max_file_size}),
+        **_options(
+            language=language, kind=kind, text_mode=text_mode, k=k, w=w, max_file_size=max_file_size
+        ),
     )
 
 
 def thresholds(*, language=None, kind=None, text_mode=None, k=None, w=None):
     """``(k, w)`` as ``bryo compare`` takes them for one kind of front-end."""
     return _bryo.thresholds(language=language, kind=kind, text_mode=text_mode, k=k, w=w)
+
+
+def seed_order(hashes, submissions):
+    """The order in which ``bryo compare``'s rarity rule pairs the
+    documents of a hash above its seed limit: a uint64 key per
+    ``(hash, submission)`` (uint64 hashes, uint32 submission numbers in
+    name order); sorted within a hash, each submission is paired with the
+    next ``⌈limit/2⌉``."""
+    return _bryo.seed_order(_uint(hashes, pa.uint64()), _uint(submissions, pa.uint32()))
+
+
+def _uint(values, type_) -> pa.Array:
+    """An Arrow array of `values` (a list or an array, chunks combined)."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if not isinstance(values, pa.Array):
+        values = pa.array(values, type=type_)
+    return values
 
 
 def schemes():

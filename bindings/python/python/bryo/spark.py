@@ -4,29 +4,38 @@
     spark-submit --master URL -m bryo.spark ...   (see the README)
 
 DOCS is Parquet or JSON Lines with the columns ``id`` (document id) and
-``text`` (string, or binary for undecoded bytes). The stages are those of
-``bryo compare``:
+``text`` (string, or binary for undecoded bytes); ``-b PATH`` files of
+base code have the same columns. The stages are those of ``bryo compare``:
 
 1. fingerprint — ``mapInArrow`` runs the CLI's front-end and winnowing on
    each partition of documents (:func:`bryo.fingerprint`);
-2. index — postings are repartitioned by hash; hashes in more than ``m``
-   documents (MOSS's ``-m``) are excluded; every other shared hash emits
-   its pairs of documents, at most ``m(m-1)/2`` per hash;
+2. index — postings are repartitioned by hash, those of a hash found in
+   base code dropped (the k-gram hashes of the base documents, broadcast),
+   and the common-code rule of ``bryo compare`` applied: without ``-m``
+   the rarity rule (a hash in more than half of the documents, identical
+   ones counted once, and more than 10, is template code; the histogram of
+   the other shared hashes gives the seed limit ``L`` of the records
+   budget), with ``-m M`` MOSS's (hashes in more than ``M`` documents
+   excluded); every other shared hash emits its
+   pairs of documents — a hash in more than ``L`` pairs each document with
+   the next ``⌈L/2⌉`` in :func:`bryo.seed_order`'s order, as the CLI does;
 3. pairs — pairs are counted (shared fingerprints, each hash counting the
    smaller number of occurrences on either side, at most 16) and ranked;
    the best ``max(4n, n + 200)`` (all with ``-n 0`` or a minimum
    similarity) go on, and pairs of identical documents, reported whole when
    they are not among them (as the CLI adds them);
 4. fragments — each pair is joined back to its two documents and the hashes
-   excluded in them, and compared alone on a worker
-   (:func:`bryo.compare` with ``pairs``), which gives the CLI's fragments
-   and scores; ranked by matched symbols and cut to ``n``.
+   excluded in them, and compared alone on a worker with the base
+   documents (:func:`bryo.compare` with ``pairs`` and ``base``), which
+   gives the CLI's fragments and scores; ranked by matched symbols and cut
+   to ``n``.
 
 Output in DIR: ``pairs.parquet`` (``doc_a``, ``doc_b``, ``similarity``,
 ``a_percent``, ``b_percent``, ``fragments`` with byte offsets and lines on
 both sides, and more), ``documents.parquet`` (every input document: whether
 it could be compared and why not, its share inside copied passages and the
-passages), and ``run.json`` (options, counts, time per stage, shuffle bytes).
+passages), and ``run.json`` (options, counts, the limits the common-code
+rule took, time per stage, shuffle bytes).
 """
 
 from __future__ import annotations
@@ -46,6 +55,13 @@ import bryo
 # `bryo_match::DEFAULT_OCCURRENCE_CAP`: occurrences of one hash kept per document.
 OCCURRENCE_CAP = 16
 
+# `bryo_match::Rarity::default()`, the rule of `bryo compare` without -m.
+RARITY_TEMPLATE_SHARE = 0.5
+RARITY_TEMPLATE_MIN = 10
+RARITY_RECORDS_PER_FINGERPRINT = 2
+RARITY_MIN_RECORDS = 1 << 18
+RARITY_MIN_SEED_LIMIT = 10
+
 # The fingerprint stage's output: postings and one row per document, in one
 # schema (`is_doc` tells them apart) so that documents are analyzed once.
 _FP_SCHEMA = (
@@ -54,10 +70,12 @@ _FP_SCHEMA = (
     "fingerprints long, content_fingerprint long, bytes long"
 )
 
-_FRAGMENT = (
+_PART = (
     "a_byte_start long, a_byte_end long, b_byte_start long, b_byte_end long, "
     "a_first_line long, a_last_line long, b_first_line long, b_last_line long, symbols long"
 )
+# A fragment, with the exact matches a merged one is made of.
+_FRAGMENT = f"{_PART}, parts array<struct<{_PART}>>"
 _PAIR_SCHEMA = (
     "doc_a string, doc_b string, similarity double, a_percent double, b_percent double, "
     "shared_fingerprints long, symbols_a long, symbols_b long, covered_a long, covered_b long, "
@@ -68,6 +86,11 @@ _PAIR_SCHEMA = (
 
 class InputError(Exception):
     """The input cannot be read as documents; the message says why."""
+
+
+def _as_long(value: int) -> int:
+    """An unsigned 64-bit value as Spark's signed long, bit for bit."""
+    return value - (1 << 64) if value >= 1 << 63 else value
 
 
 def _signed(array: pa.Array) -> pa.Array:
@@ -137,7 +160,7 @@ def _names(ddl: str) -> list[str]:
     return names
 
 
-def _fragment_partitions(options: dict, arrow_schema: pa.Schema):
+def _fragment_partitions(options: dict, arrow_schema: pa.Schema, base: pa.RecordBatch | None):
     def run(batches):
         import bryo as worker_bryo
 
@@ -163,7 +186,19 @@ def _fragment_partitions(options: dict, arrow_schema: pa.Schema):
             )
             hashes = pa.array(sorted(excluded), pa.int64()).view(pa.uint64())
             result, _ = worker_bryo.compare(
-                docs, pairs=pairs, excluded_hashes=hashes, max_submissions=0, **options
+                docs, pairs=pairs, excluded_hashes=hashes, base=base, **options
+            )
+            # A pair's shared fingerprints are those of the records that
+            # brought it together, as `bryo compare` counts them (under the
+            # rarity rule's budget, a wide hash pairs only some documents).
+            shared = dict(zip(zip(rows["doc_a"], rows["doc_b"]), rows["shared_fingerprints"]))
+            result = result.set_column(
+                result.schema.get_field_index("shared_fingerprints"),
+                "shared_fingerprints",
+                pa.array(
+                    [shared[p] for p in zip(result.column("doc_a").to_pylist(), result.column("doc_b").to_pylist())],
+                    pa.uint64(),
+                ),
             )
             yield pa.Table.from_batches([result]).cast(arrow_schema).to_batches()[0]
 
@@ -213,6 +248,83 @@ def _passage_partitions(batches):
         )
 
 
+def rarity_seed_limit(histogram: dict[int, int], fingerprints: int) -> int | None:
+    """The rarity rule's seed limit, as `bryo compare` computes it: the
+    largest `L` for which the pair records fit the budget
+    `max(2 × fingerprints, 2^18)` — every pair of a hash in at most `L`
+    documents, `⌈L/2⌉` per document of a wider one — or `None` when every
+    shared hash can pair all its documents. `histogram[n]` is the number of
+    shared (not template) hashes in `n` documents."""
+    budget = max(RARITY_RECORDS_PER_FINGERPRINT * fingerprints, RARITY_MIN_RECORDS)
+    above = sum(n * c for n, c in histogram.items())
+    full = 0
+    best = max(RARITY_MIN_SEED_LIMIT, 2)
+    for n in range(max(histogram, default=-1) + 1):
+        count = histogram.get(n, 0)
+        full += n * (n - 1) // 2 * count
+        above -= n * count
+        if above == 0 and full <= budget:
+            return None
+        if full + (n + 1) // 2 * above > budget:
+            break
+        best = max(best, n)
+    return best
+
+
+def _seed_order_partitions(batches):
+    """Adds each row's place in the order the rarity rule pairs the
+    documents of a hash above the seed limit (`bryo.seed_order`), as a
+    signed long that sorts as the unsigned key does."""
+    import pyarrow.compute as pc
+
+    import bryo as worker_bryo
+
+    flip = pa.scalar(1 << 63, pa.uint64())
+    for b in batches:
+        keys = worker_bryo.seed_order(
+            b.column("hash").view(pa.uint64()), b.column("submission").cast(pa.uint32())
+        )
+        ordered = pc.bit_wise_xor(keys, flip).view(pa.int64())
+        yield pa.RecordBatch.from_arrays(
+            [*b.columns, ordered], names=[*b.schema.names, "order_key"]
+        )
+
+
+def _sampled_records(kept, seed_limit: int):
+    """The pair records of hashes in more than `seed_limit` documents:
+    ordered by `bryo.seed_order`, each document paired with the next
+    `min(⌈L/2⌉, (n − 1)/2)` cyclically, as `bryo compare` samples them."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    wide = kept.where(F.col("docs") > seed_limit).select(
+        "hash", "doc_id", "occurrences", "docs", "submission"
+    )
+    wide = wide.mapInArrow(
+        _seed_order_partitions,
+        "hash long, doc_id string, occurrences long, docs long, submission long, order_key long",
+    ).withColumn(
+        "place",
+        F.row_number().over(Window.partitionBy("hash").orderBy("order_key", "submission")) - 1,
+    )
+    reach = F.least(F.lit((seed_limit + 1) // 2), F.floor((F.col("docs") - 1) / 2))
+    x = wide.withColumn("step", F.explode(F.sequence(F.lit(1), reach.cast("int")))).select(
+        "hash",
+        F.col("doc_id").alias("x_doc"),
+        F.col("occurrences").alias("x_occ"),
+        ((F.col("place") + F.col("step")) % F.col("docs")).alias("place"),
+    )
+    y = wide.select(
+        "hash", "place", F.col("doc_id").alias("y_doc"), F.col("occurrences").alias("y_occ")
+    )
+    cap = F.lit(OCCURRENCE_CAP)
+    return x.join(y, ["hash", "place"]).select(
+        F.least("x_doc", "y_doc").alias("doc_a"),
+        F.greatest("x_doc", "y_doc").alias("doc_b"),
+        F.least(F.least("x_occ", cap), F.least("y_occ", cap)).alias("c"),
+    )
+
+
 def _read_documents(spark, path: str, fmt: str | None):
     from pyspark.errors import AnalysisException
     from pyspark.sql import functions as F
@@ -251,6 +363,39 @@ def _read_documents(spark, path: str, fmt: str | None):
     return df.select(F.col("id").cast("string").alias("id"), F.col("text"))
 
 
+def _read_base(spark, paths: list[str]) -> pa.RecordBatch | None:
+    """The base documents of every `-b` file, in one batch for the driver
+    and the fragment stage (base code is small: a course's handout, a
+    template)."""
+    if not paths:
+        return None
+    ids, texts = [], []
+    for path in paths:
+        if "://" not in path and not Path(path).exists():
+            raise InputError(f"{path}: base code file not found")
+        for row in _read_documents(spark, path, None).collect():
+            doc, text = row["id"], row["text"]
+            if doc is None:
+                raise InputError(f"{path}: a base document has a null `id`")
+            if text is None:
+                raise InputError(f"{path}: base document `{doc}` has no text (null)")
+            ids.append(doc)
+            texts.append(bytes(text) if isinstance(text, (bytes, bytearray)) else text.encode())
+    if len(set(ids)) != len(ids):
+        raise InputError(f"{', '.join(paths)}: base document ids must be distinct")
+    return pa.RecordBatch.from_arrays(
+        [pa.array(ids, pa.string()), pa.array(texts, pa.binary())], names=["doc_id", "text"]
+    )
+
+
+def _base_hashes(base: pa.RecordBatch, options: dict) -> list[int]:
+    """The hash of every k-gram of the base documents (winnowing with a
+    window of one keeps them all), as signed longs: `bryo compare` drops
+    a shared hash that occurs anywhere in base code."""
+    postings, _ = bryo.fingerprint(base, **dict(options, w=1))
+    return sorted(set(_signed(postings.column("hash")).to_pylist()))
+
+
 def _shuffle_bytes(spark) -> int | None:
     """Shuffle bytes written by this application so far, from Spark's REST
     API (`None` where the UI is off)."""
@@ -272,10 +417,11 @@ def run(spark, args) -> dict:
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    if args.max_submissions < 2:
+    moss = args.max_submissions is not None
+    if moss and args.max_submissions < 2:
         raise InputError(
             "-m must be at least 2: it bounds the pairs a shared hash emits (m(m-1)/2); "
-            "the rarity rule of `bryo compare` without -m needs the whole corpus on one machine"
+            "without -m the job applies the rarity rule, as `bryo compare` does"
         )
     k, w = bryo.thresholds(
         language=args.language, kind=args.kind, text_mode=args.text_mode, k=args.k, w=args.w
@@ -297,6 +443,7 @@ def run(spark, args) -> dict:
         raise InputError(f"{args.input}: a document has a null `id`")
     if distinct != total:
         raise InputError(f"{args.input}: {total - distinct} duplicate ids; ids must be distinct")
+    base = _read_base(spark, args.base)
     lap("read")
 
     partitions = args.partitions or max(2, spark.sparkContext.defaultParallelism * 2)
@@ -313,37 +460,106 @@ def run(spark, args) -> dict:
         "content_fingerprint", "bytes",
     )
     postings = fp.where(~F.col("is_doc")).select("hash", "doc_id")
+    base_docs = []
+    if base is not None:
+        # Passages of base code are never matched: their hashes, broadcast
+        # (base code is small), leave the postings before any count.
+        base_hashes = spark.createDataFrame(
+            [(h,) for h in _base_hashes(base, fp_options)], "hash long"
+        )
+        postings = postings.join(F.broadcast(base_hashes), "hash", "left_anti")
+        # A document identical to a base document is not reported as a copy.
+        base_docs = [
+            (d["symbols"], d["content_fingerprint"])
+            for d in bryo.fingerprint(base, **fp_options)[1].to_pylist()
+            if d["ok"] and d["symbols"]
+        ]
     by_hash = Window.partitionBy("hash")
     occurrences = (
         postings.repartition(partitions, "hash")
         .groupBy("hash", "doc_id")
         .agg(F.count("*").alias("occurrences"))
         .withColumn("docs", F.count("*").over(by_hash))
-        .persist(StorageLevel.MEMORY_AND_DISK)
     )
+    if not moss:
+        # Every compared document: its number in name order (as `bryo compare`
+        # numbers submissions) and whether it is the first of its content
+        # (a document identical to an earlier one does not make a passage
+        # more common under the rarity rule).
+        ok_docs = summary.where("ok")
+        # Numbered in a sorted RDD: no window moves every id to one partition.
+        numbers = (
+            ok_docs.select("doc_id")
+            .orderBy("doc_id")
+            .rdd.zipWithIndex()
+            .map(lambda row: (row[0][0], row[1]))
+            .toDF("doc_id string, submission long")
+        )
+        compared = (
+            ok_docs.join(numbers, "doc_id")
+            .select(
+                "doc_id",
+                "symbols",
+                "submission",
+                (
+                    F.row_number().over(
+                        Window.partitionBy("symbols", "content_fingerprint").orderBy("doc_id")
+                    )
+                    == 1
+                ).alias("canonical"),
+            )
+            .persist(StorageLevel.MEMORY_AND_DISK)
+        )
+        occurrences = occurrences.join(
+            compared.select("doc_id", "submission", "canonical"), "doc_id"
+        ).withColumn("distinct", F.sum(F.col("canonical").cast("long")).over(by_hash))
+    occurrences = occurrences.persist(StorageLevel.MEMORY_AND_DISK)
+    if moss:
+        exclude_above = args.max_submissions
+        common = F.col("docs") > exclude_above
+    else:
+        # Template code: in more than half of the submissions (identical
+        # ones counted once), and in more than ten.
+        distinct_docs = compared.where(F.col("canonical") & (F.col("symbols") > 0)).count()
+        exclude_above = max(int(RARITY_TEMPLATE_SHARE * distinct_docs), RARITY_TEMPLATE_MIN)
+        common = F.col("distinct") > exclude_above
+    common = (F.col("docs") >= 2) & common
     excluded = (
-        occurrences.where(F.col("docs") > args.max_submissions)
-        .groupBy("doc_id")
-        .agg(F.collect_list("hash").alias("excluded"))
+        occurrences.where(common).groupBy("doc_id").agg(F.collect_list("hash").alias("excluded"))
     )
-    kept = occurrences.where((F.col("docs") >= 2) & (F.col("docs") <= args.max_submissions))
+    kept = occurrences.where((F.col("docs") >= 2) & ~common)
     hash_stats = occurrences.agg(
         F.countDistinct(F.when(F.col("docs") >= 2, F.col("hash"))).alias("shared"),
-        F.countDistinct(F.when(F.col("docs") > args.max_submissions, F.col("hash"))).alias("excluded"),
+        F.countDistinct(F.when(common, F.col("hash"))).alias("excluded"),
         F.max("docs").alias("widest"),
     ).first()
+    # The seeding budget: hashes per number of documents sharing them.
+    seed_limit = None
+    if not moss:
+        histogram = {
+            r["docs"]: r["hashes"]
+            for r in kept.groupBy("hash").agg(F.first("docs").alias("docs"))
+            .groupBy("docs").agg(F.count("*").alias("hashes")).collect()
+        }
+        seed_limit = rarity_seed_limit(histogram, n_postings)
     lap("index")
 
-    x, y = kept.alias("x"), kept.alias("y")
     cap = F.lit(OCCURRENCE_CAP)
+    narrow = kept if seed_limit is None else kept.where(F.col("docs") <= seed_limit)
+    x, y = narrow.alias("x"), narrow.alias("y")
+    records = x.join(
+        y, (F.col("x.hash") == F.col("y.hash")) & (F.col("x.doc_id") < F.col("y.doc_id"))
+    ).select(
+        F.col("x.doc_id").alias("doc_a"),
+        F.col("y.doc_id").alias("doc_b"),
+        F.least(
+            F.least(F.col("x.occurrences"), cap), F.least(F.col("y.occurrences"), cap)
+        ).alias("c"),
+    )
+    if seed_limit is not None:
+        records = records.unionByName(_sampled_records(kept, seed_limit))
     candidates = (
-        x.join(y, (F.col("x.hash") == F.col("y.hash")) & (F.col("x.doc_id") < F.col("y.doc_id")))
-        .select(
-            F.col("x.doc_id").alias("doc_a"),
-            F.col("y.doc_id").alias("doc_b"),
-            F.least(F.least(F.col("x.occurrences"), cap), F.least(F.col("y.occurrences"), cap)).alias("c"),
-        )
-        .groupBy("doc_a", "doc_b")
+        records.groupBy("doc_a", "doc_b")
         .agg(F.sum("c").alias("shared_fingerprints"))
         .persist(StorageLevel.MEMORY_AND_DISK)
     )
@@ -356,7 +572,12 @@ def run(spark, args) -> dict:
         ).limit(scored)
     # Identical documents are reported whatever they share (`bryo compare`
     # finds them before winnowing).
-    same = summary.where(F.col("ok") & (F.col("symbols") > 0)).select("doc_id", "content_fingerprint")
+    same = summary.where(F.col("ok") & (F.col("symbols") > 0))
+    for symbols, content in base_docs:
+        same = same.where(
+            (F.col("symbols") != symbols) | (F.col("content_fingerprint") != _as_long(content))
+        )
+    same = same.select("doc_id", "content_fingerprint")
     identical = (
         same.alias("p")
         .join(
@@ -368,9 +589,12 @@ def run(spark, args) -> dict:
     )
     # An identical pair outside the chosen candidates is reported whole
     # (similarity 1, no shared fingerprint), as `bryo compare` adds it.
-    top = candidates.select("doc_a", "doc_b")
+    top = candidates.select("doc_a", "doc_b", "shared_fingerprints")
     chosen = top.withColumn("whole", F.lit(False)).unionByName(
-        identical.join(top, ["doc_a", "doc_b"], "left_anti").distinct().withColumn("whole", F.lit(True))
+        identical.join(top, ["doc_a", "doc_b"], "left_anti")
+        .distinct()
+        .withColumn("shared_fingerprints", F.lit(0).cast("long"))
+        .withColumn("whole", F.lit(True))
     )
     n_chosen = chosen.persist(StorageLevel.MEMORY_AND_DISK).count()
     lap("pairs")
@@ -391,7 +615,12 @@ def run(spark, args) -> dict:
     pair_parts = max(1, min(partitions, n_chosen // 8 + 1))
     results = (
         joined.repartition(pair_parts)
-        .mapInArrow(_fragment_partitions(options, arrow_schema), _PAIR_SCHEMA)
+        .mapInArrow(
+            _fragment_partitions(
+                dict(options, max_submissions=0 if moss else None), arrow_schema, base
+            ),
+            _PAIR_SCHEMA,
+        )
         .where((F.col("similarity") >= args.min_similarity) | F.col("identical"))
         .orderBy(
             F.desc(F.col("covered_a") + F.col("covered_b")),
@@ -443,6 +672,7 @@ def run(spark, args) -> dict:
         "schema": "bryo.spark/1",
         "bryo_version": bryo.__version__,
         "input": args.input,
+        "base": args.base,
         "options": {
             "language": args.language,
             "kind": args.kind,
@@ -450,6 +680,7 @@ def run(spark, args) -> dict:
             "k": k,
             "w": w,
             "max_submissions": args.max_submissions,
+            "common_rule": "max_submissions" if moss else "rarity",
             "max_pairs": n,
             "min_similarity": args.min_similarity,
             "max_file_size": args.max_file_size,
@@ -465,6 +696,12 @@ def run(spark, args) -> dict:
             "candidate_pairs": n_candidates,
             "pairs_compared": n_chosen,
             "pairs": n_pairs,
+            "base_documents": 0 if base is None else base.num_rows,
+        },
+        # As `bryo compare`'s JSON reports them in `stats` (null: none).
+        "rule": {
+            "template_above": None if moss else exclude_above,
+            "seed_limit": seed_limit,
         },
         "seconds": timings,
         "shuffle_write_bytes": _shuffle_bytes(spark),
@@ -473,6 +710,8 @@ def run(spark, args) -> dict:
     (out / "run.json").write_text(json.dumps(record, indent=2) + "\n")
     fp.unpersist()
     occurrences.unpersist()
+    if not moss:
+        compared.unpersist()
     return record
 
 
@@ -480,17 +719,32 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m bryo.spark",
         description="Pairs of documents sharing passages, with the passages, on Apache Spark "
-        "(the stages and results of `bryo compare -m N`).",
+        "(the stages and results of `bryo compare`).",
     )
     p.add_argument("--input", required=True, help="Parquet or JSON Lines documents with columns id, text")
     p.add_argument("--output", required=True, help="directory for pairs.parquet, documents.parquet, run.json")
     p.add_argument("--format", choices=["parquet", "jsonl"], help="input format (default: from the file names)")
+    p.add_argument(
+        "-b",
+        "--base",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="base code (repeatable): Parquet or JSON Lines documents with columns id, text, as "
+        "bryo compare -b takes files; their passages are never matched nor counted",
+    )
     p.add_argument("-l", "--language", help="language of every document (as bryo compare -l); default: detected from the id as a file name")
     p.add_argument("--kind", choices=["code", "text", "html"], help="kind of front-end for the default k and w when -l is not given")
     p.add_argument("--text-mode", choices=["chars", "words"], help="symbols of prose and HTML (default chars)")
     p.add_argument("-k", type=int, help="noise threshold (default: the front-end's)")
     p.add_argument("-w", type=int, help="winnowing window (default: the front-end's)")
-    p.add_argument("-m", "--max-submissions", type=int, default=10, help="hashes in more than M documents are ignored (MOSS -m; default 10)")
+    p.add_argument(
+        "-m",
+        "--max-submissions",
+        type=int,
+        help="hashes in more than M documents are ignored (MOSS -m); default: the rarity rule of "
+        "bryo compare (template code in more than half of the documents excluded, a seeding budget)",
+    )
     p.add_argument("-n", "--pairs", dest="max_pairs", type=int, default=250, help="pairs reported; 0 = all (default 250)")
     p.add_argument("--min-similarity", type=float, default=0.0, help="pairs below this similarity (0..1) are not reported")
     p.add_argument(
