@@ -77,7 +77,7 @@ def test_job_equals_bryo_compare(spark, corpus, tmp_path, m, n):
         spark,
         _args(input=src, output=out, kind="code", max_submissions=m, pairs=n, partitions=8),
     )
-    report = run_cli(root, *([] if m is None else ["-m", str(m)]), "-n", str(n))
+    report = run_cli(root, "--no-discount", *([] if m is None else ["-m", str(m)]), "-n", str(n))
     expected = cli_pairs(report)
     assert len(expected) > 5
     got = sorted(_read(out / "pairs.parquet"), key=lambda r: r["rank"])
@@ -127,7 +127,7 @@ def test_rarity_seed_limit_when_the_budget_cuts(spark, tmp_path):
     _write_parquet(src, docs, row_group_size=32)
     out = tmp_path / "out"
     record = run(spark, _args(input=src, output=out, kind="text", partitions=6))
-    report = run_cli(root)
+    report = run_cli(root, "--no-discount")
     assert report["stats"].get("seed_limit") is not None  # the budget did cut
     assert record["rule"] == {
         "template_above": report["stats"]["template_above"],
@@ -154,7 +154,7 @@ def test_merged_fragments_list_their_parts(spark, tmp_path):
     _write_parquet(src, docs, row_group_size=3)
     out = tmp_path / "out"
     run(spark, _args(input=src, output=out, kind="text", partitions=4))
-    report = run_cli(root)
+    report = run_cli(root, "--no-discount")
     expected = cli_pairs(report)
     got = sorted(_read(out / "pairs.parquet"), key=lambda r: r["rank"])
     assert arrow_pairs(got) == expected
@@ -224,7 +224,7 @@ def test_a_worker_that_dies_is_retried_without_duplicates(spark, corpus, tmp_pat
     _write_parquet(src, docs)
     job.run(spark, _args(input=src, output=tmp_path / "out", kind="code", max_submissions=10, partitions=8))
     got = sorted(_read(tmp_path / "out" / "pairs.parquet"), key=lambda r: r["rank"])
-    assert arrow_pairs(got) == cli_pairs(run_cli(root, "-m", "10"))
+    assert arrow_pairs(got) == cli_pairs(run_cli(root, "--no-discount", "-m", "10"))
     # The failure did happen: Spark's own record of this application.
     import urllib.request
 
@@ -256,10 +256,10 @@ def test_base_code_equals_bryo_compare_b(spark, corpus, tmp_path):
     args = _args(input=src, output=out, kind="code", pairs=0, partitions=6)
     args.base = [str(base)]
     record = run(spark, args)
-    report = run_cli(cli_root, "-b", "base", "-n", "0")
+    report = run_cli(cli_root, "--no-discount", "-b", "base", "-n", "0")
     expected = cli_pairs(report)
     assert report["stats"]["base_hashes"] > 0  # base code did remove matches
-    assert expected != cli_pairs(run_cli(cli_root, "-n", "0"))
+    assert expected != cli_pairs(run_cli(cli_root, "--no-discount", "-n", "0"))
     got = sorted(_read(out / "pairs.parquet"), key=lambda r: r["rank"])
     assert arrow_pairs(got) == expected
     assert (names[1], names[3]) not in {(r["doc_a"], r["doc_b"]) for r in got}
