@@ -1270,11 +1270,32 @@ fn a_revoked_result_answers_404_to_all_but_its_owner_until_restored() {
     assert_eq!(statuses(&server, ""), [404; 7]);
     assert_eq!(statuses(&server, &bearer(&alice)), [200; 7]);
 
+    // Restored from the web UI's button (Bob's session cannot).
+    let form = Some(("application/x-www-form-urlencoded", &b""[..]));
+    let restore = format!("/ui/jobs/{id}/restore");
+    assert_eq!(
+        server.request_with("POST", &restore, &cookie(&bob), form).0,
+        404
+    );
+    assert_eq!(statuses(&server, ""), [404; 7]);
+    assert_eq!(
+        server
+            .request_with("POST", &restore, &cookie(&alice), form)
+            .0,
+        303
+    );
+    assert_eq!(statuses(&server, ""), [200; 7]);
+    assert_eq!(statuses(&server, &bearer(&bob)), [200; 7]);
+    let (_, job) = server.request("GET", &format!("/api/jobs/{id}"), Some(&alice), None);
+    assert_eq!(json_of(&job)["revoked"], false);
+
+    // And through the API.
+    assert_eq!(revoke(&server, &alice, "revoke").0, 200);
+    assert_eq!(statuses(&server, ""), [404; 7]);
     let (status, job) = revoke(&server, &alice, "restore");
     assert_eq!(status, 200);
     assert_eq!(json_of(&job)["revoked"], false);
     assert_eq!(statuses(&server, ""), [200; 7]);
-    assert_eq!(statuses(&server, &bearer(&bob)), [200; 7]);
 }
 
 #[test]
