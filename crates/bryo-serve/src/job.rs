@@ -449,7 +449,77 @@ fn write_result(
 
 #[cfg(test)]
 mod tests {
-    use super::language;
+    use super::*;
+    use crate::protocol::UploadedFile;
+
+    /// A stored upload of three Python submissions, two of them alike.
+    fn stored_job(dir: &Path) {
+        let a = "def total(xs):\n    s = 0\n    for x in xs:\n        if x > 2:\n            s += x * 3\n    return s\nprint(total([1, 2, 3, 4, 5, 6, 7]))\n";
+        let b = "class Stack:\n    def __init__(self):\n        self.items = []\n    def push(self, v):\n        self.items.append(v)\n";
+        let files = [
+            ("a.py", a.to_string()),
+            ("b.py", a.replace('s', "q")),
+            ("c.py", b.to_string()),
+        ];
+        let upload = Upload {
+            language: Some("python".into()),
+            files: files
+                .iter()
+                .enumerate()
+                .map(|(i, (name, text))| UploadedFile {
+                    id: i as u32 + 1,
+                    language: "python".into(),
+                    name: name.to_string(),
+                    bytes: text.as_bytes().to_vec(),
+                })
+                .collect(),
+            ..Upload::default()
+        };
+        fs::create_dir_all(dir).unwrap();
+        store_upload(dir, &upload).unwrap();
+    }
+
+    #[test]
+    fn a_job_reports_every_stage_in_order() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("job");
+        stored_job(&dir);
+        let progress = JobProgress::default();
+        run_job(&dir, tmp.path(), "http://x/results/id/", &progress).unwrap();
+        let seen = progress.snapshot();
+        assert_eq!(
+            seen.stages,
+            [
+                "analyze",
+                "fingerprint",
+                "index",
+                "pairs",
+                "fragments",
+                "report",
+                WRITE_STAGE
+            ]
+        );
+        assert_eq!(
+            (seen.stage, seen.done, seen.total),
+            (Some(WRITE_STAGE), 3, 3)
+        );
+        assert!(dir.join("result/index.html").is_file());
+    }
+
+    #[test]
+    fn a_cancelled_job_stops_through_its_progress_and_writes_nothing() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("job");
+        stored_job(&dir);
+        let progress = JobProgress::default();
+        progress.cancel();
+        let err = run_job(&dir, tmp.path(), "http://x/results/id/", &progress).unwrap_err();
+        assert_eq!(err, CANCELLED);
+        // Stopped at the comparison's first check: no stage past analysis.
+        assert!(!progress.snapshot().stages.contains(&WRITE_STAGE));
+        assert!(!dir.join("result").exists());
+        assert!(!dir.join("result.tmp").exists());
+    }
 
     #[test]
     fn every_moss_language_name_is_answered_yes() {
