@@ -385,10 +385,19 @@ fn archive_named(shared: &Shared, user_id: u64, name: &str) -> Result<String, St
         .archives_of(user_id)
         .map_err(|e| format!("{e}."))?;
     let named: Vec<_> = archives.iter().filter(|a| a.name == name).collect();
+    // The answer is one protocol line, whatever the names hold.
+    let line = |n: &str| -> String {
+        n.chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect()
+    };
     match named.as_slice() {
         [one] => Ok(one.id.clone()),
         [] => {
-            let yours: Vec<_> = archives.iter().map(|a| format!("`{}`", a.name)).collect();
+            let yours: Vec<_> = archives
+                .iter()
+                .map(|a| format!("`{}`", line(&a.name)))
+                .collect();
             Err(format!(
                 "no archive of past terms is named `{name}` ({}).",
                 if yours.is_empty() {
