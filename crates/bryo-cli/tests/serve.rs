@@ -84,6 +84,28 @@ impl Server {
         token: Option<&str>,
         body: Option<(&str, &[u8])>,
     ) -> (u16, Vec<u8>) {
+        let auth = token.map(|t| format!("Authorization: Bearer {t}\r\n"));
+        self.request_with(method, path, auth.as_deref().unwrap_or(""), body)
+    }
+
+    /// GET `path` logged in to the web UI with `token` (its cookie).
+    fn get_logged_in(&self, path: &str, token: &str) -> (u16, Vec<u8>) {
+        self.request_with(
+            "GET",
+            path,
+            &format!("Cookie: bryo_token={token}\r\n"),
+            None,
+        )
+    }
+
+    /// A request with `headers` (lines ending in CRLF) added.
+    fn request_with(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &str,
+        body: Option<(&str, &[u8])>,
+    ) -> (u16, Vec<u8>) {
         let path = match path.split_once("://") {
             Some((_, rest)) => &rest[rest.find('/').unwrap()..],
             None => path,
@@ -93,9 +115,7 @@ impl Server {
             "{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n",
             self.http
         );
-        if let Some(t) = token {
-            head.push_str(&format!("Authorization: Bearer {t}\r\n"));
-        }
+        head.push_str(headers);
         let (ctype, bytes) = body.unwrap_or(("text/plain", b""));
         head.push_str(&format!(
             "Content-Type: {ctype}\r\nContent-Length: {}\r\n\r\n",
@@ -1149,4 +1169,326 @@ fn api_one_zip_per_student_makes_one_submission_each() {
     assert_eq!(names, ["alice", "bob", "dave"]);
     let rows = json_rows(&result);
     assert_eq!((rows[0].0.as_str(), rows[0].2.as_str()), ("alice", "bob"));
+}
+
+/// Submits a `-d` class of `n` students through the API and waits for it
+/// to finish; its id.
+fn api_class_job(server: &Server, token: &str, n: usize, comment: &str) -> String {
+    let (ctype, body) = multipart(
+        &[
+            ("language", "python"),
+            ("directory", "1"),
+            ("comment", comment),
+        ],
+        &[("file", "class.zip", class_zip(n))],
+    );
+    let (status, job) = server.request("POST", "/api/jobs", Some(token), Some((&ctype, &body)));
+    assert_eq!(status, 202, "{}", String::from_utf8_lossy(&job));
+    let id = json_of(&job)["id"].as_str().unwrap().to_string();
+    assert_eq!(wait_job(server, token, &id)["state"], "done");
+    id
+}
+
+#[test]
+fn a_revoked_result_answers_404_to_all_but_its_owner_until_restored() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let (_, alice) = add_user_with_token(&data, "alice@example.edu");
+    let (_, bob) = add_user_with_token(&data, "bob@example.edu");
+    let server = Server::start(&data, &[], &[]);
+    let id = api_class_job(&server, &alice, 4, "hw1");
+    let pages = [
+        "",
+        "index.html",
+        "match0.html",
+        "match0-top.html",
+        "match0-1.html",
+        "report/index.html",
+        "result.json",
+    ];
+    let statuses = |server: &Server, auth: &str| -> Vec<u16> {
+        pages
+            .iter()
+            .map(|p| {
+                server
+                    .request_with("GET", &format!("/results/{id}/{p}"), auth, None)
+                    .0
+            })
+            .collect()
+    };
+    let bearer = |t: &str| format!("Authorization: Bearer {t}\r\n");
+    let cookie = |t: &str| format!("Cookie: bryo_token={t}\r\n");
+    assert_eq!(statuses(&server, ""), [200; 7]);
+
+    // Only the owner revokes.
+    let revoke = |server: &Server, token: &str, action: &str| {
+        server.request(
+            "POST",
+            &format!("/api/jobs/{id}/{action}"),
+            Some(token),
+            None,
+        )
+    };
+    assert_eq!(revoke(&server, &bob, "revoke").0, 404);
+    assert_eq!(statuses(&server, ""), [200; 7]);
+    let (status, job) = revoke(&server, &alice, "revoke");
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&job));
+    assert_eq!(json_of(&job)["revoked"], true);
+    for auth in [
+        String::new(),
+        bearer(&bob),
+        cookie(&bob),
+        bearer("nonsense"),
+    ] {
+        assert_eq!(statuses(&server, &auth), [404; 7], "{auth}");
+    }
+    // The owner still reads it, by token or logged in to the web UI, and
+    // sees it marked in the job list and on the job's page.
+    assert_eq!(statuses(&server, &bearer(&alice)), [200; 7]);
+    assert_eq!(statuses(&server, &cookie(&alice)), [200; 7]);
+    let (_, list) = server.request("GET", "/api/jobs", Some(&alice), None);
+    assert_eq!(json_of(&list)["jobs"][0]["revoked"], true);
+    let (_, page) = server.get_logged_in(&format!("/ui/jobs/{id}"), &alice);
+    let page = String::from_utf8(page).unwrap();
+    assert!(
+        page.contains("<span class=\"revoked\">revoked</span>"),
+        "{page}"
+    );
+    assert!(page.contains(&format!("action=\"/ui/jobs/{id}/restore\"")));
+    let (_, page) = server.get_logged_in("/ui/jobs", &alice);
+    assert!(String::from_utf8(page).unwrap().contains("revoked"));
+    assert_eq!(revoke(&server, &bob, "restore").0, 404);
+
+    // A restart keeps it revoked; leftovers of a crash are removed then.
+    server.kill();
+    std::fs::create_dir_all(data.join(format!("jobs/{id}/result.tmp/report"))).unwrap();
+    let orphan = data.join("jobs/00000000000000000000000000000000/result.tmp");
+    std::fs::create_dir_all(&orphan).unwrap();
+    let server = Server::start(&data, &[], &[]);
+    assert!(!data.join(format!("jobs/{id}/result.tmp")).exists());
+    assert!(!data.join("jobs/00000000000000000000000000000000").exists());
+    assert_eq!(statuses(&server, ""), [404; 7]);
+    assert_eq!(statuses(&server, &bearer(&alice)), [200; 7]);
+
+    // Restored from the web UI's button (Bob's session cannot).
+    let form = Some(("application/x-www-form-urlencoded", &b""[..]));
+    let restore = format!("/ui/jobs/{id}/restore");
+    assert_eq!(
+        server.request_with("POST", &restore, &cookie(&bob), form).0,
+        404
+    );
+    assert_eq!(statuses(&server, ""), [404; 7]);
+    assert_eq!(
+        server
+            .request_with("POST", &restore, &cookie(&alice), form)
+            .0,
+        303
+    );
+    assert_eq!(statuses(&server, ""), [200; 7]);
+    assert_eq!(statuses(&server, &bearer(&bob)), [200; 7]);
+    let (_, job) = server.request("GET", &format!("/api/jobs/{id}"), Some(&alice), None);
+    assert_eq!(json_of(&job)["revoked"], false);
+
+    // And through the API.
+    assert_eq!(revoke(&server, &alice, "revoke").0, 200);
+    assert_eq!(statuses(&server, ""), [404; 7]);
+    let (status, job) = revoke(&server, &alice, "restore");
+    assert_eq!(status, 200);
+    assert_eq!(json_of(&job)["revoked"], false);
+    assert_eq!(statuses(&server, ""), [200; 7]);
+}
+
+#[test]
+fn a_running_job_shows_its_stage_and_deleting_it_cancels_it_and_leaves_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let (_, alice) = add_user_with_token(&data, "alice@example.edu");
+    // Every job is held for 8 s after writing its result.json.
+    let pause = Duration::from_secs(8);
+    let server = Server::start(
+        &data,
+        &[],
+        &[("BRYO_SERVE_PAUSE_MS", &pause.as_millis().to_string())],
+    );
+    let (ctype, body) = multipart(
+        &[("language", "python"), ("directory", "1")],
+        &[("file", "class.zip", class_zip(4))],
+    );
+    let (status, job) = server.request("POST", "/api/jobs", Some(&alice), Some((&ctype, &body)));
+    assert_eq!(status, 202);
+    let job = json_of(&job);
+    let id = job["id"].as_str().unwrap().to_string();
+    assert!(
+        job.get("stage").is_some() && job.get("progress").is_some(),
+        "{job}"
+    );
+
+    // Polled until it is held while writing its pages.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let running = loop {
+        let (_, body) = server.request("GET", &format!("/api/jobs/{id}"), Some(&alice), None);
+        let job = json_of(&body);
+        if job["stage"] == "write" {
+            break job;
+        }
+        assert_ne!(job["state"], "done", "the job was not held: {job}");
+        assert!(
+            Instant::now() < deadline,
+            "never reached the write stage: {job}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let held = Instant::now();
+    assert_eq!(running["state"], "running");
+    assert_eq!(running["progress"]["done"], 1, "{running}");
+    assert_eq!(running["progress"]["total"], 3, "{running}");
+    let stages: Vec<&str> = running["progress"]["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        stages,
+        [
+            "analyze",
+            "fingerprint",
+            "index",
+            "pairs",
+            "fragments",
+            "report",
+            "write"
+        ]
+    );
+    let (status, page) = server.get_logged_in(&format!("/ui/jobs/{id}"), &alice);
+    assert_eq!(status, 200);
+    let page = String::from_utf8(page).unwrap();
+    assert!(page.contains("running: write 1/3"), "{page}");
+    assert!(page.contains("<meta http-equiv=\"refresh\" content=\"2\">"));
+    assert!(data
+        .join(format!("jobs/{id}/result.tmp/result.json"))
+        .exists());
+
+    let (status, _) = server.request("DELETE", &format!("/api/jobs/{id}"), Some(&alice), None);
+    assert_eq!(status, 204);
+    // Past the end of the hold: a job that was not cancelled would have
+    // written its result back by now.
+    std::thread::sleep(
+        (held + pause + Duration::from_secs(2)).saturating_duration_since(Instant::now()),
+    );
+    assert!(
+        !data.join(format!("jobs/{id}")).exists(),
+        "{:?}",
+        std::fs::read_dir(data.join(format!("jobs/{id}"))).map(|d| d.count())
+    );
+    let (status, _) = server.get(&format!("/results/{id}/"));
+    assert_eq!(status, 404);
+    let (_, list) = server.request("GET", "/api/jobs", Some(&alice), None);
+    assert_eq!(json_of(&list)["jobs"].as_array().unwrap().len(), 0);
+
+    // A finished job has no stage.
+    let server = {
+        server.kill();
+        Server::start(&data, &[], &[])
+    };
+    let done = api_class_job(&server, &alice, 3, "");
+    let (_, job) = server.request("GET", &format!("/api/jobs/{done}"), Some(&alice), None);
+    let job = json_of(&job);
+    assert_eq!(
+        (&job["stage"], &job["progress"]),
+        (&Value::Null, &Value::Null)
+    );
+    let (_, page) = server.get_logged_in(&format!("/ui/jobs/{done}"), &alice);
+    let page = String::from_utf8(page).unwrap();
+    assert!(!page.contains("http-equiv=\"refresh\""), "{page}");
+    assert!(page.contains("<dd class=\"state\">done</dd>"), "{page}");
+}
+
+#[test]
+#[ignore = "needs Python with mosspy (.ci/serve-tests installs it); run with --include-ignored"]
+fn mosspy_comment_names_an_archive_of_past_terms() {
+    let py = python().expect(
+        "mosspy not found: python3 -m venv target/venv-serve && target/venv-serve/bin/pip install mosspy",
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let (user, alice) = add_user_with_token(&data, "alice@example.edu");
+    let server = Server::start(&data, &[], &[]);
+    let (status, created) = server.request(
+        "POST",
+        "/api/archives",
+        Some(&alice),
+        Some((
+            "application/json",
+            br#"{"name":"CS1 2025","language":"python"}"#,
+        )),
+    );
+    assert_eq!(status, 201, "{}", String::from_utf8_lossy(&created));
+    let archive = json_of(&created)["id"].as_str().unwrap().to_string();
+    let old = api_class_job(&server, &alice, 4, "fall-2025");
+    let (status, _) = server.request(
+        "POST",
+        &format!("/api/archives/{archive}/jobs/{old}"),
+        Some(&alice),
+        None,
+    );
+    assert_eq!(status, 200);
+
+    // This term's class, sent by mosspy: t00 copies last term's s02.
+    let class_dir = tmp.path().join("class");
+    for (name, text) in [
+        ("new/t00/main.py", program(42)),
+        ("new/t01/main.py", program(900)),
+        ("new/t02/main.py", program(901)),
+    ] {
+        let path = class_dir.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    std::fs::write(class_dir.join("base.py"), BASE).unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/serve/mosspy_client.py");
+    let mosspy = |comment: &str| {
+        let out = Command::new(&py)
+            .arg(&script)
+            .args([
+                &user,
+                &server.moss.port().to_string(),
+                "python",
+                "base.py",
+                "new/*/*.py",
+                comment,
+            ])
+            .current_dir(&class_dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    };
+
+    let url = mosspy("hw4 bryo:against=\"CS1 2025\"");
+    assert!(url.contains("/results/"), "{url}");
+    let (status, index) = server.get(&url);
+    assert_eq!(status, 200);
+    let rows = moss_rows(&String::from_utf8(index).unwrap());
+    assert_eq!(
+        (rows[0].0.as_str(), rows[0].2.as_str()),
+        ("new/t00", "cls/s02 [fall-2025]"),
+        "{rows:?}"
+    );
+    // The token is taken out of the stored comment.
+    let id = url.trim_end_matches('/').rsplit('/').next().unwrap();
+    let (_, job) = server.request("GET", &format!("/api/jobs/{id}"), Some(&alice), None);
+    assert_eq!(json_of(&job)["comment"], "hw4");
+
+    // Without the token the archive is not used.
+    let url = mosspy("hw4");
+    let (_, index) = server.get(&url);
+    let index = String::from_utf8(index).unwrap();
+    assert!(!index.contains("[fall-2025]"), "{index}");
+
+    let answer = mosspy("bryo:against=CS9");
+    assert_eq!(
+        answer,
+        "Error: no archive of past terms is named `CS9` (yours: `CS1 2025`)."
+    );
 }

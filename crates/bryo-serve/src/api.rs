@@ -12,7 +12,8 @@ use std::io::{Cursor, Read};
 use std::sync::Arc;
 
 use axum::extract::multipart::MultipartRejection;
-use axum::extract::{Multipart, Path as UrlPath, State};
+use axum::extract::{FromRequestParts, Multipart, Path as UrlPath, State};
+use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
@@ -32,6 +33,8 @@ pub fn router() -> Router<Arc<Shared>> {
         .route("/api/jobs", get(list_jobs).post(create_job))
         .route("/api/jobs/{id}", get(get_job).delete(delete_job))
         .route("/api/jobs/{id}/result", get(job_result))
+        .route("/api/jobs/{id}/revoke", post(revoke_job))
+        .route("/api/jobs/{id}/restore", post(restore_job))
         .route("/api/archives", get(list_archives).post(create_archive))
         .route("/api/archives/{id}", delete(delete_archive))
         .route("/api/archives/{id}/jobs/{job}", post(add_job_to_archive))
@@ -44,6 +47,23 @@ pub(crate) fn error(status: StatusCode, message: impl Into<String>) -> Response 
 
 async fn openapi() -> Response {
     ([(header::CONTENT_TYPE, "application/json")], OPENAPI).into_response()
+}
+
+/// The user whose `Authorization: Bearer` token a request carries; an
+/// API handler taking it answers 401 (or 503) with a JSON error before
+/// anything else when there is none.
+#[derive(Clone, Debug)]
+pub(crate) struct AuthUser(pub(crate) User);
+
+impl FromRequestParts<Arc<Shared>> for AuthUser {
+    type Rejection = Response;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        shared: &Arc<Shared>,
+    ) -> Result<Self, Self::Rejection> {
+        authenticate(shared, &parts.headers).map(AuthUser)
+    }
 }
 
 /// The user whose token the request carries.
@@ -74,6 +94,20 @@ pub(crate) fn token_user(shared: &Shared, token: &str) -> Result<User, Response>
 fn job_json(shared: &Shared, job: &Job) -> serde_json::Value {
     let mut v = serde_json::to_value(job).unwrap_or_default();
     v["url"] = json!(shared.result_url(&job.id));
+    let progress = match job.state {
+        JobState::Running => shared.progress(&job.id),
+        _ => None,
+    };
+    match progress {
+        Some(p) => {
+            v["stage"] = json!(p.stage);
+            v["progress"] = json!({ "done": p.done, "total": p.total, "stages": p.stages });
+        }
+        None => {
+            v["stage"] = serde_json::Value::Null;
+            v["progress"] = serde_json::Value::Null;
+        }
+    }
     v
 }
 
@@ -91,11 +125,7 @@ fn own_job(shared: &Shared, user: &User, id: &str) -> Result<Job, Response> {
     }
 }
 
-async fn list_jobs(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
-    let user = match authenticate(&shared, &headers) {
-        Ok(u) => u,
-        Err(r) => return r,
-    };
+async fn list_jobs(State(shared): State<Arc<Shared>>, AuthUser(user): AuthUser) -> Response {
     match shared.store.jobs_of(user.id) {
         Ok(jobs) => {
             let jobs: Vec<_> = jobs.iter().map(|j| job_json(&shared, j)).collect();
@@ -107,13 +137,9 @@ async fn list_jobs(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Res
 
 async fn get_job(
     State(shared): State<Arc<Shared>>,
-    headers: HeaderMap,
+    AuthUser(user): AuthUser,
     UrlPath(id): UrlPath<String>,
 ) -> Response {
-    let user = match authenticate(&shared, &headers) {
-        Ok(u) => u,
-        Err(r) => return r,
-    };
     match own_job(&shared, &user, &id) {
         Ok(job) => Json(job_json(&shared, &job)).into_response(),
         Err(r) => r,
@@ -122,13 +148,9 @@ async fn get_job(
 
 async fn job_result(
     State(shared): State<Arc<Shared>>,
-    headers: HeaderMap,
+    AuthUser(user): AuthUser,
     UrlPath(id): UrlPath<String>,
 ) -> Response {
-    let user = match authenticate(&shared, &headers) {
-        Ok(u) => u,
-        Err(r) => return r,
-    };
     let job = match own_job(&shared, &user, &id) {
         Ok(job) => job,
         Err(r) => return r,
@@ -158,24 +180,52 @@ async fn job_result(
 
 async fn delete_job(
     State(shared): State<Arc<Shared>>,
-    headers: HeaderMap,
+    AuthUser(user): AuthUser,
     UrlPath(id): UrlPath<String>,
 ) -> Response {
-    let user = match authenticate(&shared, &headers) {
-        Ok(u) => u,
-        Err(r) => return r,
-    };
     if let Err(r) = own_job(&shared, &user, &id) {
         return r;
     }
     let store_shared = shared.clone();
-    let deleted =
-        tokio::task::spawn_blocking(move || store_shared.store.delete_job(user.id, &id)).await;
+    let deleted = tokio::task::spawn_blocking(move || store_shared.delete_job(user.id, &id)).await;
     match deleted {
         Ok(Ok(true)) => StatusCode::NO_CONTENT.into_response(),
         Ok(Ok(false)) => error(StatusCode::NOT_FOUND, "no such job"),
         Ok(Err(e)) => error(StatusCode::SERVICE_UNAVAILABLE, e.to_string()),
         Err(e) => error(StatusCode::SERVICE_UNAVAILABLE, e.to_string()),
+    }
+}
+
+async fn revoke_job(
+    State(shared): State<Arc<Shared>>,
+    AuthUser(user): AuthUser,
+    UrlPath(id): UrlPath<String>,
+) -> Response {
+    set_revoked(&shared, &user, &id, true)
+}
+
+async fn restore_job(
+    State(shared): State<Arc<Shared>>,
+    AuthUser(user): AuthUser,
+    UrlPath(id): UrlPath<String>,
+) -> Response {
+    set_revoked(&shared, &user, &id, false)
+}
+
+/// Revokes or restores the public result of the caller's job `id`; the
+/// job as JSON.
+pub(crate) fn set_revoked(shared: &Shared, user: &User, id: &str, revoked: bool) -> Response {
+    if let Err(r) = own_job(shared, user, id) {
+        return r;
+    }
+    match shared.store.set_revoked(user.id, id, revoked) {
+        Ok(true) => {}
+        Ok(false) => return error(StatusCode::NOT_FOUND, "no such job"),
+        Err(e) => return error(StatusCode::SERVICE_UNAVAILABLE, e.to_string()),
+    }
+    match own_job(shared, user, id) {
+        Ok(job) => Json(job_json(shared, &job)).into_response(),
+        Err(r) => r,
     }
 }
 
@@ -353,13 +403,9 @@ pub(crate) async fn start_job(shared: &Arc<Shared>, upload: Upload) -> Result<Jo
 
 async fn create_job(
     State(shared): State<Arc<Shared>>,
-    headers: HeaderMap,
+    AuthUser(user): AuthUser,
     multipart: Result<Multipart, MultipartRejection>,
 ) -> Response {
-    let user = match authenticate(&shared, &headers) {
-        Ok(u) => u,
-        Err(r) => return r,
-    };
     let multipart = match multipart {
         Ok(m) => m,
         Err(e) => return error(e.status(), e.body_text()),
@@ -380,11 +426,7 @@ pub(crate) struct NewArchive {
     pub(crate) language: String,
 }
 
-async fn list_archives(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
-    let user = match authenticate(&shared, &headers) {
-        Ok(u) => u,
-        Err(r) => return r,
-    };
+async fn list_archives(State(shared): State<Arc<Shared>>, AuthUser(user): AuthUser) -> Response {
     match shared.store.archives_of(user.id) {
         Ok(list) => Json(json!({ "archives": list })).into_response(),
         Err(e) => error(StatusCode::SERVICE_UNAVAILABLE, e.to_string()),
@@ -393,13 +435,9 @@ async fn list_archives(State(shared): State<Arc<Shared>>, headers: HeaderMap) ->
 
 pub(crate) async fn create_archive(
     State(shared): State<Arc<Shared>>,
-    headers: HeaderMap,
+    AuthUser(user): AuthUser,
     body: Result<Json<NewArchive>, axum::extract::rejection::JsonRejection>,
 ) -> Response {
-    let user = match authenticate(&shared, &headers) {
-        Ok(u) => u,
-        Err(r) => return r,
-    };
     let Json(new) = match body {
         Ok(b) => b,
         Err(e) => return error(StatusCode::BAD_REQUEST, e.body_text()),
@@ -440,13 +478,9 @@ pub(crate) async fn create_archive(
 
 async fn delete_archive(
     State(shared): State<Arc<Shared>>,
-    headers: HeaderMap,
+    AuthUser(user): AuthUser,
     UrlPath(id): UrlPath<String>,
 ) -> Response {
-    let user = match authenticate(&shared, &headers) {
-        Ok(u) => u,
-        Err(r) => return r,
-    };
     if !is_job_id(&id) {
         return error(StatusCode::NOT_FOUND, "no such archive");
     }
@@ -465,13 +499,9 @@ async fn delete_archive(
 /// comment (or its id when it has none).
 pub(crate) async fn add_job_to_archive(
     State(shared): State<Arc<Shared>>,
-    headers: HeaderMap,
+    AuthUser(user): AuthUser,
     UrlPath((id, job_id)): UrlPath<(String, String)>,
 ) -> Response {
-    let user = match authenticate(&shared, &headers) {
-        Ok(u) => u,
-        Err(r) => return r,
-    };
     let archive = match is_job_id(&id).then(|| shared.store.archive(user.id, &id)) {
         Some(Ok(Some(a))) => a,
         Some(Err(e)) => return error(StatusCode::SERVICE_UNAVAILABLE, e.to_string()),

@@ -4,7 +4,7 @@ use std::path::{Component, Path};
 use std::sync::Arc;
 
 use axum::extract::{DefaultBodyLimit, Path as UrlPath, State};
-use axum::http::{header, StatusCode};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
 use axum::Router;
@@ -48,7 +48,7 @@ fn not_found() -> Response {
     page(
         StatusCode::NOT_FOUND,
         "Not found",
-        "There is no result at this address (a wrong link, or its owner deleted it).",
+        "There is no result at this address (a wrong link, or its owner deleted or revoked it).",
     )
 }
 
@@ -59,12 +59,17 @@ async fn result_root_redirect(UrlPath(id): UrlPath<String>) -> Response {
     Redirect::permanent(&format!("/results/{id}/")).into_response()
 }
 
-async fn result_index(State(shared): State<Arc<Shared>>, UrlPath(id): UrlPath<String>) -> Response {
-    serve_result(&shared, &id, "index.html").await
+async fn result_index(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    UrlPath(id): UrlPath<String>,
+) -> Response {
+    serve_result(&shared, &headers, &id, "index.html").await
 }
 
 async fn result_file(
     State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
     UrlPath((id, path)): UrlPath<(String, String)>,
 ) -> Response {
     let path = if path.is_empty() || path.ends_with('/') {
@@ -72,7 +77,7 @@ async fn result_file(
     } else {
         path
     };
-    serve_result(&shared, &id, &path).await
+    serve_result(&shared, &headers, &id, &path).await
 }
 
 fn content_type(path: &str) -> &'static str {
@@ -87,8 +92,18 @@ fn content_type(path: &str) -> &'static str {
     }
 }
 
-/// Serves a file of a finished result; nothing of an unfinished one.
-async fn serve_result(shared: &Arc<Shared>, id: &str, path: &str) -> Response {
+/// The user a request to a result page comes from: the API's bearer token
+/// or the web UI's cookie.
+fn viewer(shared: &Shared, headers: &HeaderMap) -> Option<u64> {
+    crate::api::authenticate(shared, headers)
+        .ok()
+        .or_else(|| crate::ui::session_user(shared, headers))
+        .map(|u| u.id)
+}
+
+/// Serves a file of a finished result; nothing of an unfinished one, and
+/// nothing of a revoked one but to its owner.
+async fn serve_result(shared: &Arc<Shared>, headers: &HeaderMap, id: &str, path: &str) -> Response {
     if !is_job_id(id) {
         return not_found();
     }
@@ -109,6 +124,14 @@ async fn serve_result(shared: &Arc<Shared>, id: &str, path: &str) -> Response {
                 &e.to_string(),
             );
         }
+    };
+    let owner_sees_revoked = if job.revoked {
+        if viewer(shared, headers) != Some(job.user_id) {
+            return not_found();
+        }
+        true
+    } else {
+        false
     };
     match job.state {
         JobState::Done => {}
@@ -131,13 +154,19 @@ async fn serve_result(shared: &Arc<Shared>, id: &str, path: &str) -> Response {
         }
     }
     let file = shared.store.job_dir(id).join("result").join(relative);
+    // Revalidated every time: a deleted or revoked result must stop
+    // showing; what only its owner may see is not kept at all.
+    let cache = if owner_sees_revoked {
+        "private, no-store"
+    } else {
+        "no-cache"
+    };
     match tokio::fs::read(&file).await {
         Ok(bytes) => (
             StatusCode::OK,
             [
                 (header::CONTENT_TYPE, content_type(path)),
-                // Revalidated every time: a deleted result must stop showing.
-                (header::CACHE_CONTROL, "no-cache"),
+                (header::CACHE_CONTROL, cache),
             ],
             bytes,
         )

@@ -5,14 +5,18 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use bryo_compare::{
-    analyze_inputs_with_archive, compare_with_progress, AnalyzeOptions, CompareOptions, Silent,
+    analyze_inputs_with_archive, compare_with_progress, AnalyzeOptions, CompareOptions,
 };
 use bryo_frontend::Language;
 use bryo_html::write_html;
 use bryo_index::{Index, IndexSettings};
 use bryo_input::{InputFile, Inputs, Source, Submission};
+use bryo_match::{Progress, Stage};
 use bryo_report::{write_json, Report};
 use serde::{Deserialize, Serialize};
 
@@ -53,6 +57,95 @@ pub struct StoredFile {
     /// Its size.
     pub bytes: u64,
 }
+
+/// The stage after the comparison's own ([`Stage`]): the result pages
+/// are written (the JSON, bryo's report, MOSS's pages: three units).
+pub const WRITE_STAGE: &str = "write";
+
+/// A running job's progress, kept in memory while it runs: the stage it
+/// is in, the units of work done of the stage's total, the stages it went
+/// through; and the flag that cancels it (its owner deleted it).
+#[derive(Debug, Default)]
+pub struct JobProgress {
+    /// The current stage and its total units (0: not counted).
+    current: Mutex<Option<(&'static str, u64)>>,
+    done: AtomicU64,
+    stages: Mutex<Vec<&'static str>>,
+    cancelled: AtomicBool,
+}
+
+/// What [`JobProgress::snapshot`] reads.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ProgressSnapshot {
+    /// The current stage: a [`Stage`] name or [`WRITE_STAGE`].
+    pub stage: Option<&'static str>,
+    /// Units of the current stage done.
+    pub done: u64,
+    /// Its units in all; 0 when the stage does not count its work.
+    pub total: u64,
+    /// Every stage started so far, in order.
+    pub stages: Vec<&'static str>,
+}
+
+impl JobProgress {
+    fn begin(&self, stage: &'static str, total: u64) {
+        *self.current.lock().unwrap_or_else(|p| p.into_inner()) = Some((stage, total));
+        self.done.store(0, Ordering::Relaxed);
+        self.stages
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(stage);
+    }
+
+    /// Where the job is now.
+    pub fn snapshot(&self) -> ProgressSnapshot {
+        let current = *self.current.lock().unwrap_or_else(|p| p.into_inner());
+        let stages = self
+            .stages
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        let total = current.map_or(0, |c| c.1);
+        ProgressSnapshot {
+            stage: current.map(|c| c.0),
+            // Parallel stages may report a little past their total.
+            done: if total > 0 {
+                self.done.load(Ordering::Relaxed).min(total)
+            } else {
+                self.done.load(Ordering::Relaxed)
+            },
+            total,
+            stages,
+        }
+    }
+
+    /// Asks the job to stop at its next check, keeping nothing.
+    pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether [`cancel`](JobProgress::cancel) was called.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Relaxed)
+    }
+}
+
+impl Progress for JobProgress {
+    fn start(&self, stage: Stage, work: u64) {
+        self.begin(stage.name(), work);
+    }
+
+    fn advance(&self, done: u64) {
+        self.done.fetch_add(done, Ordering::Relaxed);
+    }
+
+    fn cancelled(&self) -> bool {
+        self.is_cancelled()
+    }
+}
+
+/// The message of a job stopped because it was deleted.
+pub const CANCELLED: &str = "the job was deleted while it ran";
 
 /// The language of a MOSS `language` line, if bryo compares it.
 pub fn language(name: &str) -> Option<&'static Language> {
@@ -105,14 +198,18 @@ fn sync_dir(dir: &Path) {
     }
 }
 
-/// The crash tests stop the server while a result is half written:
-/// `BRYO_SERVE_PAUSE_MS` holds every job there that long.
-fn crash_test_pause() {
+/// The crash and cancellation tests catch a job while its result is
+/// half written: `BRYO_SERVE_PAUSE_MS` holds every job there that long,
+/// or until it is cancelled.
+fn test_pause(progress: &JobProgress) {
     if let Some(ms) = std::env::var("BRYO_SERVE_PAUSE_MS")
         .ok()
         .and_then(|v| v.parse::<u64>().ok())
     {
-        std::thread::sleep(std::time::Duration::from_millis(ms));
+        let end = Instant::now() + Duration::from_millis(ms);
+        while Instant::now() < end && !progress.is_cancelled() {
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 }
 
@@ -162,10 +259,24 @@ fn inputs(spec: &JobSpec, upload_dir: &Path) -> Result<Inputs, String> {
 }
 
 /// Runs a stored job and writes its result into `jobs/<id>/result`
-/// (through `result.tmp`). `public_base` is the URL prefix of the result
-/// pages' absolute links (`…/results/<id>/`). An `Err` is the failure
-/// reason shown to the user.
-pub fn run_job(job_dir: &Path, archives_dir: &Path, public_base: &str) -> Result<(), String> {
+/// (through `result.tmp`), reporting its stages to `progress`.
+/// `public_base` is the URL prefix of the result pages' absolute links
+/// (`…/results/<id>/`). An `Err` is the failure reason shown to the
+/// user; a cancelled job ends with [`CANCELLED`] and leaves no
+/// `result.tmp` behind.
+pub fn run_job(
+    job_dir: &Path,
+    archives_dir: &Path,
+    public_base: &str,
+    progress: &JobProgress,
+) -> Result<(), String> {
+    let cancelled = |e: String| {
+        if progress.is_cancelled() {
+            CANCELLED.to_string()
+        } else {
+            e
+        }
+    };
     let upload = job_dir.join("upload");
     let spec = read_spec(&upload)?;
     let lang = language(&spec.language)
@@ -228,22 +339,31 @@ pub fn run_job(job_dir: &Path, archives_dir: &Path, public_base: &str) -> Result
         }
     }
     let outcome = if archived.is_empty() {
-        compare_with_progress(inputs, &options, &Silent).map_err(|e| e.to_string())?
+        compare_with_progress(inputs, &options, progress).map_err(|e| cancelled(e.to_string()))?
     } else {
-        let analysis = analyze_inputs_with_archive(inputs, archived, &options, &Silent)
-            .map_err(|e| e.to_string())?;
+        let analysis = analyze_inputs_with_archive(inputs, archived, &options, progress)
+            .map_err(|e| cancelled(e.to_string()))?;
         let comparison = (|| -> Result<_, bryo_match::Error> {
             let corpus = analysis.corpus();
-            let indexed = bryo_match::fingerprint(&corpus, analysis.match_options(), &Silent)?
-                .index(&Silent)?;
-            let candidates = indexed.pairs(&Silent)?;
-            indexed.fragments(candidates, &Silent)
+            let indexed = bryo_match::fingerprint(&corpus, analysis.match_options(), progress)?
+                .index(progress)?;
+            let candidates = indexed.pairs(progress)?;
+            indexed.fragments(candidates, progress)
         })()
-        .map_err(|e| e.to_string())?;
-        analysis.report(comparison, &options, &Silent)
+        .map_err(|e| cancelled(e.to_string()))?;
+        analysis.report(comparison, &options, progress)
     };
-    write_result(job_dir, &outcome.report, &sources, public_base)
-        .map_err(|e| format!("cannot write the result: {e}"))
+    let written = write_result(job_dir, &outcome.report, &sources, public_base, progress);
+    if progress.is_cancelled() {
+        // Deleted while it ran: whatever was written goes (the job's
+        // directory is removed by the deletion; this is its leftover).
+        let tmp = job_dir.join("result.tmp");
+        if tmp.exists() {
+            let _ = fs::remove_dir_all(&tmp);
+        }
+        return Err(CANCELLED.to_string());
+    }
+    written.map_err(|e| format!("cannot write the result: {e}"))
 }
 
 fn read_spec(upload: &Path) -> Result<JobSpec, String> {
@@ -281,18 +401,29 @@ fn write_result(
     report: &Report,
     sources: &HashMap<String, Vec<u8>>,
     public_base: &str,
+    progress: &JobProgress,
 ) -> Result<(), ServeError> {
+    let stop = || ServeError::Other(CANCELLED.to_string());
     let tmp = job_dir.join("result.tmp");
     let done = job_dir.join("result");
+    progress.begin(WRITE_STAGE, 3);
+    if progress.is_cancelled() {
+        return Err(stop());
+    }
     if tmp.exists() {
         fs::remove_dir_all(&tmp).map_err(|e| ServeError::io(&tmp, e))?;
     }
-    fs::create_dir_all(&tmp).map_err(|e| ServeError::io(&tmp, e))?;
+    // Not create_dir_all: a deleted job's directory is not made again.
+    fs::create_dir(&tmp).map_err(|e| ServeError::io(&tmp, e))?;
     let json = tmp.join("result.json");
     let mut out = Vec::new();
     write_json(report, &mut out).map_err(|e| ServeError::Other(e.to_string()))?;
     fs::write(&json, out).map_err(|e| ServeError::io(&json, e))?;
-    crash_test_pause();
+    progress.advance(1);
+    test_pause(progress);
+    if progress.is_cancelled() {
+        return Err(stop());
+    }
     let loader = |path: &str| -> Result<Vec<u8>, String> {
         sources
             .get(path)
@@ -301,8 +432,13 @@ fn write_result(
     };
     write_html(report, &loader, &tmp.join("report"))
         .map_err(|e| ServeError::Other(e.to_string()))?;
+    progress.advance(1);
     write_moss_pages(report, sources, public_base, &tmp)?;
+    progress.advance(1);
     sync_dir(&tmp);
+    if progress.is_cancelled() {
+        return Err(stop());
+    }
     if done.exists() {
         fs::remove_dir_all(&done).map_err(|e| ServeError::io(&done, e))?;
     }
@@ -313,7 +449,77 @@ fn write_result(
 
 #[cfg(test)]
 mod tests {
-    use super::language;
+    use super::*;
+    use crate::protocol::UploadedFile;
+
+    /// A stored upload of three Python submissions, two of them alike.
+    fn stored_job(dir: &Path) {
+        let a = "def total(xs):\n    s = 0\n    for x in xs:\n        if x > 2:\n            s += x * 3\n    return s\nprint(total([1, 2, 3, 4, 5, 6, 7]))\n";
+        let b = "class Stack:\n    def __init__(self):\n        self.items = []\n    def push(self, v):\n        self.items.append(v)\n";
+        let files = [
+            ("a.py", a.to_string()),
+            ("b.py", a.replace('s', "q")),
+            ("c.py", b.to_string()),
+        ];
+        let upload = Upload {
+            language: Some("python".into()),
+            files: files
+                .iter()
+                .enumerate()
+                .map(|(i, (name, text))| UploadedFile {
+                    id: i as u32 + 1,
+                    language: "python".into(),
+                    name: name.to_string(),
+                    bytes: text.as_bytes().to_vec(),
+                })
+                .collect(),
+            ..Upload::default()
+        };
+        fs::create_dir_all(dir).unwrap();
+        store_upload(dir, &upload).unwrap();
+    }
+
+    #[test]
+    fn a_job_reports_every_stage_in_order() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("job");
+        stored_job(&dir);
+        let progress = JobProgress::default();
+        run_job(&dir, tmp.path(), "http://x/results/id/", &progress).unwrap();
+        let seen = progress.snapshot();
+        assert_eq!(
+            seen.stages,
+            [
+                "analyze",
+                "fingerprint",
+                "index",
+                "pairs",
+                "fragments",
+                "report",
+                WRITE_STAGE
+            ]
+        );
+        assert_eq!(
+            (seen.stage, seen.done, seen.total),
+            (Some(WRITE_STAGE), 3, 3)
+        );
+        assert!(dir.join("result/index.html").is_file());
+    }
+
+    #[test]
+    fn a_cancelled_job_stops_through_its_progress_and_writes_nothing() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("job");
+        stored_job(&dir);
+        let progress = JobProgress::default();
+        progress.cancel();
+        let err = run_job(&dir, tmp.path(), "http://x/results/id/", &progress).unwrap_err();
+        assert_eq!(err, CANCELLED);
+        // Stopped at the comparison's first check: no stage past analysis.
+        assert!(!progress.snapshot().stages.contains(&WRITE_STAGE));
+        assert!(!dir.join("result").exists());
+        assert!(!dir.join("result.tmp").exists());
+    }
 
     #[test]
     fn every_moss_language_name_is_answered_yes() {

@@ -33,8 +33,13 @@ mod ui;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
-pub use job::{archive_job, create_archive, language, run_job, JobSpec, StoredFile};
-pub use protocol::{Event, Limits, ProtocolError, Session, Upload, UploadedFile};
+pub use job::{
+    archive_job, create_archive, language, run_job, JobProgress, JobSpec, ProgressSnapshot,
+    StoredFile, CANCELLED, WRITE_STAGE,
+};
+pub use protocol::{
+    against_archive, Event, Limits, ProtocolError, Session, Upload, UploadedFile, AGAINST,
+};
 pub use server::{Config, Server, Shared};
 pub use store::{is_job_id, Archive, Job, JobState, Store, User};
 

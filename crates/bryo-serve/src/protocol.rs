@@ -578,6 +578,46 @@ fn number(rest: &str, command: &'static str) -> Result<u32, ProtocolError> {
         })
 }
 
+/// The token of a `query` comment that names an archive of past terms:
+/// `bryo:against=NAME`, or `bryo:against="NAME WITH SPACES"`.
+pub const AGAINST: &str = "bryo:against=";
+
+/// Splits a `query` comment into the comment to keep and the archive name
+/// its [`AGAINST`] token gives, if any; the token and the spaces around
+/// it are taken out. `Err` says what is wrong with the token.
+pub fn against_archive(comment: &str) -> Result<(String, Option<String>), String> {
+    let Some(at) = comment.find(AGAINST) else {
+        return Ok((comment.to_string(), None));
+    };
+    let rest = &comment[at + AGAINST.len()..];
+    let (name, after) = if let Some(quoted) = rest.strip_prefix('"') {
+        let Some(end) = quoted.find('"') else {
+            return Err(format!("the comment's {AGAINST}\"… has no closing quote."));
+        };
+        (&quoted[..end], &quoted[end + 1..])
+    } else {
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        (&rest[..end], &rest[end..])
+    };
+    if name.trim().is_empty() {
+        return Err(format!(
+            "the comment's {AGAINST} names no archive ({AGAINST}NAME, or {AGAINST}\"NAME\" for a name with spaces)."
+        ));
+    }
+    if after.contains(AGAINST) {
+        return Err(format!(
+            "the comment names more than one archive with {AGAINST}."
+        ));
+    }
+    let before = comment[..at].trim_end();
+    let after = after.trim_start();
+    let kept = match (before.is_empty(), after.is_empty()) {
+        (false, false) => format!("{before} {after}"),
+        _ => format!("{before}{after}"),
+    };
+    Ok((kept, Some(name.to_string())))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -692,5 +732,36 @@ mod tests {
             panic!()
         };
         assert!(u.files.is_empty());
+    }
+
+    #[test]
+    fn the_against_token_is_taken_out_of_the_comment() {
+        let cases = [
+            ("hw3", ("hw3", None)),
+            ("", ("", None)),
+            ("bryo:against=cs1-2025", ("", Some("cs1-2025"))),
+            ("hw3 bryo:against=cs1-2025", ("hw3", Some("cs1-2025"))),
+            ("hw3 bryo:against=cs1 fall", ("hw3 fall", Some("cs1"))),
+            ("bryo:against=\"CS1 2025\" hw3", ("hw3", Some("CS1 2025"))),
+            ("a  bryo:against=\"x\"  b", ("a b", Some("x"))),
+        ];
+        for (comment, (kept, name)) in cases {
+            assert_eq!(
+                against_archive(comment).unwrap(),
+                (kept.to_string(), name.map(str::to_string)),
+                "{comment}"
+            );
+        }
+        for bad in [
+            "bryo:against=",
+            "bryo:against= x",
+            "bryo:against=\"",
+            "bryo:against=\"\"",
+            "bryo:against=\"CS1 2025",
+            "bryo:against=a bryo:against=b",
+        ] {
+            let err = against_archive(bad).unwrap_err();
+            assert!(err.contains("bryo:against="), "{bad}: {err}");
+        }
     }
 }

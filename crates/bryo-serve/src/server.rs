@@ -1,17 +1,18 @@
 //! The running server: the MOSS protocol listener, the HTTP listener and
 //! the job runner, sharing one [`Store`].
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 
-use crate::job::{language, run_job, store_upload};
-use crate::protocol::{Event, Limits, Session, Upload};
+use crate::job::{language, run_job, store_upload, JobProgress, ProgressSnapshot};
+use crate::protocol::{against_archive, Event, Limits, Session, Upload};
 use crate::store::{now, random_hex, Job, JobState, Store};
 use crate::ServeError;
 
@@ -67,12 +68,36 @@ pub struct Shared {
     queue: Arc<Semaphore>,
     /// One permit per job running.
     workers: Arc<Semaphore>,
+    /// The running jobs' progress, by job id (transient: not stored).
+    running: Mutex<HashMap<String, Arc<JobProgress>>>,
 }
 
 impl Shared {
     /// The public URL of a job's result, ending in `/`.
     pub fn result_url(&self, id: &str) -> String {
         format!("{}/results/{id}/", self.public_url)
+    }
+
+    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<JobProgress>>> {
+        self.running.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Where a running job is; `None` when it is not running.
+    pub fn progress(&self, id: &str) -> Option<ProgressSnapshot> {
+        self.running().get(id).map(|p| p.snapshot())
+    }
+
+    /// Deletes a job of `user_id`, cancelling it first if it runs (it
+    /// then writes nothing back). `false` when the user has no such job.
+    pub fn delete_job(&self, user_id: u64, id: &str) -> Result<bool, ServeError> {
+        match self.store.job(id)? {
+            Some(job) if job.user_id == user_id => {}
+            _ => return Ok(false),
+        }
+        if let Some(p) = self.running().get(id) {
+            p.cancel();
+        }
+        self.store.delete_job(user_id, id)
     }
 }
 
@@ -85,10 +110,16 @@ pub struct Server {
 }
 
 impl Server {
-    /// Opens the store, binds both listeners and takes up the jobs a
-    /// previous run left queued or running.
+    /// Opens the store, removes what a crash left behind (temporary
+    /// directories, directories of deleted jobs) and binds both
+    /// listeners; [`run`](Server::run) takes up the jobs a previous run
+    /// left queued or running.
     pub async fn bind(config: Config) -> Result<Server, ServeError> {
         let store = Store::open(&config.data)?;
+        // Before anything is served or run.
+        for path in store.remove_leftovers()? {
+            println!("bryo serve: removed the leftover {}", path.display());
+        }
         let moss = TcpListener::bind(config.moss)
             .await
             .map_err(|e| ServeError::Bind(config.moss, e))?;
@@ -111,6 +142,7 @@ impl Server {
             read_timeout: config.read_timeout,
             queue: Arc::new(Semaphore::new(config.queue.max(1))),
             workers: Arc::new(Semaphore::new(config.workers.max(1))),
+            running: Mutex::new(HashMap::new()),
         });
         Ok(Server { shared, moss, http })
     }
@@ -159,21 +191,10 @@ impl Server {
 }
 
 /// Jobs a previous run left behind: queued and running ones run again
-/// from their stored upload (a running one's partial result is thrown
-/// away first); leftover temporary directories are removed.
+/// from their stored upload (their partial results, like every leftover
+/// temporary directory, were removed by [`Server::bind`]).
 fn recover(shared: &Arc<Shared>) -> Result<(), ServeError> {
     let store = &shared.store;
-    let jobs_dir = store.dir().join("jobs");
-    if let Ok(entries) = std::fs::read_dir(&jobs_dir) {
-        for entry in entries.flatten() {
-            for tmp in ["upload.tmp", "result.tmp"] {
-                let p = entry.path().join(tmp);
-                if p.exists() {
-                    std::fs::remove_dir_all(&p).map_err(|e| ServeError::io(&p, e))?;
-                }
-            }
-        }
-    }
     let mut left = store.jobs_in(JobState::Running)?;
     left.extend(store.jobs_in(JobState::Queued)?);
     for job in left {
@@ -204,19 +225,34 @@ async fn execute(
         Ok(false) => return (JobState::Failed, Some("the job is no longer queued".into())),
         Err(e) => return (JobState::Failed, Some(e.to_string())),
     }
+    let progress = Arc::new(JobProgress::default());
+    shared.running().insert(id.clone(), progress.clone());
     let dir = shared.store.job_dir(&id);
     let archives = shared.store.dir().join("archives");
     let base = shared.result_url(&id);
+    let job_progress = progress.clone();
     let outcome = tokio::task::spawn_blocking(move || {
-        std::panic::catch_unwind(|| run_job(&dir, &archives, &base))
+        std::panic::catch_unwind(|| run_job(&dir, &archives, &base, &job_progress))
             .unwrap_or_else(|_| Err("the comparison failed unexpectedly".to_string()))
     })
     .await
     .unwrap_or_else(|e| Err(format!("the comparison failed unexpectedly: {e}")));
+    shared.running().remove(&id);
     let (state, reason) = match outcome {
         Ok(()) => (JobState::Done, None),
         Err(reason) => (JobState::Failed, Some(reason)),
     };
+    if progress.is_cancelled() || matches!(shared.store.job(&id), Ok(None)) {
+        // Deleted while it ran: a file written after the deletion removed
+        // the directory is removed with it.
+        let dir = shared.store.job_dir(&id);
+        if dir.exists() {
+            if let Err(e) = std::fs::remove_dir_all(&dir) {
+                eprintln!("bryo serve: cannot remove deleted job {id}: {e}");
+            }
+        }
+        return (JobState::Failed, Some(crate::job::CANCELLED.to_string()));
+    }
     if let Err(e) = shared.store.set_state(&id, state, reason.as_deref()) {
         eprintln!("bryo serve: cannot record the end of job {id}: {e}");
     }
@@ -327,12 +363,54 @@ async fn refuse(mut stream: TcpStream, line: &str) {
 
 /// A query: checks it, stores the upload, runs the job and waits for it.
 /// `Err` is the text after `Error: `.
-async fn query(shared: &Arc<Shared>, upload: Upload) -> Result<String, String> {
+async fn query(shared: &Arc<Shared>, mut upload: Upload) -> Result<String, String> {
+    let (comment, name) = against_archive(&upload.comment)?;
+    if let Some(name) = name {
+        upload.archive = Some(archive_named(shared, upload.user_id, &name)?);
+        upload.comment = comment;
+    }
     let (id, task) = submit(shared, upload).await.map_err(|e| e.message)?;
     match task.await {
         Ok((JobState::Done, _)) => Ok(shared.result_url(&id)),
         Ok((_, reason)) => Err(reason.unwrap_or_else(|| "the job failed.".into())),
         Err(e) => Err(format!("the job failed: {e}.")),
+    }
+}
+
+/// The id of the user's archive called `name` (the comment's
+/// `bryo:against=NAME`); `Err` names what is wrong.
+fn archive_named(shared: &Shared, user_id: u64, name: &str) -> Result<String, String> {
+    let archives = shared
+        .store
+        .archives_of(user_id)
+        .map_err(|e| format!("{e}."))?;
+    let named: Vec<_> = archives.iter().filter(|a| a.name == name).collect();
+    // The answer is one protocol line, whatever the names hold.
+    let line = |n: &str| -> String {
+        n.chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect()
+    };
+    match named.as_slice() {
+        [one] => Ok(one.id.clone()),
+        [] => {
+            let yours: Vec<_> = archives
+                .iter()
+                .map(|a| format!("`{}`", line(&a.name)))
+                .collect();
+            Err(format!(
+                "no archive of past terms is named `{name}` ({}).",
+                if yours.is_empty() {
+                    "you have none".to_string()
+                } else {
+                    format!("yours: {}", yours.join(", "))
+                }
+            ))
+        }
+        _ => Err(format!(
+            "{} of your archives are named `{name}`; give one of them another name.",
+            named.len()
+        )),
     }
 }
 
@@ -406,6 +484,7 @@ pub(crate) async fn submit(
             bytes: upload.files.iter().map(|f| f.bytes.len() as u64).sum(),
             created: now(),
             finished: None,
+            revoked: false,
         })
     })
     .await;

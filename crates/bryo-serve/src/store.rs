@@ -96,6 +96,9 @@ pub struct Job {
     pub created: i64,
     /// When it ended.
     pub finished: Option<i64>,
+    /// Its owner took its result URL back: the pages answer 404 to
+    /// anyone without the owner's token until it is restored.
+    pub revoked: bool,
 }
 
 /// The database and the data directory.
@@ -167,6 +170,7 @@ impl Store {
              );",
         )
         .map_err(ServeError::Db)?;
+        migrate(&db)?;
         Ok(Store {
             dir: dir.to_path_buf(),
             db: Mutex::new(db),
@@ -269,8 +273,8 @@ impl Store {
     pub fn insert_job(&self, job: &Job) -> Result<(), ServeError> {
         self.db()
             .execute(
-                "INSERT INTO jobs (id, user_id, state, reason, comment, files, bytes, created, finished)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                "INSERT INTO jobs (id, user_id, state, reason, comment, files, bytes, created, finished, revoked)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                 params![
                     job.id,
                     job.user_id as i64,
@@ -280,7 +284,8 @@ impl Store {
                     job.files as i64,
                     job.bytes as i64,
                     job.created,
-                    job.finished
+                    job.finished,
+                    job.revoked
                 ],
             )
             .map_err(ServeError::Db)?;
@@ -321,7 +326,7 @@ impl Store {
     pub fn job(&self, id: &str) -> Result<Option<Job>, ServeError> {
         self.db()
             .query_row(
-                "SELECT id, user_id, state, reason, comment, files, bytes, created, finished FROM jobs WHERE id = ?1",
+                "SELECT id, user_id, state, reason, comment, files, bytes, created, finished, revoked FROM jobs WHERE id = ?1",
                 [id],
                 job_row,
             )
@@ -334,7 +339,7 @@ impl Store {
         let db = self.db();
         let mut stmt = db
             .prepare(
-                "SELECT id, user_id, state, reason, comment, files, bytes, created, finished FROM jobs
+                "SELECT id, user_id, state, reason, comment, files, bytes, created, finished, revoked FROM jobs
                  WHERE user_id = ?1 ORDER BY created DESC, id",
             )
             .map_err(ServeError::Db)?;
@@ -351,7 +356,7 @@ impl Store {
         let db = self.db();
         let mut stmt = db
             .prepare(
-                "SELECT id, user_id, state, reason, comment, files, bytes, created, finished FROM jobs
+                "SELECT id, user_id, state, reason, comment, files, bytes, created, finished, revoked FROM jobs
                  WHERE state = ?1 ORDER BY created, id",
             )
             .map_err(ServeError::Db)?;
@@ -361,6 +366,54 @@ impl Store {
             .collect::<Result<Vec<_>, _>>()
             .map_err(ServeError::Db)?;
         Ok(rows)
+    }
+
+    /// Revokes (`true`) or restores (`false`) the public result of a job of
+    /// `user_id`; `false` when the user has no such job.
+    pub fn set_revoked(&self, user_id: u64, id: &str, revoked: bool) -> Result<bool, ServeError> {
+        let n = self
+            .db()
+            .execute(
+                "UPDATE jobs SET revoked = ?3 WHERE id = ?1 AND user_id = ?2",
+                params![id, user_id as i64, revoked],
+            )
+            .map_err(ServeError::Db)?;
+        Ok(n == 1)
+    }
+
+    /// Removes what a crash or a deleted running job can leave in `jobs/`:
+    /// temporary directories (`*.tmp`) of every job, and the directory of
+    /// a job whose row is gone. Run before any job starts.
+    pub fn remove_leftovers(&self) -> Result<Vec<PathBuf>, ServeError> {
+        let jobs_dir = self.dir.join("jobs");
+        let mut removed = Vec::new();
+        let entries = fs::read_dir(&jobs_dir).map_err(|e| ServeError::io(&jobs_dir, e))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| ServeError::io(&jobs_dir, e))?;
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if !is_job_id(&name) || !path.is_dir() {
+                continue;
+            }
+            if self.job(&name)?.is_none() {
+                fs::remove_dir_all(&path).map_err(|e| ServeError::io(&path, e))?;
+                removed.push(path);
+                continue;
+            }
+            for inner in fs::read_dir(&path).map_err(|e| ServeError::io(&path, e))? {
+                let inner = inner.map_err(|e| ServeError::io(&path, e))?;
+                if inner.file_name().to_string_lossy().ends_with(".tmp") {
+                    let p = inner.path();
+                    if p.is_dir() {
+                        fs::remove_dir_all(&p).map_err(|e| ServeError::io(&p, e))?;
+                    } else {
+                        fs::remove_file(&p).map_err(|e| ServeError::io(&p, e))?;
+                    }
+                    removed.push(p);
+                }
+            }
+        }
+        Ok(removed)
     }
 
     /// Deletes a job of `user_id`: its row first (so it is no longer
@@ -464,6 +517,40 @@ impl Store {
     }
 }
 
+/// The schema changes since the first release, in order; the database's
+/// `user_version` is the number applied. Each runs once, in a
+/// transaction with its version bump.
+const MIGRATIONS: &[&str] = &[
+    // 1: a job's result can be revoked without deleting the job.
+    "ALTER TABLE jobs ADD COLUMN revoked INTEGER NOT NULL DEFAULT 0;",
+];
+
+/// Brings a database made by an earlier version up to date.
+fn migrate(db: &Connection) -> Result<(), ServeError> {
+    let version: i64 = db
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .map_err(ServeError::Db)?;
+    let known = MIGRATIONS.len() as i64;
+    if version > known {
+        return Err(ServeError::Other(format!(
+            "the database has schema version {version}; this bryo knows up to {known} (a newer bryo made it)"
+        )));
+    }
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
+        let to = i as i64 + 1;
+        db.execute_batch(&format!(
+            "BEGIN IMMEDIATE; {sql} PRAGMA user_version = {to}; COMMIT;"
+        ))
+        .map_err(|e| {
+            let _ = db.execute_batch("ROLLBACK;");
+            ServeError::Other(format!(
+                "cannot upgrade the database to schema version {to}: {e}"
+            ))
+        })?;
+    }
+    Ok(())
+}
+
 fn archive_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Archive> {
     Ok(Archive {
         id: r.get(0)?,
@@ -495,5 +582,102 @@ fn job_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Job> {
         bytes: r.get::<_, i64>(6)? as u64,
         created: r.get(7)?,
         finished: r.get(8)?,
+        revoked: r.get::<_, i64>(9)? != 0,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The schema of the first release, before any migration.
+    const FIRST_SCHEMA: &str = "CREATE TABLE users (
+             id INTEGER PRIMARY KEY, email TEXT NOT NULL, token TEXT NOT NULL UNIQUE,
+             disabled INTEGER NOT NULL DEFAULT 0, created INTEGER NOT NULL);
+         CREATE TABLE jobs (
+             id TEXT PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users(id),
+             state TEXT NOT NULL, reason TEXT, comment TEXT NOT NULL, files INTEGER NOT NULL,
+             bytes INTEGER NOT NULL, created INTEGER NOT NULL, finished INTEGER);
+         CREATE INDEX jobs_by_user ON jobs(user_id, created);
+         CREATE TABLE archives (
+             id TEXT PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users(id),
+             name TEXT NOT NULL, language TEXT NOT NULL, created INTEGER NOT NULL);
+         INSERT INTO users VALUES (123456789, 'a@example.edu', 'tok', 0, 1);
+         INSERT INTO jobs VALUES ('0123456789abcdef0123456789abcdef', 123456789, 'done',
+             NULL, 'hw1', 2, 10, 1, 2);";
+
+    #[test]
+    fn a_database_of_the_first_release_opens_and_gains_the_revoked_column() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let db = Connection::open(dir.path().join("bryo.sqlite")).unwrap();
+            db.execute_batch(FIRST_SCHEMA).unwrap();
+        }
+        let id = "0123456789abcdef0123456789abcdef";
+        let store = Store::open(dir.path()).unwrap();
+        let job = store.job(id).unwrap().unwrap();
+        assert_eq!((job.comment.as_str(), job.revoked), ("hw1", false));
+        assert!(store.set_revoked(123456789, id, true).unwrap());
+        assert!(!store.set_revoked(987654321, id, false).unwrap());
+        drop(store);
+        // Opened again: migrated once, the flag kept.
+        let store = Store::open(dir.path()).unwrap();
+        assert!(store.job(id).unwrap().unwrap().revoked);
+        let version: i64 = store
+            .db()
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, MIGRATIONS.len() as i64);
+    }
+
+    #[test]
+    fn a_database_of_a_newer_release_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let db = Connection::open(dir.path().join("bryo.sqlite")).unwrap();
+            db.execute_batch(FIRST_SCHEMA).unwrap();
+            db.pragma_update(None, "user_version", 99).unwrap();
+        }
+        let err = Store::open(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("schema version 99"), "{err}");
+    }
+
+    #[test]
+    fn leftovers_are_removed_and_complete_directories_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let user = store.add_user("a@example.edu").unwrap();
+        let kept = "0123456789abcdef0123456789abcdef";
+        let orphan = "fedcba9876543210fedcba9876543210";
+        store
+            .insert_job(&Job {
+                id: kept.into(),
+                user_id: user.id,
+                state: JobState::Done,
+                reason: None,
+                comment: String::new(),
+                files: 1,
+                bytes: 1,
+                created: 1,
+                finished: Some(2),
+                revoked: false,
+            })
+            .unwrap();
+        for d in [
+            format!("{kept}/upload"),
+            format!("{kept}/result"),
+            format!("{kept}/result.tmp/report"),
+            format!("{kept}/upload.tmp"),
+            format!("{orphan}/result.tmp"),
+        ] {
+            fs::create_dir_all(store.job_dir("").join(d)).unwrap();
+        }
+        let removed = store.remove_leftovers().unwrap();
+        assert_eq!(removed.len(), 3, "{removed:?}");
+        assert!(store.job_dir(kept).join("upload").is_dir());
+        assert!(store.job_dir(kept).join("result").is_dir());
+        assert!(!store.job_dir(kept).join("result.tmp").exists());
+        assert!(!store.job_dir(kept).join("upload.tmp").exists());
+        assert!(!store.job_dir(orphan).exists());
+    }
 }

@@ -1,7 +1,9 @@
-//! The web UI: log in with the token, upload a class, watch its jobs,
-//! open the reports, delete them. Pages are rendered on the server and
-//! work without JavaScript (a page with unfinished jobs reloads itself
-//! through a `Refresh` header); the one stylesheet is compiled into the
+//! The web UI: log in with the token, upload a class, watch its jobs
+//! (each with its page showing the running stage), open the reports,
+//! revoke and restore their public links, delete them. Pages are rendered
+//! on the server and work without JavaScript (a page with unfinished jobs
+//! reloads itself: a `Refresh` header on the list, a `<meta
+//! http-equiv="refresh">` on a job's page); the one stylesheet is compiled into the
 //! binary. The token is kept in an HttpOnly, SameSite=Strict cookie, so
 //! another site cannot submit the forms on the user's behalf.
 
@@ -17,9 +19,9 @@ use bryo_frontend::Language;
 use bryo_html::escape_html;
 use serde::Deserialize;
 
-use crate::api::{read_upload, start_job, token_user};
+use crate::api::{read_upload, set_revoked, start_job, token_user, AuthUser};
 use crate::server::Shared;
-use crate::store::{is_job_id, JobState, User};
+use crate::store::{is_job_id, Job, JobState, User};
 
 const STYLE: &str = include_str!("ui.css");
 const COOKIE: &str = "bryo_token";
@@ -32,15 +34,28 @@ pub fn router() -> Router<Arc<Shared>> {
         .route("/ui/login", post(login))
         .route("/ui/logout", post(logout))
         .route("/ui/jobs", get(jobs_page).post(upload))
+        .route("/ui/jobs/{id}", get(job_page))
         .route("/ui/jobs/{id}/delete", post(delete))
+        .route("/ui/jobs/{id}/revoke", post(revoke))
+        .route("/ui/jobs/{id}/restore", post(restore))
         .route("/ui/jobs/{id}/archive", post(archive_job))
         .route("/ui/archives", post(new_archive))
 }
 
 fn html(status: StatusCode, title: &str, body: &str) -> Response {
+    html_page(status, title, body, false)
+}
+
+/// A page; `refresh`: it reloads itself every two seconds.
+fn html_page(status: StatusCode, title: &str, body: &str, refresh: bool) -> Response {
+    let refresh = if refresh {
+        "<meta http-equiv=\"refresh\" content=\"2\">"
+    } else {
+        ""
+    };
     let page = format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">{refresh}\
          <title>{} · bryo</title><link rel=\"stylesheet\" href=\"/ui/style.css\"></head>\
          <body><header><a href=\"/\" class=\"brand\">bryo</a></header><main>{body}</main></body></html>\n",
         escape_html(title)
@@ -67,7 +82,8 @@ fn cookie_token(headers: &HeaderMap) -> Option<String> {
         .map(|(_, v)| v.to_string())
 }
 
-fn session_user(shared: &Shared, headers: &HeaderMap) -> Option<User> {
+/// The user logged in with the UI's cookie.
+pub(crate) fn session_user(shared: &Shared, headers: &HeaderMap) -> Option<User> {
     cookie_token(headers).and_then(|t| token_user(shared, &t).ok())
 }
 
@@ -246,14 +262,20 @@ async fn jobs_page(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Res
                 JobState::Failed => escape_html(job.reason.as_deref().unwrap_or("")),
                 _ => "…".to_string(),
             };
+            let revoked = if job.revoked {
+                " <span class=\"revoked\">revoked</span>"
+            } else {
+                ""
+            };
             body.push_str(&format!(
-                "<tr data-job=\"{id}\"><td>{}</td><td>{}</td><td>{}</td><td class=\"state\">{}</td>\
+                "<tr data-job=\"{id}\"><td><a href=\"/ui/jobs/{id}\">{}</a></td><td>{}</td><td>{}</td>\
+                 <td class=\"state\">{}{revoked}</td>\
                  <td>{result}</td><td><form method=\"post\" action=\"/ui/jobs/{id}/delete\">\
                  <button type=\"submit\">Delete</button></form></td></tr>",
                 when(job.created),
                 escape_html(&job.comment),
                 job.files,
-                job.state.as_str(),
+                escape_html(&state_text(&shared, job)),
                 id = job.id,
             ));
         }
@@ -294,6 +316,134 @@ async fn jobs_page(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Res
             .insert(header::REFRESH, HeaderValue::from_static("2"));
     }
     r
+}
+
+/// A job's state for people: a running job's stage and how far it got.
+fn state_text(shared: &Shared, job: &Job) -> String {
+    if job.state != JobState::Running {
+        return job.state.as_str().to_string();
+    }
+    match shared.progress(&job.id) {
+        Some(p) => match p.stage {
+            Some(stage) if p.total > 0 => format!("running: {stage} {}/{}", p.done, p.total),
+            Some(stage) => format!("running: {stage}"),
+            None => "running".to_string(),
+        },
+        None => "running".to_string(),
+    }
+}
+
+/// One job: its state (a running job's stage), its result links, its
+/// public link revoked or not, and the buttons to change that or delete it.
+async fn job_page(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    UrlPath(id): UrlPath<String>,
+) -> Response {
+    let Some(user) = session_user(&shared, &headers) else {
+        return Redirect::to("/").into_response();
+    };
+    let missing = || {
+        html(
+            StatusCode::NOT_FOUND,
+            "Not found",
+            "<p>No such comparison.</p>",
+        )
+    };
+    if !is_job_id(&id) {
+        return missing();
+    }
+    let job = match shared.store.job(&id) {
+        Ok(Some(job)) if job.user_id == user.id => job,
+        Ok(_) => return missing(),
+        Err(e) => {
+            return html(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Unavailable",
+                &escape_html(&e.to_string()),
+            )
+        }
+    };
+    let url = escape_html(&shared.result_url(&job.id));
+    let title = if job.comment.is_empty() {
+        "Comparison".to_string()
+    } else {
+        format!("Comparison: {}", job.comment)
+    };
+    let mut body = format!(
+        "<p><a href=\"/ui/jobs\">All comparisons</a></p><h1>{}</h1><dl class=\"job\">\
+         <dt>Submitted</dt><dd>{}</dd><dt>Files</dt><dd>{} ({} bytes)</dd>\
+         <dt>State</dt><dd class=\"state\">{}</dd>",
+        escape_html(&title),
+        when(job.created),
+        job.files,
+        job.bytes,
+        escape_html(&state_text(&shared, &job)),
+    );
+    match job.state {
+        JobState::Done => body.push_str(&format!(
+            "<dt>Result</dt><dd><a href=\"{url}\">MOSS pages</a> · \
+             <a href=\"{url}report/index.html\">report</a> · <a href=\"{url}result.json\">JSON</a></dd>"
+        )),
+        JobState::Failed => body.push_str(&format!(
+            "<dt>Why it failed</dt><dd class=\"error\">{}</dd>",
+            escape_html(job.reason.as_deref().unwrap_or("no reason was recorded"))
+        )),
+        _ => {}
+    }
+    let (link, action, button) = if job.revoked {
+        (
+            "<span class=\"revoked\">revoked</span>: the result URL answers 404 to everyone but you",
+            "restore",
+            "Restore the link",
+        )
+    } else {
+        (
+            "anyone who has the result URL can open it",
+            "revoke",
+            "Revoke the link",
+        )
+    };
+    body.push_str(&format!(
+        "<dt>Public link</dt><dd>{link}</dd></dl>\
+         <form method=\"post\" action=\"/ui/jobs/{id}/{action}\"><button type=\"submit\">{button}</button></form>\
+         <form method=\"post\" action=\"/ui/jobs/{id}/delete\"><button type=\"submit\">Delete</button></form>",
+        id = job.id
+    ));
+    let unfinished = matches!(job.state, JobState::Queued | JobState::Running);
+    html_page(StatusCode::OK, &title, &body, unfinished)
+}
+
+async fn revoke(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    UrlPath(id): UrlPath<String>,
+) -> Response {
+    revoke_or_restore(&shared, &headers, &id, true).await
+}
+
+async fn restore(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    UrlPath(id): UrlPath<String>,
+) -> Response {
+    revoke_or_restore(&shared, &headers, &id, false).await
+}
+
+async fn revoke_or_restore(
+    shared: &Shared,
+    headers: &HeaderMap,
+    id: &str,
+    revoked: bool,
+) -> Response {
+    let Some(user) = session_user(shared, headers) else {
+        return login_page(StatusCode::UNAUTHORIZED, "Log in first.");
+    };
+    let r = set_revoked(shared, &user, id, revoked);
+    if r.status().is_success() {
+        return Redirect::to(&format!("/ui/jobs/{id}")).into_response();
+    }
+    as_page(r).await
 }
 
 async fn upload(
@@ -357,8 +507,7 @@ async fn delete(
         );
     }
     let store_shared = shared.clone();
-    let deleted =
-        tokio::task::spawn_blocking(move || store_shared.store.delete_job(user.id, &id)).await;
+    let deleted = tokio::task::spawn_blocking(move || store_shared.delete_job(user.id, &id)).await;
     match deleted {
         Ok(Ok(true)) => Redirect::to("/ui/jobs").into_response(),
         Ok(Ok(false)) => html(
@@ -403,17 +552,6 @@ async fn as_page(r: Response) -> Response {
     )
 }
 
-/// The session's token as an API header.
-fn api_headers(headers: &HeaderMap) -> HeaderMap {
-    let mut h = HeaderMap::new();
-    if let Some(t) = cookie_token(headers) {
-        if let Ok(v) = HeaderValue::from_str(&format!("Bearer {t}")) {
-            h.insert(header::AUTHORIZATION, v);
-        }
-    }
-    h
-}
-
 #[derive(Deserialize)]
 struct ArchiveForm {
     archive: String,
@@ -425,12 +563,12 @@ async fn archive_job(
     UrlPath(id): UrlPath<String>,
     Form(form): Form<ArchiveForm>,
 ) -> Response {
-    let r = crate::api::add_job_to_archive(
-        State(shared),
-        api_headers(&headers),
-        UrlPath((form.archive, id)),
-    )
-    .await;
+    let Some(user) = session_user(&shared, &headers) else {
+        return login_page(StatusCode::UNAUTHORIZED, "Log in first.");
+    };
+    let r =
+        crate::api::add_job_to_archive(State(shared), AuthUser(user), UrlPath((form.archive, id)))
+            .await;
     as_page(r).await
 }
 
@@ -449,7 +587,9 @@ async fn new_archive(
         name: form.name,
         language: form.language,
     };
-    let r = crate::api::create_archive(State(shared), api_headers(&headers), Ok(axum::Json(body)))
-        .await;
+    let Some(user) = session_user(&shared, &headers) else {
+        return login_page(StatusCode::UNAUTHORIZED, "Log in first.");
+    };
+    let r = crate::api::create_archive(State(shared), AuthUser(user), Ok(axum::Json(body))).await;
     as_page(r).await
 }
