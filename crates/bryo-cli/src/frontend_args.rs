@@ -17,9 +17,19 @@ pub struct FrontendArgs {
 
     /// Front-end for source code: the fast lexers, or tree-sitter grammars
     /// (c, cc, java, python, javascript, typescript, csharp, go, rust) with
-    /// the lexer as a recorded fallback.
-    #[arg(long = "parser", value_enum, default_value_t = ParserArg::Lexer)]
-    parser: ParserArg,
+    /// the lexer as a recorded fallback. Default: lexer (tree-sitter with
+    /// --normalize).
+    #[arg(long = "parser", value_enum)]
+    parser: Option<ParserArg>,
+
+    /// Token-sequence normalization against inserted code (tree-sitter
+    /// languages): statements with no effect on what a program outputs or
+    /// returns are left out before fingerprinting: unused variables and
+    /// assignments, code after a return, no-op statements, functions that
+    /// do nothing and the calls to them. Reports still show the user's
+    /// files. Implies --parser tree-sitter.
+    #[arg(long = "normalize")]
+    normalize: bool,
 
     /// What of identifiers and literals survives normalization: `full` (as
     /// MOSS: every identifier one symbol, every literal its kind),
@@ -70,18 +80,24 @@ impl FrontendArgs {
 
     /// The options of `bryo_compare::analyze`.
     pub fn analyze_options(&self) -> Result<AnalyzeOptions> {
+        let parser = match (self.parser, self.normalize) {
+            (Some(ParserArg::Lexer), true) => anyhow::bail!(
+                "--normalize works on syntax trees: use it with --parser tree-sitter (its default) \
+                 or without --parser"
+            ),
+            (Some(ParserArg::Lexer), false) | (None, false) => Parser::Lexer,
+            (Some(ParserArg::TreeSitter), _) | (None, true) => Parser::TreeSitter,
+        };
         Ok(AnalyzeOptions {
             language: self.language()?,
-            parser: match self.parser {
-                ParserArg::Lexer => Parser::Lexer,
-                ParserArg::TreeSitter => Parser::TreeSitter,
-            },
+            parser,
             normalization: if self.verbatim {
                 Normalization::Verbatim
             } else {
                 self.normalization
             },
             text_mode: self.text_mode.into(),
+            drop_dead_code: self.normalize,
         })
     }
 }

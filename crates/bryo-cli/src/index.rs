@@ -248,9 +248,14 @@ fn info(index: &Index) -> Result<()> {
 /// The options of an index in one line.
 pub fn describe(s: &IndexSettings) -> String {
     format!(
-        "language {}, parser {}, normalization {}, text mode {}, k={} w={}",
+        "language {}, parser {}{}, normalization {}, text mode {}, k={} w={}",
         s.analyze.language.map_or("detected per file", |l| l.name()),
         s.analyze.parser.name(),
+        if s.analyze.drop_dead_code {
+            " (statements with no effect dropped)"
+        } else {
+            ""
+        },
         s.analyze.normalization.name(),
         s.analyze.text_mode.name(),
         s.config.k(),

@@ -62,6 +62,12 @@ pub struct AnalyzeOptions {
     pub normalization: Normalization,
     /// Characters or words for prose and HTML.
     pub text_mode: TextMode,
+    /// Token-sequence normalization on syntax trees (with
+    /// [`Parser::TreeSitter`]): statements with no effect on what the
+    /// program outputs or returns are left out (see
+    /// `bryo_treesitter::Options::drop_dead_code`). Files that fall back
+    /// to the lexer keep all their statements.
+    pub drop_dead_code: bool,
 }
 
 impl Default for AnalyzeOptions {
@@ -71,6 +77,7 @@ impl Default for AnalyzeOptions {
             parser: Parser::Lexer,
             normalization: Normalization::default(),
             text_mode: TextMode::default(),
+            drop_dead_code: false,
         }
     }
 }
@@ -202,7 +209,7 @@ pub fn normalize_into(
         }
         _ => {
             if options.parser == Parser::TreeSitter {
-                match tree_sitter(language, text, options.normalization) {
+                match tree_sitter(language, text, options) {
                     Ok(n) => {
                         *out = n;
                         run.frontend = Frontend::TreeSitter;
@@ -226,19 +233,20 @@ pub fn normalize_into(
 fn tree_sitter(
     language: &Language,
     text: &str,
-    normalization: Normalization,
+    analyze: &AnalyzeOptions,
 ) -> Result<Normalized, String> {
     let name = ts_name(language.name());
     if bryo_treesitter::TsLanguage::by_name(name).is_none() {
         return Err(format!("no tree-sitter grammar for {}", language.name()));
     }
     let mut options = bryo_treesitter::Options::default();
-    options.normalization = normalization;
+    options.normalization = analyze.normalization;
+    options.drop_dead_code = analyze.drop_dead_code;
     bryo_treesitter::normalize(name, text.as_bytes(), &options).map_err(|e| e.to_string())
 }
 
 #[cfg(not(feature = "tree-sitter"))]
-fn tree_sitter(_: &Language, _: &str, _: Normalization) -> Result<Normalized, String> {
+fn tree_sitter(_: &Language, _: &str, _: &AnalyzeOptions) -> Result<Normalized, String> {
     Err("this build of bryo has no tree-sitter front-ends".to_string())
 }
 

@@ -73,6 +73,15 @@ impl IndexSettings {
                 self.analyze.normalization.name().to_string(),
             ),
             ("text_mode", self.analyze.text_mode.name().to_string()),
+            (
+                "dead_code",
+                if self.analyze.drop_dead_code {
+                    "drop"
+                } else {
+                    "keep"
+                }
+                .to_string(),
+            ),
             ("k", self.config.k().to_string()),
             ("w", self.config.w().to_string()),
         ]
@@ -131,6 +140,17 @@ impl IndexSettings {
             "words" => TextMode::Words,
             other => return Err(IndexError::Settings(format!("unknown text mode `{other}`"))),
         };
+        // Indexes made before `--normalize` existed have no row: they keep
+        // every statement.
+        let drop_dead_code = match get("dead_code").as_deref() {
+            None | Some("keep") => false,
+            Some("drop") => true,
+            Some(other) => {
+                return Err(IndexError::Settings(format!(
+                    "unknown dead-code setting `{other}`"
+                )))
+            }
+        };
         let number = |key: &'static str| -> Result<usize> {
             field(key)?
                 .parse()
@@ -144,6 +164,7 @@ impl IndexSettings {
                 parser,
                 normalization,
                 text_mode,
+                drop_dead_code,
             },
             config,
         })

@@ -152,6 +152,10 @@ pub struct Scheme {
     pub normalization: String,
     /// Prose tokens: `chars` or `words`.
     pub text_mode: String,
+    /// Whether statements with no effect were left out (`--normalize`);
+    /// absent in JSON when not.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dead_code_dropped: bool,
 }
 
 impl Scheme {
@@ -161,7 +165,13 @@ impl Scheme {
     ///
     /// ```
     /// use bryo_report::Scheme;
-    /// let a = Scheme { hash: 1, symbol: 1, normalization: "full".into(), text_mode: "chars".into() };
+    /// let a = Scheme {
+    ///     hash: 1,
+    ///     symbol: 1,
+    ///     normalization: "full".into(),
+    ///     text_mode: "chars".into(),
+    ///     dead_code_dropped: false,
+    /// };
     /// let mut b = a.clone();
     /// assert!(a.check((12, 12), &b, (12, 12)).is_ok());
     /// b.symbol = 2;
@@ -189,6 +199,11 @@ impl Scheme {
                 other.normalization.clone(),
             ),
             ("text mode", self.text_mode.clone(), other.text_mode.clone()),
+            (
+                "dead-code removal (--normalize)",
+                self.dead_code_dropped.to_string(),
+                other.dead_code_dropped.to_string(),
+            ),
             ("k", kw.0.to_string(), other_kw.0.to_string()),
             ("w", kw.1.to_string(), other_kw.1.to_string()),
         ];

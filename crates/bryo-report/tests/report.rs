@@ -64,6 +64,7 @@ fn sample() -> Report {
                 symbol: 1,
                 normalization: "full".into(),
                 text_mode: "chars".into(),
+                dead_code_dropped: false,
             }),
         },
     );
@@ -520,15 +521,15 @@ prop_compose! {
         old in proptest::collection::vec(text(), 0..3),
         comment in proptest::option::of(text()),
         directional in any::<bool>(),
-        scheme in proptest::option::of((any::<u32>(), any::<u32>(), text(), text())),
+        scheme in proptest::option::of((any::<u32>(), any::<u32>(), text(), text(), any::<bool>())),
     ) -> Options {
         Options {
             language, k, w, max_submissions: m, max_pairs: n, min_similarity,
             min_fragment_symbols, merge_gap, merge_ratio, cluster_threshold, directory_mode,
             base, old, comment,
             score: if directional { Score::Directional } else { Score::Symmetric },
-            scheme: scheme.map(|(hash, symbol, normalization, text_mode)| Scheme {
-                hash, symbol, normalization, text_mode,
+            scheme: scheme.map(|(hash, symbol, normalization, text_mode, dead_code_dropped)| Scheme {
+                hash, symbol, normalization, text_mode, dead_code_dropped,
             }),
         }
     }

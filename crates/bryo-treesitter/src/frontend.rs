@@ -8,8 +8,9 @@ use std::time::{Duration, Instant};
 use bryo_frontend::{Normalization, Normalized};
 use tree_sitter::{Language, ParseOptions, ParseState, Parser, Tree};
 
+use crate::dead::{dead_statements, StatementTable};
 use crate::error::Fallback;
-use crate::languages::TsLanguage;
+use crate::languages::{languages, TsLanguage};
 use crate::walk::{role_table, walk, Role, TreeStats};
 
 /// How to run a tree-sitter front-end, and when to give up on it.
@@ -52,6 +53,12 @@ pub struct Options {
     /// the machine's load, so set `None` where byte-identical results
     /// across machines matter more than a bound on time.
     pub timeout: Option<Duration>,
+    /// Token-sequence normalization against inserted code: leave out the
+    /// symbols of statements that have no effect on what the program
+    /// outputs or returns (unused variables and assignments, code after a
+    /// `return`, no-op statements, calls to functions of the file that do
+    /// nothing). Spans stay those of the symbols kept. Default `false`.
+    pub drop_dead_code: bool,
 }
 
 impl Default for Options {
@@ -61,6 +68,7 @@ impl Default for Options {
             max_bytes: 1 << 20,
             max_error_share: 0.1,
             timeout: Some(Duration::from_secs(10)),
+            drop_dead_code: false,
         }
     }
 }
@@ -95,17 +103,23 @@ pub struct Parsed {
 struct ThreadParser {
     parser: Parser,
     roles: Vec<Role>,
+    statements: StatementTable,
 }
 
 impl ThreadParser {
-    fn new(spec: &TsLanguage) -> Result<Self, Fallback> {
+    fn new(spec: &'static TsLanguage) -> Result<Self, Fallback> {
         let language: Language = spec.grammar();
         let mut parser = Parser::new();
         parser
             .set_language(&language)
             .map_err(|e| Fallback::Grammar(e.to_string()))?;
         let roles = role_table(spec, &language);
-        Ok(ThreadParser { parser, roles })
+        let statements = StatementTable::new(spec, &language);
+        Ok(ThreadParser {
+            parser,
+            roles,
+            statements,
+        })
     }
 
     fn parse(&mut self, text: &[u8], timeout: Option<Duration>) -> Result<Tree, Fallback> {
@@ -199,7 +213,20 @@ impl TsLanguage {
         let keep_strings = options.normalization == Normalization::KeepStrings;
         let stats = self.with_parser(|tp| {
             let tree = tp.parse(&parse_text, options.timeout)?;
-            Ok(walk(&tree, text, &tp.roles, verbatim, keep_strings, out))
+            let skip = if options.drop_dead_code {
+                dead_statements(&tree, &parse_text, &tp.roles, &tp.statements)
+            } else {
+                Vec::new()
+            };
+            Ok(walk(
+                &tree,
+                text,
+                &tp.roles,
+                &skip,
+                verbatim,
+                keep_strings,
+                out,
+            ))
         })?;
         let error_bytes = (stats.error_bytes + stats.missing_nodes as usize).min(text.len());
         if error_bytes > 0 && error_bytes as f64 > options.max_error_share * text.len() as f64 {
@@ -236,6 +263,7 @@ impl TsLanguage {
         let index = self
             .index()
             .ok_or_else(|| Fallback::UnknownLanguage(self.name.to_owned()))?;
+        let spec: &'static TsLanguage = &languages()[index];
         PARSERS.with(|cell| match cell.try_borrow_mut() {
             Ok(mut parsers) => {
                 if parsers.len() <= index {
@@ -243,7 +271,7 @@ impl TsLanguage {
                 }
                 let slot = &mut parsers[index];
                 if slot.is_none() {
-                    *slot = Some(ThreadParser::new(self)?);
+                    *slot = Some(ThreadParser::new(spec)?);
                 }
                 match slot.as_mut() {
                     Some(tp) => f(tp),
@@ -252,7 +280,7 @@ impl TsLanguage {
             }
             // Only reachable if `f` re-entered this function; a private
             // parser keeps that correct, if slower.
-            Err(_) => f(&mut ThreadParser::new(self)?),
+            Err(_) => f(&mut ThreadParser::new(spec)?),
         })
     }
 }

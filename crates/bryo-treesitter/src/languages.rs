@@ -29,7 +29,113 @@ pub struct TsLanguage {
     pub(crate) opaque: &'static [&'static str],
     /// Comments and other layout (line continuations, shebangs): dropped.
     pub(crate) dropped: &'static [&'static str],
+    /// What dead-statement removal needs to know of the grammar.
+    pub(crate) statements: Statements,
 }
+
+/// The node kinds (and fields) dead-statement removal reads: where the
+/// statements of a function are, which of them may be dropped, and which
+/// constructs read, write, call or jump. See `dead.rs` for the analysis.
+pub(crate) struct Statements {
+    /// Functions, methods, lambdas: each has its own local variables; its
+    /// statements are in its `body` field.
+    pub(crate) scopes: &'static [&'static str],
+    /// Whether the root node is a scope too (script languages, whose files
+    /// hold statements at the top level).
+    pub(crate) root_scope: bool,
+    /// Nodes whose named children are statements.
+    pub(crate) blocks: &'static [&'static str],
+    /// Statements that may be dropped: declarations, expression statements,
+    /// `if`, loops, nested blocks. Any other statement is always kept.
+    pub(crate) droppable: &'static [&'static str],
+    /// Calls (and `new`, macros): an effect, unless calling a function of
+    /// the same file that has none, or one of `pure_calls`.
+    pub(crate) calls: &'static [&'static str],
+    /// Plainly named functions whose call has no effect of its own.
+    pub(crate) pure_calls: &'static [&'static str],
+    /// Assignments and loop headers, with the field holding the target.
+    pub(crate) assignments: &'static [(&'static str, &'static str)],
+    /// `++` and `--` (a kind is an update only when such a token is among
+    /// its children): its operand is read and written.
+    pub(crate) updates: &'static [&'static str],
+    /// Declarations, with the field holding the declared name(s).
+    pub(crate) declarators: &'static [(&'static str, &'static str)],
+    /// Destructuring targets (`a, b = …`): each named child is a target.
+    pub(crate) patterns: &'static [&'static str],
+    /// Declarator wrappers (C's `*p`, `a[10]`): the name is in their
+    /// `declarator` field.
+    pub(crate) wrappers: &'static [&'static str],
+    /// Whether a plain assignment declares a local (Python).
+    pub(crate) assignment_declares: bool,
+    /// Statements naming variables that are not local (`global`).
+    pub(crate) nonlocal: &'static [&'static str],
+    /// Labels and `case`s: code after a jump is reachable again from them.
+    pub(crate) labels: &'static [&'static str],
+    /// Keyword and operator tokens that have an effect (jumps, `delete`,
+    /// C++'s stream `<<`).
+    pub(crate) effect_tokens: &'static [&'static str],
+}
+
+/// Tokens with an effect in every language that spells them so.
+const JUMPS: &[&str] = &[
+    "return",
+    "break",
+    "continue",
+    "throw",
+    "raise",
+    "goto",
+    "yield",
+    "await",
+    "assert",
+    "delete",
+    "del",
+    "import",
+    "export",
+    "exit",
+    "defer",
+    "go",
+    "asm",
+    "__asm__",
+    "synchronized",
+    "lock",
+    "unsafe",
+];
+
+const C_DROPPABLE: &[&str] = &[
+    "declaration",
+    "expression_statement",
+    "if_statement",
+    "for_statement",
+    "while_statement",
+    "do_statement",
+    "compound_statement",
+];
+const C_STATEMENTS: Statements = Statements {
+    scopes: &["function_definition"],
+    root_scope: false,
+    blocks: &["compound_statement"],
+    droppable: C_DROPPABLE,
+    calls: &["call_expression"],
+    pure_calls: &[
+        "abs", "fabs", "sqrt", "pow", "strlen", "strcmp", "max", "min",
+    ],
+    assignments: &[("assignment_expression", "left")],
+    updates: &["update_expression"],
+    declarators: &[
+        ("declaration", "declarator"),
+        ("init_declarator", "declarator"),
+    ],
+    patterns: &[],
+    wrappers: &[
+        "pointer_declarator",
+        "array_declarator",
+        "parenthesized_declarator",
+    ],
+    assignment_declares: false,
+    nonlocal: &[],
+    labels: &["labeled_statement", "case_statement"],
+    effect_tokens: JUMPS,
+};
 
 impl std::fmt::Debug for TsLanguage {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -81,6 +187,281 @@ pub fn languages() -> &'static [TsLanguage] {
     LANGUAGES
 }
 
+const CPP_STATEMENTS: Statements = Statements {
+    scopes: &["function_definition", "lambda_expression"],
+    blocks: &["compound_statement"],
+    droppable: &[
+        "declaration",
+        "expression_statement",
+        "if_statement",
+        "for_statement",
+        "for_range_loop",
+        "while_statement",
+        "do_statement",
+        "compound_statement",
+    ],
+    calls: &["call_expression", "new_expression", "delete_expression"],
+    declarators: &[
+        ("declaration", "declarator"),
+        ("init_declarator", "declarator"),
+        ("for_range_loop", "declarator"),
+    ],
+    wrappers: &[
+        "pointer_declarator",
+        "array_declarator",
+        "reference_declarator",
+        "parenthesized_declarator",
+    ],
+    effect_tokens: &[
+        "return",
+        "break",
+        "continue",
+        "throw",
+        "goto",
+        "co_yield",
+        "co_await",
+        "co_return",
+        "delete",
+        "asm",
+        "__asm__",
+        "<<",
+        ">>",
+    ],
+    ..C_STATEMENTS
+};
+
+const JAVA_STATEMENTS: Statements = Statements {
+    scopes: &[
+        "method_declaration",
+        "constructor_declaration",
+        "compact_constructor_declaration",
+        "lambda_expression",
+    ],
+    root_scope: false,
+    blocks: &["block", "constructor_body"],
+    droppable: &[
+        "local_variable_declaration",
+        "expression_statement",
+        "if_statement",
+        "for_statement",
+        "enhanced_for_statement",
+        "while_statement",
+        "do_statement",
+        "block",
+    ],
+    calls: &[
+        "method_invocation",
+        "object_creation_expression",
+        "explicit_constructor_invocation",
+    ],
+    pure_calls: &[],
+    assignments: &[("assignment_expression", "left")],
+    updates: &["update_expression"],
+    declarators: &[
+        ("variable_declarator", "name"),
+        ("enhanced_for_statement", "name"),
+    ],
+    patterns: &[],
+    wrappers: &[],
+    assignment_declares: false,
+    nonlocal: &[],
+    labels: &["labeled_statement", "switch_label"],
+    effect_tokens: JUMPS,
+};
+
+const PYTHON_STATEMENTS: Statements = Statements {
+    scopes: &["function_definition", "lambda"],
+    root_scope: true,
+    blocks: &["block", "module"],
+    droppable: &[
+        "expression_statement",
+        "if_statement",
+        "for_statement",
+        "while_statement",
+        "pass_statement",
+    ],
+    calls: &["call"],
+    pure_calls: &[
+        "range",
+        "len",
+        "abs",
+        "min",
+        "max",
+        "int",
+        "float",
+        "str",
+        "bool",
+        "list",
+        "tuple",
+        "dict",
+        "set",
+        "sorted",
+        "sum",
+        "enumerate",
+        "zip",
+        "reversed",
+        "round",
+        "ord",
+        "chr",
+    ],
+    assignments: &[
+        ("assignment", "left"),
+        ("augmented_assignment", "left"),
+        ("for_statement", "left"),
+    ],
+    updates: &[],
+    declarators: &[],
+    patterns: &["pattern_list", "tuple_pattern", "list_pattern"],
+    wrappers: &[],
+    assignment_declares: true,
+    nonlocal: &["global_statement", "nonlocal_statement"],
+    labels: &[],
+    effect_tokens: JUMPS,
+};
+
+const JS_STATEMENTS: Statements = Statements {
+    scopes: &[
+        "function_declaration",
+        "function_expression",
+        "arrow_function",
+        "method_definition",
+        "generator_function_declaration",
+        "generator_function",
+    ],
+    root_scope: true,
+    blocks: &["statement_block", "program"],
+    droppable: &[
+        "lexical_declaration",
+        "variable_declaration",
+        "expression_statement",
+        "if_statement",
+        "for_statement",
+        "for_in_statement",
+        "while_statement",
+        "do_statement",
+        "statement_block",
+        "empty_statement",
+    ],
+    calls: &["call_expression", "new_expression"],
+    pure_calls: &[],
+    assignments: &[
+        ("assignment_expression", "left"),
+        ("augmented_assignment_expression", "left"),
+    ],
+    updates: &["update_expression"],
+    declarators: &[
+        ("variable_declarator", "name"),
+        ("for_in_statement", "left"),
+    ],
+    patterns: &["array_pattern", "object_pattern", "pair_pattern"],
+    wrappers: &[],
+    assignment_declares: false,
+    nonlocal: &[],
+    labels: &["labeled_statement", "switch_case"],
+    effect_tokens: JUMPS,
+};
+
+const TS_STATEMENTS: Statements = JS_STATEMENTS;
+
+const CSHARP_STATEMENTS: Statements = Statements {
+    scopes: &[
+        "method_declaration",
+        "constructor_declaration",
+        "local_function_statement",
+        "lambda_expression",
+        "anonymous_method_expression",
+    ],
+    root_scope: false,
+    blocks: &["block"],
+    droppable: &[
+        "local_declaration_statement",
+        "expression_statement",
+        "if_statement",
+        "for_statement",
+        "foreach_statement",
+        "while_statement",
+        "do_statement",
+        "block",
+        "empty_statement",
+    ],
+    calls: &["invocation_expression", "object_creation_expression"],
+    pure_calls: &[],
+    assignments: &[("assignment_expression", "left")],
+    updates: &["postfix_unary_expression", "prefix_unary_expression"],
+    declarators: &[
+        ("variable_declarator", "name"),
+        ("foreach_statement", "left"),
+    ],
+    patterns: &["tuple_pattern"],
+    wrappers: &[],
+    assignment_declares: false,
+    nonlocal: &[],
+    labels: &["labeled_statement", "switch_section"],
+    effect_tokens: JUMPS,
+};
+
+const GO_STATEMENTS: Statements = Statements {
+    scopes: &["function_declaration", "method_declaration", "func_literal"],
+    root_scope: false,
+    blocks: &["statement_list"],
+    droppable: &[
+        "short_var_declaration",
+        "var_declaration",
+        "assignment_statement",
+        "inc_statement",
+        "dec_statement",
+        "expression_statement",
+        "if_statement",
+        "for_statement",
+        "block",
+        "empty_statement",
+    ],
+    calls: &["call_expression"],
+    pure_calls: &["len", "cap", "abs", "min", "max"],
+    assignments: &[("assignment_statement", "left")],
+    updates: &["inc_statement", "dec_statement"],
+    declarators: &[
+        ("short_var_declaration", "left"),
+        ("var_spec", "name"),
+        ("range_clause", "left"),
+    ],
+    patterns: &["expression_list"],
+    wrappers: &[],
+    assignment_declares: false,
+    nonlocal: &[],
+    labels: &[
+        "labeled_statement",
+        "expression_case",
+        "default_case",
+        "type_case",
+    ],
+    effect_tokens: JUMPS,
+};
+
+const RUST_STATEMENTS: Statements = Statements {
+    scopes: &["function_item", "closure_expression"],
+    root_scope: false,
+    blocks: &["block"],
+    droppable: &["let_declaration", "expression_statement", "empty_statement"],
+    calls: &["call_expression", "macro_invocation"],
+    pure_calls: &[],
+    assignments: &[
+        ("assignment_expression", "left"),
+        ("compound_assignment_expr", "left"),
+    ],
+    updates: &[],
+    declarators: &[
+        ("let_declaration", "pattern"),
+        ("for_expression", "pattern"),
+    ],
+    patterns: &["tuple_pattern"],
+    wrappers: &[],
+    assignment_declares: false,
+    nonlocal: &[],
+    labels: &[],
+    effect_tokens: JUMPS,
+};
+
 static LANGUAGES: &[TsLanguage] = &[
     #[cfg(feature = "c")]
     TsLanguage {
@@ -98,6 +479,7 @@ static LANGUAGES: &[TsLanguage] = &[
         numbers: &["number_literal"],
         opaque: &["preproc_arg"],
         dropped: &["comment"],
+        statements: C_STATEMENTS,
     },
     #[cfg(feature = "cpp")]
     TsLanguage {
@@ -116,6 +498,7 @@ static LANGUAGES: &[TsLanguage] = &[
         numbers: &["number_literal"],
         opaque: &["preproc_arg"],
         dropped: &["comment"],
+        statements: CPP_STATEMENTS,
     },
     #[cfg(feature = "java")]
     TsLanguage {
@@ -135,6 +518,7 @@ static LANGUAGES: &[TsLanguage] = &[
         ],
         opaque: &[],
         dropped: &["line_comment", "block_comment"],
+        statements: JAVA_STATEMENTS,
     },
     #[cfg(feature = "python")]
     TsLanguage {
@@ -147,6 +531,7 @@ static LANGUAGES: &[TsLanguage] = &[
         numbers: &["integer", "float"],
         opaque: &[],
         dropped: &["comment", "line_continuation"],
+        statements: PYTHON_STATEMENTS,
     },
     #[cfg(feature = "javascript")]
     TsLanguage {
@@ -166,6 +551,7 @@ static LANGUAGES: &[TsLanguage] = &[
         numbers: &["number"],
         opaque: &["jsx_text"],
         dropped: &["comment", "html_comment", "hash_bang_line"],
+        statements: JS_STATEMENTS,
     },
     #[cfg(feature = "typescript")]
     TsLanguage {
@@ -186,6 +572,7 @@ static LANGUAGES: &[TsLanguage] = &[
         numbers: &["number"],
         opaque: &[],
         dropped: &["comment", "html_comment", "hash_bang_line"],
+        statements: TS_STATEMENTS,
     },
     #[cfg(feature = "csharp")]
     TsLanguage {
@@ -203,6 +590,7 @@ static LANGUAGES: &[TsLanguage] = &[
         numbers: &["integer_literal", "real_literal"],
         opaque: &["preproc_arg"],
         dropped: &["comment", "shebang_directive"],
+        statements: CSHARP_STATEMENTS,
     },
     #[cfg(feature = "go")]
     TsLanguage {
@@ -221,6 +609,7 @@ static LANGUAGES: &[TsLanguage] = &[
         numbers: &["int_literal", "float_literal", "imaginary_literal"],
         opaque: &[],
         dropped: &["comment"],
+        statements: GO_STATEMENTS,
     },
     #[cfg(feature = "rust")]
     TsLanguage {
@@ -239,6 +628,7 @@ static LANGUAGES: &[TsLanguage] = &[
         numbers: &["integer_literal", "float_literal"],
         opaque: &[],
         dropped: &["line_comment", "block_comment", "shebang"],
+        statements: RUST_STATEMENTS,
     },
 ];
 
@@ -260,11 +650,36 @@ mod tests {
                 spec.opaque,
                 spec.dropped,
             ];
-            for kind in lists.iter().flat_map(|l| l.iter()) {
+            let st = &spec.statements;
+            let statement_lists = [
+                st.scopes,
+                st.blocks,
+                st.droppable,
+                st.calls,
+                st.updates,
+                st.patterns,
+                st.wrappers,
+                st.nonlocal,
+                st.labels,
+            ];
+            let with_fields = st.assignments.iter().chain(st.declarators);
+            for kind in lists
+                .iter()
+                .chain(&statement_lists)
+                .flat_map(|l| l.iter())
+                .chain(with_fields.clone().map(|(k, _)| k))
+            {
                 assert_ne!(
                     language.id_for_node_kind(kind, true),
                     0,
                     "{}: no named node kind `{kind}`",
+                    spec.name
+                );
+            }
+            for (kind, field) in with_fields {
+                assert!(
+                    language.field_id_for_name(field).is_some(),
+                    "{}: no field `{field}` (for `{kind}`)",
                     spec.name
                 );
             }

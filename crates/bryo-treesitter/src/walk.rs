@@ -81,6 +81,7 @@ pub(crate) fn walk(
     tree: &Tree,
     text: &[u8],
     roles: &[Role],
+    skip: &[usize],
     verbatim: bool,
     keep_strings: bool,
     out: &mut Normalized,
@@ -99,7 +100,12 @@ pub(crate) fn walk(
         let node = cursor.node();
         let in_error = parent_is_error.last().copied().unwrap_or(false);
         // The ERROR kind id lies outside the grammar's table.
-        let role = roles.get(usize::from(node.kind_id())).copied();
+        // The nodes of `skip` (sorted ids) are left out with their subtree.
+        let role = if !skip.is_empty() && skip.binary_search(&node.id()).is_ok() {
+            Some(Role::Dropped)
+        } else {
+            roles.get(usize::from(node.kind_id())).copied()
+        };
         let mut is_error = false;
         let mut descend = false;
         match role {
@@ -262,7 +268,7 @@ mod tests {
         let tree = parser.parse(text, None).unwrap();
 
         let mut fast = Normalized::default();
-        let fast_stats = walk(&tree, text, &roles, verbatim, false, &mut fast);
+        let fast_stats = walk(&tree, text, &roles, &[], verbatim, false, &mut fast);
         let mut naive = Vec::new();
         let mut naive_stats = TreeStats::default();
         reference(
