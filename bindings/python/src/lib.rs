@@ -27,7 +27,7 @@ use bryo_compare::{
 use bryo_engine::Config;
 use bryo_frontend::{FrontendKind, Language, TextMode};
 use bryo_input::{InputFile, Inputs, Submission};
-use bryo_match::{Corpus, DocId, Document, MatchOptions, SubmissionId};
+use bryo_match::{CommonRule, Corpus, DocId, Document, MatchOptions, Rarity, SubmissionId};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rayon::prelude::*;
@@ -455,28 +455,67 @@ fn fragment_row(a: &bryo_report::Location, b: &bryo_report::Location, symbols: u
     )
 }
 
+/// The rarity counts of a larger corpus, for a part of it compared alone:
+/// the distinct submissions holding each matched hash, and the template
+/// threshold the rule took.
+struct RarityCounts {
+    submissions: HashMap<u64, u32>,
+    template_above: u64,
+}
+
 /// The compare pipeline on in-memory submissions, stage by stage, with
 /// `excluded` hashes taken as common whatever their count here.
 ///
 /// With `whole`, no candidate gets fragments: a pair of identical
 /// documents then comes out whole, as `bryo compare` reports one that was
-/// not among the candidates it scored.
+/// not among the candidates it scored. With `rarity`, a scored pair's
+/// similarity is discounted by the larger corpus's counts
+/// ([`Rarity::evidence`]), as `bryo compare` discounts it on the whole
+/// corpus.
 fn run_compare(
     inputs: Inputs,
     options: &CompareOptions,
     excluded: &[u64],
     whole: bool,
+    rarity: Option<&RarityCounts>,
 ) -> Result<(Vec<PairRow>, SkippedDocs), CompareError> {
     let analysis = analyze_inputs(inputs, options, &Silent)?;
     let mut corpus = analysis.corpus();
     corpus.exclude_hashes(excluded.iter().copied());
     let match_options = *analysis.match_options();
-    let indexed = bryo_match::fingerprint(&corpus, &match_options, &Silent)?.index(&Silent)?;
+    let fingerprinted = bryo_match::fingerprint(&corpus, &match_options, &Silent)?;
+    // Every selected occurrence of a hash matched on the larger corpus, as
+    // `(doc << 32 | pos, distinct submissions)`, sorted.
+    let discount = match (rarity, match_options.common) {
+        (Some(counts), CommonRule::Rarity(rule)) if rule.discounts(counts.template_above) => {
+            let mut occurrences = Vec::new();
+            for doc in 0..corpus.len() {
+                let id = DocId(doc as u32);
+                for f in fingerprinted.fingerprints(id).unwrap_or(&[]) {
+                    if let Some(&df) = counts.submissions.get(&f.hash) {
+                        occurrences.push(((doc as u64) << 32 | u64::from(f.pos), df));
+                    }
+                }
+            }
+            occurrences.sort_unstable();
+            Some((rule, occurrences, counts.template_above))
+        }
+        _ => None,
+    };
+    let indexed = fingerprinted.index(&Silent)?;
     let mut candidates = indexed.pairs(&Silent)?;
     if whole {
         candidates.pairs.clear();
     }
-    let comparison = indexed.fragments(candidates, &Silent)?;
+    // A pair no candidate brought together is added whole, undiscounted.
+    let scored = !candidates.pairs.is_empty();
+    let mut comparison = indexed.fragments(candidates, &Silent)?;
+    if let (Some((rule, occurrences, template_above)), true) = (&discount, scored) {
+        let k = match_options.config.k();
+        for m in &mut comparison.pairs {
+            m.similarity *= rule.evidence(&m.fragments, occurrences, k, *template_above);
+        }
+    }
     let counts: Vec<((u64, u64), (u64, u64))> = comparison
         .pairs
         .iter()
@@ -675,6 +714,88 @@ fn skipped_batch(skipped: &[(String, String)]) -> PyResult<RecordBatch> {
     )
 }
 
+/// The rarity counts handed to [`compare`]: a batch with `hash` (u64) and
+/// `submissions` (u32), and the template threshold; only for pairs
+/// compared alone under the rarity rule.
+fn rarity_counts(
+    batch: Option<RecordBatch>,
+    template_above: Option<u64>,
+    pairs: bool,
+    max_submissions: Option<usize>,
+) -> PyResult<Option<RarityCounts>> {
+    let (batch, template_above) = match (batch, template_above) {
+        (None, None) => return Ok(None),
+        (Some(b), Some(t)) => (b, t),
+        _ => {
+            return Err(value_error(
+                "hash_submissions and template_above go together (the rarity counts of the \
+                 whole corpus)",
+            ))
+        }
+    };
+    if !pairs || max_submissions.is_some() {
+        return Err(value_error(
+            "hash_submissions is for pairs compared alone under the rarity rule \
+             (give pairs, not max_submissions)",
+        ));
+    }
+    let (Some(hashes), Some(counts)) = (column(&batch, "hash"), column(&batch, "submissions"))
+    else {
+        return Err(value_error(
+            "hash_submissions needs the columns `hash` (uint64) and `submissions` (uint32)",
+        ));
+    };
+    let (Some(hashes), Some(counts)) = (
+        hashes.as_primitive_opt::<arrow_array::types::UInt64Type>(),
+        counts.as_primitive_opt::<arrow_array::types::UInt32Type>(),
+    ) else {
+        return Err(value_error(format!(
+            "hash_submissions takes uint64 `hash` and uint32 `submissions`, not {} and {}",
+            hashes.data_type(),
+            counts.data_type()
+        )));
+    };
+    if hashes.null_count() + counts.null_count() > 0 {
+        return Err(value_error("hash_submissions must have no nulls"));
+    }
+    let mut submissions = HashMap::with_capacity(hashes.len());
+    for (&h, &n) in hashes.values().iter().zip(counts.values().iter()) {
+        if *submissions.entry(h).or_insert(n) != n {
+            return Err(value_error(format!(
+                "hash_submissions gives hash {h} two different counts"
+            )));
+        }
+    }
+    Ok(Some(RarityCounts {
+        submissions,
+        template_above,
+    }))
+}
+
+/// Symbols below which `bryo compare` discounts a matched fragment by
+/// rarity on a corpus of thresholds `k` and template threshold
+/// `template_above` under the default rule (its JSON's
+/// `stats.discount_below`), or 0 when the discount does not apply
+/// (`discount=False` is `--no-discount`). The CLI reports it only when
+/// some shared hash is matched.
+#[pyfunction]
+#[pyo3(signature = (*, k, template_above, discount=true))]
+fn discount_below(k: usize, template_above: u64, discount: bool) -> u64 {
+    let rule = Rarity {
+        full_weight_kgrams: if discount {
+            Rarity::default().full_weight_kgrams
+        } else {
+            0
+        },
+        ..Rarity::default()
+    };
+    if rule.discounts(template_above) {
+        u64::from(rule.full_weight_kgrams) * k as u64
+    } else {
+        0
+    }
+}
+
 /// Compares documents as `bryo compare` does: `(pairs, skipped)`.
 ///
 /// Without `pairs`, every document of the batch is one submission of one
@@ -691,6 +812,14 @@ fn skipped_batch(skipped: &[(String, String)]) -> PyResult<RecordBatch> {
 /// `bryo compare -b` takes it: its passages are never matched and the
 /// symbols they cover are left out of the totals.
 ///
+/// `discount` (default true) is the rarity discount of the default rule;
+/// false is `bryo compare --no-discount`. A pair compared alone is too
+/// small a corpus for it: `hash_submissions` (a batch with `hash` u64 and
+/// `submissions` u32, the distinct submissions holding each matched hash
+/// of the whole corpus, identical ones counted once) and `template_above`
+/// (the whole corpus's template threshold) discount it as `bryo compare`
+/// does on the whole corpus.
+///
 /// `pairs` result: `doc_a`, `doc_b`, `similarity`, `a_percent`,
 /// `b_percent`, `shared_fingerprints`, `symbols_a`/`_b`, `covered_a`/`_b`,
 /// `lines_matched`, `longest_fragment`, `identical`, and `fragments`
@@ -701,7 +830,8 @@ fn skipped_batch(skipped: &[(String, String)]) -> PyResult<RecordBatch> {
     documents, *, pairs=None, excluded_hashes=None, base=None, language=None, kind=None,
     text_mode=None,
     k=None, w=None, max_submissions=None, max_pairs=250, min_similarity=0.0,
-    max_file_size=bryo_input::DEFAULT_MAX_FILE_SIZE,
+    max_file_size=bryo_input::DEFAULT_MAX_FILE_SIZE, discount=true, hash_submissions=None,
+    template_above=None,
 ))]
 #[allow(clippy::too_many_arguments)]
 fn compare(
@@ -719,7 +849,16 @@ fn compare(
     max_pairs: usize,
     min_similarity: f64,
     max_file_size: u64,
+    discount: bool,
+    hash_submissions: Option<PyArrowType<RecordBatch>>,
+    template_above: Option<u64>,
 ) -> PyResult<(PyArrowType<RecordBatch>, PyArrowType<RecordBatch>)> {
+    let rarity = rarity_counts(
+        hash_submissions.map(|b| b.0),
+        template_above,
+        pairs.is_some(),
+        max_submissions,
+    )?;
     let (k, w) = match (k, w, language.is_some() || kind.is_some()) {
         (None, None, false) => (None, None),
         _ => {
@@ -737,6 +876,7 @@ fn compare(
         max_submissions,
         max_pairs,
         min_similarity,
+        rarity_discount: discount,
         ..CompareOptions::default()
     };
     let excluded: Vec<u64> = match excluded_hashes {
@@ -831,7 +971,7 @@ fn compare(
                     }),
                 }
             }
-            py.detach(|| run_compare(inputs, &options, &excluded, false))
+            py.detach(|| run_compare(inputs, &options, &excluded, false, None))
                 .map_err(fail)?
         }
         Some(p) => {
@@ -889,7 +1029,7 @@ fn compare(
                 let mut rows = Vec::new();
                 let mut skipped = Vec::new();
                 for (inputs, whole) in jobs {
-                    let (r, s) = run_compare(inputs, &options, &excluded, whole)?;
+                    let (r, s) = run_compare(inputs, &options, &excluded, whole, rarity.as_ref())?;
                     rows.extend(r);
                     skipped.extend(s);
                 }
@@ -914,6 +1054,7 @@ fn _bryo(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(thresholds, m)?)?;
     m.add_function(wrap_pyfunction!(schemes, m)?)?;
     m.add_function(wrap_pyfunction!(seed_order, m)?)?;
+    m.add_function(wrap_pyfunction!(discount_below, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

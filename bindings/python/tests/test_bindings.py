@@ -114,6 +114,85 @@ def test_pairs_alone_with_excluded_hashes_equal_the_cli_m_rule(corpus):
     assert arrow_pairs(pairs.to_pylist()) == expected
 
 
+def _rarity_counts(docs):
+    """The rarity rule on the whole corpus, computed here from the postings
+    and the documents' content fingerprints: the template threshold, the
+    template hashes, and the distinct documents (identical ones counted
+    once) holding each other shared hash."""
+    postings, documents = bryo.fingerprint(batch_of(docs), language="python")
+    rows = [d for d in documents.to_pylist() if d["ok"]]
+    seen, canonical = set(), set()
+    for d in sorted(rows, key=lambda d: d["doc_id"]):
+        key = (d["symbols"], d["content_fingerprint"])
+        if key not in seen:
+            seen.add(key)
+            canonical.add(d["doc_id"])
+    distinct_docs = sum(1 for d in rows if d["doc_id"] in canonical and d["symbols"])
+    template_above = max(distinct_docs // 2, 10)
+    by_hash = defaultdict(set)
+    for h, d in zip(postings.column("hash").to_pylist(), postings.column("doc_id").to_pylist()):
+        by_hash[h].add(d)
+    df = {h: len(ds & canonical) for h, ds in by_hash.items() if len(ds) >= 2}
+    template = sorted(h for h, n in df.items() if n > template_above)
+    counts = {h: n for h, n in df.items() if n <= template_above}
+    return template_above, template, counts
+
+
+def test_pairs_alone_with_rarity_counts_equal_the_cli_discount(corpus):
+    """Each pair compared alone with the whole corpus's template hashes and
+    rarity counts equals `bryo compare` at its defaults, discount included;
+    without the counts (or with discount=False) it equals --no-discount,
+    and the discount does change some similarity on this corpus."""
+    root, docs = corpus
+    report = run_cli(root, "-n", "0")
+    plain = run_cli(root, "--no-discount", "-n", "0")
+    template_above, template, counts = _rarity_counts(docs)
+    assert report["stats"]["template_above"] == template_above > 10
+    assert report["stats"]["discount_below"] == bryo.discount_below(
+        k=report["options"]["k"], template_above=template_above
+    )
+    assert bryo.discount_below(k=12, template_above=template_above, discount=False) == 0
+    assert bryo.discount_below(k=12, template_above=10) == 0
+    expected = cli_pairs(report)
+    assert template and len(expected) > 5
+    differ = [(e, p) for e, p in zip(expected, cli_pairs(plain)) if e[2] != p[2]]
+    assert differ and all(e[:2] == p[:2] and e[3:] == p[3:] for e, p in differ)
+    wanted = pa.RecordBatch.from_pydict(
+        {"doc_a": [p[0] for p in expected], "doc_b": [p[1] for p in expected]}
+    )
+    hash_submissions = pa.table(
+        {"hash": pa.array(list(counts), pa.uint64()), "submissions": list(counts.values())}
+    )
+    kwargs = dict(pairs=wanted, excluded_hashes=template, language="python")
+    pairs, _ = bryo.compare(
+        batch_of(docs), hash_submissions=hash_submissions, template_above=template_above, **kwargs
+    )
+    assert arrow_pairs(pairs.to_pylist()) == expected
+    alone, _ = bryo.compare(batch_of(docs), **kwargs)
+    assert arrow_pairs(alone.to_pylist()) == cli_pairs(plain)
+    off, _ = bryo.compare(
+        batch_of(docs),
+        hash_submissions=hash_submissions,
+        template_above=template_above,
+        discount=False,
+        **kwargs,
+    )
+    assert arrow_pairs(off.to_pylist()) == cli_pairs(plain)
+    # On the whole batch, `discount` is the CLI's flag.
+    whole, _ = bryo.compare(batch_of(docs), max_pairs=0, discount=False)
+    assert arrow_pairs(whole.to_pylist()) == cli_pairs(plain)
+    with pytest.raises(ValueError, match="go together"):
+        bryo.compare(batch_of(docs), hash_submissions=hash_submissions, **kwargs)
+    with pytest.raises(ValueError, match="under the rarity rule"):
+        bryo.compare(
+            batch_of(docs),
+            hash_submissions=hash_submissions,
+            template_above=template_above,
+            max_submissions=0,
+            **kwargs,
+        )
+
+
 def test_bad_calls_are_clear_errors(corpus):
     _, docs = corpus
     no_text = pa.RecordBatch.from_pydict({"doc_id": ["a"]})

@@ -37,10 +37,10 @@ def spark():
     session.stop()
 
 
-def _args(**kw):
+def _args(*flags, **kw):
     from bryo.spark import parser
 
-    argv = []
+    argv = list(flags)
     for key, value in kw.items():
         if value is None:
             continue
@@ -61,12 +61,24 @@ def _read(path):
     return pq.read_table(path).to_pylist()
 
 
-@pytest.mark.parametrize("m,n", [(None, 250), (10, 250), (5, 0), (None, 6)])
-def test_job_equals_bryo_compare(spark, corpus, tmp_path, m, n):
+def _rule(report):
+    """The limits the common-code rule took, as `run.json` reports them."""
+    return {
+        key: report["stats"].get(key) for key in ("template_above", "seed_limit", "discount_below")
+    }
+
+
+@pytest.mark.parametrize(
+    "m,n,flags",
+    [(None, 250, ()), (10, 250, ()), (5, 0, ()), (None, 6, ()), (None, 0, ("--no-discount",))],
+)
+def test_job_equals_bryo_compare(spark, corpus, tmp_path, m, n, flags):
     """Pairs, scores and fragments equal `bryo compare [-m M] -n N` on a
     corpus spread over eight partitions — without -m under the rarity rule
-    (a passage in 60% of the documents is template code), with -m under
-    MOSS's; skipped documents keep their reasons."""
+    (a passage in 60% of the documents is template code) with its rarity
+    discount, which changes similarities on this corpus, or without it
+    (--no-discount on both sides); with -m under MOSS's; skipped documents
+    keep their reasons."""
     from bryo.spark import run
 
     root, docs = corpus
@@ -75,9 +87,10 @@ def test_job_equals_bryo_compare(spark, corpus, tmp_path, m, n):
     out = tmp_path / "out"
     record = run(
         spark,
-        _args(input=src, output=out, kind="code", max_submissions=m, pairs=n, partitions=8),
+        _args(*flags, input=src, output=out, kind="code", max_submissions=m, pairs=n, partitions=8),
     )
-    report = run_cli(root, "--no-discount", *([] if m is None else ["-m", str(m)]), "-n", str(n))
+    cli_args = [*flags, *([] if m is None else ["-m", str(m)]), "-n", str(n)]
+    report = run_cli(root, *cli_args)
     expected = cli_pairs(report)
     assert len(expected) > 5
     got = sorted(_read(out / "pairs.parquet"), key=lambda r: r["rank"])
@@ -85,12 +98,17 @@ def test_job_equals_bryo_compare(spark, corpus, tmp_path, m, n):
     assert record["counts"]["excluded_hashes"] > 0
     assert record["counts"]["pairs"] == len(expected)
     assert record["counts"]["candidate_pairs"] == report["stats"]["candidate_pairs"]
-    assert record["rule"] == {
-        "template_above": report["stats"].get("template_above"),
-        "seed_limit": report["stats"].get("seed_limit"),
-    }
+    assert record["rule"] == _rule(report)
     if m is None:
         assert record["rule"]["template_above"] is not None
+        # The rarity discount applies to this corpus unless turned off, and
+        # changes the similarity (only) of some pairs.
+        discounted = not flags
+        assert (record["rule"]["discount_below"] is not None) == discounted
+        assert record["options"]["discount"] == discounted
+        other = cli_pairs(run_cli(root, *(["--no-discount"] if discounted else []), "-n", str(n)))
+        differ = [(e, o) for e, o in zip(expected, other) if e[2] != o[2]]
+        assert differ and all(e[:2] == o[:2] and e[3:] == o[3:] for e, o in differ)
 
     documents = {d["doc_id"]: d for d in _read(out / "documents.parquet")}
     assert set(documents) == set(docs)  # every input document, none dropped
@@ -127,12 +145,9 @@ def test_rarity_seed_limit_when_the_budget_cuts(spark, tmp_path):
     _write_parquet(src, docs, row_group_size=32)
     out = tmp_path / "out"
     record = run(spark, _args(input=src, output=out, kind="text", partitions=6))
-    report = run_cli(root, "--no-discount")
+    report = run_cli(root)
     assert report["stats"].get("seed_limit") is not None  # the budget did cut
-    assert record["rule"] == {
-        "template_above": report["stats"]["template_above"],
-        "seed_limit": report["stats"]["seed_limit"],
-    }
+    assert record["rule"] == _rule(report)
     assert record["rule"]["seed_limit"] < record["counts"]["widest_hash_documents"]
     assert record["counts"]["candidate_pairs"] == report["stats"]["candidate_pairs"]
     got = sorted(_read(out / "pairs.parquet"), key=lambda r: r["rank"])
@@ -154,7 +169,7 @@ def test_merged_fragments_list_their_parts(spark, tmp_path):
     _write_parquet(src, docs, row_group_size=3)
     out = tmp_path / "out"
     run(spark, _args(input=src, output=out, kind="text", partitions=4))
-    report = run_cli(root, "--no-discount")
+    report = run_cli(root)
     expected = cli_pairs(report)
     got = sorted(_read(out / "pairs.parquet"), key=lambda r: r["rank"])
     assert arrow_pairs(got) == expected
@@ -224,7 +239,7 @@ def test_a_worker_that_dies_is_retried_without_duplicates(spark, corpus, tmp_pat
     _write_parquet(src, docs)
     job.run(spark, _args(input=src, output=tmp_path / "out", kind="code", max_submissions=10, partitions=8))
     got = sorted(_read(tmp_path / "out" / "pairs.parquet"), key=lambda r: r["rank"])
-    assert arrow_pairs(got) == cli_pairs(run_cli(root, "--no-discount", "-m", "10"))
+    assert arrow_pairs(got) == cli_pairs(run_cli(root, "-m", "10"))
     # The failure did happen: Spark's own record of this application.
     import urllib.request
 
@@ -256,15 +271,17 @@ def test_base_code_equals_bryo_compare_b(spark, corpus, tmp_path):
     args = _args(input=src, output=out, kind="code", pairs=0, partitions=6)
     args.base = [str(base)]
     record = run(spark, args)
-    report = run_cli(cli_root, "--no-discount", "-b", "base", "-n", "0")
+    report = run_cli(cli_root, "-b", "base", "-n", "0")
     expected = cli_pairs(report)
     assert report["stats"]["base_hashes"] > 0  # base code did remove matches
-    assert expected != cli_pairs(run_cli(cli_root, "--no-discount", "-n", "0"))
+    assert report["stats"].get("discount_below")  # and the discount applied
+    assert expected != cli_pairs(run_cli(cli_root, "-n", "0"))
     got = sorted(_read(out / "pairs.parquet"), key=lambda r: r["rank"])
     assert arrow_pairs(got) == expected
     assert (names[1], names[3]) not in {(r["doc_a"], r["doc_b"]) for r in got}
     assert record["counts"]["candidate_pairs"] == report["stats"]["candidate_pairs"]
     assert record["counts"]["base_documents"] == 1
+    assert record["rule"] == _rule(report)
 
 
 def test_bad_base_code(spark, tmp_path):

@@ -623,9 +623,7 @@ struct Grouping {
 /// template threshold above the count that weighs in full.
 pub(crate) fn discounts(options: &MatchOptions, exclude_above: u64) -> bool {
     match options.common {
-        CommonRule::Rarity(r) => {
-            r.full_weight_kgrams > 0 && exclude_above > r.min_seed_limit.max(2) as u64
-        }
+        CommonRule::Rarity(r) => r.discounts(exclude_above),
         CommonRule::MaxSubmissions(_) => false,
     }
 }

@@ -111,6 +111,140 @@ impl Default for Rarity {
     }
 }
 
+impl Rarity {
+    /// Whether the rarity discount applies on a corpus whose template
+    /// threshold is `template_above` ([`MatchStats::exclude_above`]): when
+    /// it is on (`full_weight_kgrams > 0`) and the threshold is above the
+    /// count that weighs in full (`min_seed_limit`).
+    ///
+    /// [`MatchStats::exclude_above`]: crate::MatchStats::exclude_above
+    pub fn discounts(&self, template_above: u64) -> bool {
+        self.full_weight_kgrams > 0 && template_above > self.min_seed_limit.max(2) as u64
+    }
+
+    /// The weight of a matched fingerprint whose hash `df` distinct
+    /// submissions hold (identical ones counted once) under the rarity
+    /// discount, on a corpus whose template threshold is `template_above`:
+    /// 1 up to `min_seed_limit`, then `ln(T / df) / ln(T / min_seed_limit)`,
+    /// 0 at the template threshold `T`; 1 when there is none
+    /// (`u64::MAX`).
+    pub fn weight(&self, df: u32, template_above: u64) -> f64 {
+        let floor = self.min_seed_limit.max(2) as f64;
+        let top = template_above as f64;
+        let df = f64::from(df);
+        if template_above == u64::MAX || df <= floor || top <= floor {
+            1.0
+        } else {
+            ((top / df).ln() / (top / floor).ln()).clamp(0.0, 1.0)
+        }
+    }
+
+    /// The factor of a pair's similarity under the rarity discount, as the
+    /// matcher applies it to a scored pair: the share of its matched
+    /// symbols that counts, where each fragment shorter than
+    /// `full_weight_kgrams · k` symbols counts by the mean
+    /// [`weight`](Rarity::weight) of the fingerprints inside it (both
+    /// sides, every part) and longer ones in full. 1 when the discount does
+    /// not apply ([`discounts`](Rarity::discounts)).
+    ///
+    /// `occurrences` lists, sorted, every selected occurrence in the pair's
+    /// documents of a hash that is matched on the corpus — shared by two
+    /// submissions or more, neither base code nor template code — as
+    /// `(doc << 32 | pos, df)`, `doc` being the [`DocId`] the fragments
+    /// name and `df` the hash's distinct submissions. A caller that
+    /// compares a pair of a larger corpus alone (a distributed job) passes
+    /// the counts and the template threshold of the whole corpus, and gets
+    /// the whole run's similarity.
+    ///
+    /// [`DocId`]: crate::DocId
+    pub fn evidence(
+        &self,
+        fragments: &[crate::SymbolFragment],
+        occurrences: &[(u64, u32)],
+        k: usize,
+        template_above: u64,
+    ) -> f64 {
+        self.evidence_by(
+            fragments,
+            occurrences,
+            |d| u64::from(d.0),
+            k,
+            template_above,
+        )
+    }
+
+    /// [`Rarity::evidence`] with the key of a document in `occurrences`
+    /// given by `key` (the matcher keys them by its internal index).
+    pub(crate) fn evidence_by(
+        &self,
+        fragments: &[crate::SymbolFragment],
+        occurrences: &[(u64, u32)],
+        key: impl Fn(crate::DocId) -> u64,
+        k: usize,
+        template_above: u64,
+    ) -> f64 {
+        if !self.discounts(template_above) {
+            return 1.0;
+        }
+        let long = u64::from(self.full_weight_kgrams) * k as u64;
+        let mean = |doc: crate::DocId, start: u32, len: u32| -> (f64, u64) {
+            if (len as usize) < k {
+                return (0.0, 0);
+            }
+            let d = key(doc);
+            let lo = d << 32 | u64::from(start);
+            let hi = d << 32 | u64::from(start + len - k as u32);
+            let from = occurrences.partition_point(|&(key, _)| key < lo);
+            let (mut sum, mut n) = (0.0, 0u64);
+            for &(key, df) in &occurrences[from..] {
+                if key > hi {
+                    break;
+                }
+                sum += self.weight(df, template_above);
+                n += 1;
+            }
+            (sum, n)
+        };
+        let (mut total, mut counted) = (0.0, 0.0);
+        for f in fragments {
+            let len = f64::from(f.len);
+            total += len;
+            if u64::from(f.len) >= long {
+                counted += len;
+                continue;
+            }
+            let (mut sum, mut n) = (0.0, 0u64);
+            let whole = [crate::Part {
+                a_start: f.a_start,
+                b_start: f.b_start,
+                len: f.len,
+            }];
+            let parts = if f.parts.is_empty() {
+                &whole[..]
+            } else {
+                &f.parts[..]
+            };
+            for &crate::Part {
+                a_start: a,
+                b_start: b,
+                len: l,
+            } in parts
+            {
+                let (s1, n1) = mean(f.a_doc, a, l);
+                let (s2, n2) = mean(f.b_doc, b, l);
+                sum += s1 + s2;
+                n += n1 + n2;
+            }
+            counted += len * if n == 0 { 1.0 } else { sum / n as f64 };
+        }
+        if total == 0.0 {
+            1.0
+        } else {
+            counted / total
+        }
+    }
+}
+
 /// Default for [`MatchOptions::max_pairs`]: MOSS `-n`.
 pub const DEFAULT_MAX_PAIRS: usize = 250;
 

@@ -349,7 +349,6 @@ impl Indexed<'_> {
         for (i, d) in prep.docs.iter().enumerate() {
             internal[d.id as usize] = i as u32;
         }
-        let weight = rarity_weight(&options, index.rule);
         let discount_below = match options.common {
             CommonRule::Rarity(r) if !index.rarity.is_empty() => {
                 u64::from(r.full_weight_kgrams) * k as u64
@@ -391,14 +390,13 @@ impl Indexed<'_> {
                     f.fragments,
                     options.score,
                 );
-                if !index.rarity.is_empty() {
-                    m.similarity *= evidence(
+                if let (CommonRule::Rarity(r), false) = (options.common, index.rarity.is_empty()) {
+                    m.similarity *= r.evidence_by(
                         &m.fragments,
                         &index.rarity,
-                        &internal,
+                        |d| u64::from(internal[d.0 as usize]),
                         k,
-                        discount_below,
-                        &weight,
+                        index.rule.exclude_above,
                     );
                 }
                 progress.advance(1);
@@ -566,97 +564,6 @@ fn declared_identical(corpus: &Corpus<'_>, prep: &Prepared<'_>) -> Vec<(u32, u32
     out.sort_unstable();
     out.dedup();
     out
-}
-
-/// The weight of a matched fingerprint held by `df` distinct submissions
-/// under the rarity discount ([`Rarity`](crate::Rarity)): 1 up to
-/// `min_seed_limit`, then `ln(T / df) / ln(T / min_seed_limit)`, 0 at the
-/// template threshold `T`.
-fn rarity_weight(options: &MatchOptions, rule: crate::index::AppliedRule) -> impl Fn(u32) -> f64 {
-    let (floor, top) = match options.common {
-        CommonRule::Rarity(r) if rule.exclude_above != u64::MAX => {
-            (r.min_seed_limit.max(2) as f64, rule.exclude_above as f64)
-        }
-        _ => (f64::INFINITY, f64::INFINITY),
-    };
-    move |df: u32| {
-        let df = f64::from(df);
-        if df <= floor || top <= floor {
-            1.0
-        } else {
-            ((top / df).ln() / (top / floor).ln()).clamp(0.0, 1.0)
-        }
-    }
-}
-
-/// The share of a pair's matched symbols that counts in its similarity:
-/// each fragment shorter than `long` symbols counts by the mean rarity
-/// weight of the fingerprints inside it (both sides, every part), longer
-/// ones in full. `internal` maps a corpus document to its internal index,
-/// the key of `rarity`.
-fn evidence(
-    fragments: &[crate::SymbolFragment],
-    rarity: &[(u64, u32)],
-    internal: &[u32],
-    k: usize,
-    long: u64,
-    weight: &impl Fn(u32) -> f64,
-) -> f64 {
-    let mean = |doc: crate::DocId, start: u32, len: u32| -> (f64, u64) {
-        if (len as usize) < k {
-            return (0.0, 0);
-        }
-        let d = u64::from(internal[doc.0 as usize]);
-        let lo = d << 32 | u64::from(start);
-        let hi = d << 32 | u64::from(start + len - k as u32);
-        let from = rarity.partition_point(|&(key, _)| key < lo);
-        let (mut sum, mut n) = (0.0, 0u64);
-        for &(key, df) in &rarity[from..] {
-            if key > hi {
-                break;
-            }
-            sum += weight(df);
-            n += 1;
-        }
-        (sum, n)
-    };
-    let (mut total, mut counted) = (0.0, 0.0);
-    for f in fragments {
-        let len = f64::from(f.len);
-        total += len;
-        if u64::from(f.len) >= long {
-            counted += len;
-            continue;
-        }
-        let (mut sum, mut n) = (0.0, 0u64);
-        let whole = [crate::Part {
-            a_start: f.a_start,
-            b_start: f.b_start,
-            len: f.len,
-        }];
-        let parts = if f.parts.is_empty() {
-            &whole[..]
-        } else {
-            &f.parts[..]
-        };
-        for &crate::Part {
-            a_start: a,
-            b_start: b,
-            len: l,
-        } in parts
-        {
-            let (s1, n1) = mean(f.a_doc, a, l);
-            let (s2, n2) = mean(f.b_doc, b, l);
-            sum += s1 + s2;
-            n += n1 + n2;
-        }
-        counted += len * if n == 0 { 1.0 } else { sum / n as f64 };
-    }
-    if total == 0.0 {
-        1.0
-    } else {
-        counted / total
-    }
 }
 
 /// A pair's scores from its fragments.

@@ -1045,6 +1045,42 @@ fn rarity_discount_weighs_short_matches_of_widespread_code() {
     }
     assert!(discounted >= 25 * 24 / 2, "{discounted} pairs discounted");
 
+    // The public rule (what a job comparing a pair alone applies): from the
+    // whole corpus's counts of every matched hash (shared, not template)
+    // and its template threshold, `Rarity::evidence` gives each pair's
+    // factor.
+    let rule = Rarity::default();
+    assert!(rule.discounts(30) && !rule.discounts(10));
+    assert!(!Rarity {
+        full_weight_kgrams: 0,
+        ..rule
+    }
+    .discounts(30));
+    assert_eq!(rule.weight(10, 30), 1.0);
+    assert_eq!(rule.weight(30, 30), 0.0);
+    assert_eq!(rule.weight(25, u64::MAX), 1.0);
+    assert!((rule.weight(20, 30) - weight(20)).abs() < 1e-15);
+    let mut occurrences: Vec<(u64, u32)> = Vec::new();
+    for (d, list) in selected.iter().enumerate() {
+        for &(pos, h) in list {
+            let n = df[&h].len();
+            if (2..=30).contains(&n) {
+                occurrences.push(((d as u64) << 32 | u64::from(pos), n as u32));
+            }
+        }
+    }
+    occurrences.sort_unstable();
+    for p in &result.pairs {
+        let expected = plain(p) * rule.evidence(&p.fragments, &occurrences, k, 30);
+        assert!((p.similarity - expected).abs() < 1e-12, "{p:?}");
+    }
+    let idiom_factor = rule.evidence(&idiom_pair.fragments, &occurrences, k, 30);
+    assert!(idiom_factor < 0.5, "{idiom_factor}");
+    assert_eq!(
+        rule.evidence(&idiom_pair.fragments, &occurrences, k, 10),
+        1.0
+    );
+
     // Off: every similarity is the plain one, and the same pairs come out.
     o.common = CommonRule::Rarity(Rarity {
         full_weight_kgrams: 0,

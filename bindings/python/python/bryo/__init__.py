@@ -13,7 +13,9 @@ Python object per document:
   or, given ``pairs``, each pair alone with the corpus-wide excluded
   hashes (the fragment stage of a distributed job);
 * :func:`thresholds` — ``(k, w)`` as ``bryo compare`` chooses them;
-* :func:`seed_order` — the order of the rarity rule's sampled pairs.
+* :func:`seed_order` — the order of the rarity rule's sampled pairs;
+* :func:`discount_below` — the length under which the rarity discount
+  weighs a match (``stats.discount_below`` of the CLI's JSON).
 
 ``python -m bryo.spark`` runs the whole job on Apache Spark.
 """
@@ -24,7 +26,15 @@ import pyarrow as pa
 
 from . import _bryo
 
-__all__ = ["fingerprint", "compare", "thresholds", "schemes", "seed_order", "__version__"]
+__all__ = [
+    "fingerprint",
+    "compare",
+    "thresholds",
+    "schemes",
+    "seed_order",
+    "discount_below",
+    "__version__",
+]
 
 __version__ = _bryo.__version__
 
@@ -85,6 +95,9 @@ def compare(
     max_pairs=250,
     min_similarity=0.0,
     max_file_size=None,
+    discount=True,
+    hash_submissions=None,
+    template_above=None,
 ):
     """Compares documents as ``bryo compare`` does: returns ``(pairs, skipped)``.
 
@@ -97,9 +110,28 @@ def compare(
     template code of the rarity rule (never matched nor counted).
     ``base`` (documents, as ``documents``) is base code, as ``bryo compare
     -b`` takes it: never matched, and left out of the totals.
+
+    ``discount`` (default ``True``) is the rarity discount of the default
+    rule (no ``max_submissions``): a match shorter than four k-grams counts
+    in ``similarity`` by how rare its fingerprints are; ``False`` is
+    ``bryo compare --no-discount``. A pair compared alone is too small a
+    corpus for the discount: give ``hash_submissions`` (a batch or table
+    with ``hash``, uint64, and ``submissions``, the number of distinct
+    documents holding each matched hash of the whole corpus, identical ones
+    counted once) and ``template_above`` (the whole corpus's template
+    threshold) to discount it as ``bryo compare`` does on the whole corpus.
     """
     if excluded_hashes is not None:
         excluded_hashes = _uint(excluded_hashes, pa.uint64())
+    if hash_submissions is not None:
+        counts = _batch(hash_submissions)
+        hash_submissions = pa.RecordBatch.from_arrays(
+            [
+                _uint(counts.column("hash"), pa.uint64()),
+                counts.column("submissions").cast(pa.uint32()),
+            ],
+            names=["hash", "submissions"],
+        )
     return _bryo.compare(
         _batch(documents),
         pairs=None if pairs is None else _batch(pairs),
@@ -108,6 +140,9 @@ def compare(
         max_submissions=max_submissions,
         max_pairs=max_pairs,
         min_similarity=min_similarity,
+        discount=bool(discount),
+        hash_submissions=hash_submissions,
+        template_above=template_above,
         **_options(
             language=language, kind=kind, text_mode=text_mode, k=k, w=w, max_file_size=max_file_size
         ),
@@ -126,6 +161,16 @@ def seed_order(hashes, submissions):
     name order); sorted within a hash, each submission is paired with the
     next ``⌈limit/2⌉``."""
     return _bryo.seed_order(_uint(hashes, pa.uint64()), _uint(submissions, pa.uint32()))
+
+
+def discount_below(*, k, template_above, discount=True) -> int:
+    """Symbols below which ``bryo compare``'s rarity discount weighs a
+    match, on a corpus with noise threshold ``k`` whose template threshold
+    is ``template_above`` (0: the discount does not apply — classes too
+    small for a template threshold above 10, or ``discount=False``). The
+    CLI's JSON reports it as ``stats.discount_below`` when some shared hash
+    is matched."""
+    return _bryo.discount_below(k=k, template_above=template_above, discount=bool(discount))
 
 
 def _uint(values, type_) -> pa.Array:

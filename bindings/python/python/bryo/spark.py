@@ -27,15 +27,20 @@ base code have the same columns. The stages are those of ``bryo compare``:
 4. fragments — each pair is joined back to its two documents and the hashes
    excluded in them, and compared alone on a worker with the base
    documents (:func:`bryo.compare` with ``pairs`` and ``base``), which
-   gives the CLI's fragments and scores; ranked by matched symbols and cut
-   to ``n``.
+   gives the CLI's fragments and scores; under the rarity rule the pair
+   also gets the number of documents holding each of its matched hashes,
+   so that short matches of widespread code are discounted in
+   ``similarity`` as ``bryo compare`` discounts them (``--no-discount``
+   turns it off, as for the CLI); ranked by matched symbols and cut to
+   ``n``.
 
 Output in DIR: ``pairs.parquet`` (``doc_a``, ``doc_b``, ``similarity``,
 ``a_percent``, ``b_percent``, ``fragments`` with byte offsets and lines on
 both sides, and more), ``documents.parquet`` (every input document: whether
 it could be compared and why not, its share inside copied passages and the
 passages), and ``run.json`` (options, counts, the limits the common-code
-rule took, time per stage, shuffle bytes).
+rule took and the length below which the rarity discount applied, as the
+CLI's JSON reports them in ``stats``, time per stage, shuffle bytes).
 """
 
 from __future__ import annotations
@@ -160,7 +165,14 @@ def _names(ddl: str) -> list[str]:
     return names
 
 
-def _fragment_partitions(options: dict, arrow_schema: pa.Schema, base: pa.RecordBatch | None):
+def _fragment_partitions(
+    options: dict, arrow_schema: pa.Schema, base: pa.RecordBatch | None, template_above: int | None
+):
+    """Compares each pair of a partition alone. With `template_above` (the
+    rarity discount applies), each side carries `weights_a`/`weights_b`:
+    its matched hashes with the number of distinct documents holding them
+    on the whole corpus."""
+
     def run(batches):
         import bryo as worker_bryo
 
@@ -170,10 +182,14 @@ def _fragment_partitions(options: dict, arrow_schema: pa.Schema, base: pa.Record
             rows = b.to_pydict()
             texts: dict[str, object] = {}
             excluded: set[int] = set()
+            counts: dict[int, int] = {}
             for side in ("a", "b"):
                 for doc, text, ex in zip(rows[f"doc_{side}"], rows[f"text_{side}"], rows[f"excluded_{side}"]):
                     texts[doc] = text
                     excluded.update(ex or ())
+                if template_above is not None:
+                    for held in rows[f"weights_{side}"]:
+                        counts.update((h["hash"], h["distinct"]) for h in held or ())
             ids = sorted(texts)
             text_type = b.schema.field("text_a").type
             docs = pa.RecordBatch.from_arrays(
@@ -185,8 +201,20 @@ def _fragment_partitions(options: dict, arrow_schema: pa.Schema, base: pa.Record
                 names=["doc_a", "doc_b", "whole"],
             )
             hashes = pa.array(sorted(excluded), pa.int64()).view(pa.uint64())
+            rarity = {}
+            if template_above is not None:
+                rarity = {
+                    "hash_submissions": pa.RecordBatch.from_arrays(
+                        [
+                            pa.array(list(counts), pa.int64()).view(pa.uint64()),
+                            pa.array(list(counts.values()), pa.uint32()),
+                        ],
+                        names=["hash", "submissions"],
+                    ),
+                    "template_above": template_above,
+                }
             result, _ = worker_bryo.compare(
-                docs, pairs=pairs, excluded_hashes=hashes, base=base, **options
+                docs, pairs=pairs, excluded_hashes=hashes, base=base, **options, **rarity
             )
             # A pair's shared fingerprints are those of the records that
             # brought it together, as `bryo compare` counts them (under the
@@ -542,6 +570,20 @@ def run(spark, args) -> dict:
             .groupBy("docs").agg(F.count("*").alias("hashes")).collect()
         }
         seed_limit = rarity_seed_limit(histogram, n_postings)
+    # The rarity discount: as `bryo compare`, under the rarity rule when the
+    # template threshold is above 10 and some shared hash is matched. Each
+    # document of a pair then carries its matched hashes with the distinct
+    # documents holding them (the weights the fragment stage needs).
+    discount_below = None
+    weights = None
+    if not moss and hash_stats["shared"] > hash_stats["excluded"]:
+        discount_below = (
+            bryo.discount_below(k=k, template_above=exclude_above, discount=args.discount) or None
+        )
+    if discount_below is not None:
+        weights = kept.groupBy("doc_id").agg(
+            F.collect_list(F.struct("hash", "distinct")).alias("weights")
+        )
     lap("index")
 
     cap = F.lit(OCCURRENCE_CAP)
@@ -600,12 +642,11 @@ def run(spark, args) -> dict:
     lap("pairs")
 
     texts = docs.select(F.col("id").alias("doc_id"), "text")
-    side = lambda s: (  # noqa: E731 — a column renamer for one side of a pair
-        texts.join(excluded, "doc_id", "left").select(
-            F.col("doc_id").alias(f"doc_{s}"),
-            F.col("text").alias(f"text_{s}"),
-            F.col("excluded").alias(f"excluded_{s}"),
-        )
+    sides = texts.join(excluded, "doc_id", "left")
+    if weights is not None:
+        sides = sides.join(weights, "doc_id", "left")
+    side = lambda s: sides.select(  # noqa: E731 — a column renamer for one side of a pair
+        *[F.col(c).alias(f"{c}_{s}" if c != "doc_id" else f"doc_{s}") for c in sides.columns]
     )
     from pyspark.sql.pandas.types import to_arrow_schema
     from pyspark.sql.types import _parse_datatype_string
@@ -617,7 +658,10 @@ def run(spark, args) -> dict:
         joined.repartition(pair_parts)
         .mapInArrow(
             _fragment_partitions(
-                dict(options, max_submissions=0 if moss else None), arrow_schema, base
+                dict(options, max_submissions=0 if moss else None, discount=args.discount),
+                arrow_schema,
+                base,
+                None if weights is None else exclude_above,
             ),
             _PAIR_SCHEMA,
         )
@@ -681,6 +725,7 @@ def run(spark, args) -> dict:
             "w": w,
             "max_submissions": args.max_submissions,
             "common_rule": "max_submissions" if moss else "rarity",
+            "discount": None if moss else args.discount,
             "max_pairs": n,
             "min_similarity": args.min_similarity,
             "max_file_size": args.max_file_size,
@@ -702,6 +747,7 @@ def run(spark, args) -> dict:
         "rule": {
             "template_above": None if moss else exclude_above,
             "seed_limit": seed_limit,
+            "discount_below": discount_below,
         },
         "seconds": timings,
         "shuffle_write_bytes": _shuffle_bytes(spark),
@@ -744,6 +790,14 @@ def parser() -> argparse.ArgumentParser:
         type=int,
         help="hashes in more than M documents are ignored (MOSS -m); default: the rarity rule of "
         "bryo compare (template code in more than half of the documents excluded, a seeding budget)",
+    )
+    p.add_argument(
+        "--no-discount",
+        dest="discount",
+        action="store_false",
+        help="under the rarity rule, count short matches of widespread code in full in the "
+        "similarity (as bryo compare --no-discount); by default a match shorter than four "
+        "k-grams counts by how rare its fingerprints are",
     )
     p.add_argument("-n", "--pairs", dest="max_pairs", type=int, default=250, help="pairs reported; 0 = all (default 250)")
     p.add_argument("--min-similarity", type=float, default=0.0, help="pairs below this similarity (0..1) are not reported")
