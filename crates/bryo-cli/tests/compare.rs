@@ -1295,3 +1295,126 @@ fn a_cluster_of_copies_has_the_similarity_the_matcher_found() {
         .unwrap_or_else(|| panic!("no cluster of the copies: {}", report["clusters"]));
     assert_eq!(cluster["max_similarity"].as_f64().unwrap(), sim);
 }
+
+/// A Java class of about 50 statements whose token sequence depends on
+/// `seed`; with `dead`, a statement with no effect follows every statement
+/// (the insertion attack of automatic obfuscators, at 100 %).
+fn java_program(seed: u32, dead: bool) -> String {
+    let mut x = seed.wrapping_mul(2_654_435_761) | 1;
+    let mut next = move |n: u32| {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        x % n
+    };
+    const OPS: [&str; 6] = ["+", "-", "*", "/", "%", "^"];
+    let mut s = format!("import java.util.*;\npublic class P{seed} {{\n");
+    let mut junk = 0;
+    for m in 0..5 {
+        s.push_str(&format!(
+            "  static int m{m}(int[] v, int n) {{\n    int a = n;\n    int b = 1;\n"
+        ));
+        for _ in 0..9 {
+            let (o1, o2) = (OPS[next(6) as usize], OPS[next(6) as usize]);
+            let line = match next(6) {
+                0 => format!("    a = a {o1} b {o2} 3;\n"),
+                1 => format!("    for (int i = 0; i < n; i++) {{ b = b {o1} v[i]; }}\n"),
+                2 => format!("    if (a > b) {{ System.out.println(a {o2} b); }}\n"),
+                3 => format!(
+                    "    while (a < {}) {{ a = a {o1} 2 + b; }}\n",
+                    next(90) + 10
+                ),
+                4 => format!("    v[a % n] = b {o2} a;\n"),
+                _ => format!("    b = Math.max(a {o1} 1, b {o2} 2);\n"),
+            };
+            s.push_str(&line);
+            if dead {
+                junk += 1;
+                s.push_str(&match junk % 3 {
+                    0 => format!("    int unused{junk} = {};\n", junk * 7),
+                    1 => format!("    if (n < 0) {{ int t{junk} = 2; t{junk}++; }}\n"),
+                    _ => format!("    int w{junk} = a * 2; w{junk} += b;\n"),
+                });
+            }
+        }
+        s.push_str("    return a + b;\n  }\n");
+    }
+    s.push_str("}\n");
+    s
+}
+
+#[test]
+fn normalize_sees_through_inserted_dead_statements() {
+    let dir = TempDir::new().unwrap();
+    for seed in 1..=8 {
+        write(
+            dir.path(),
+            &format!("s{seed}/P.java"),
+            &java_program(seed, false),
+        );
+    }
+    write(dir.path(), "s9/P.java", &java_program(3, true));
+    let plain = compare_json(dir.path(), &["-n", "0", "."]);
+    let normalized = compare_json(dir.path(), &["-n", "0", "--normalize", "."]);
+    let before = similarity(&plain, "s3/P.java", "s9/P.java");
+    let after = similarity(&normalized, "s3/P.java", "s9/P.java");
+    assert!(after > 0.99, "with --normalize: {after}");
+    assert!(after > before + 0.2, "{before} -> {after}");
+    // The copy ranks first, and no independent pair rises much.
+    let top = &pairs(&normalized)[0];
+    assert!(
+        is(&top.0, "s3/P.java") && is(&top.1, "s9/P.java")
+            || is(&top.0, "s9/P.java") && is(&top.1, "s3/P.java")
+    );
+    for (a, b, s) in pairs(&normalized) {
+        if !(is(&a, "s9/P.java") || is(&b, "s9/P.java")) {
+            assert!(s <= similarity(&plain, &a, &b) + 0.06, "{a} {b}: {s}");
+        }
+    }
+    assert_eq!(normalized["options"]["scheme"]["dead_code_dropped"], true);
+    assert!(plain["options"]["scheme"]
+        .get("dead_code_dropped")
+        .is_none());
+    let copy = normalized["submissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| is(s["name"].as_str().unwrap(), "s9/P.java"))
+        .unwrap();
+    assert_eq!(copy["files"][0]["frontend"], "tree-sitter");
+    // Fragments are in the user's file: they run through the inserted
+    // statements (their symbols are left out, their lines are not), so the
+    // fragments of the copy cover nearly all of its lines.
+    let lines = java_program(3, true).lines().count() as u64;
+    let pair = normalized["pairs"][0].clone();
+    let a_is_copy = is(
+        &names(&normalized)[pair["a"].as_u64().unwrap() as usize],
+        "s9/P.java",
+    );
+    let side = if a_is_copy { "a" } else { "b" };
+    let mut covered = 0;
+    for f in pair["fragments"].as_array().unwrap() {
+        let (start, end) = (
+            f[side]["lines"][0].as_u64().unwrap(),
+            f[side]["lines"][1].as_u64().unwrap(),
+        );
+        assert!(1 <= start && start <= end && end <= lines, "{f}");
+        covered += end - start + 1;
+    }
+    assert!(covered * 10 >= lines * 9, "{covered} of {lines} lines");
+}
+
+#[test]
+fn normalize_needs_the_syntax_tree() {
+    let dir = TempDir::new().unwrap();
+    write(dir.path(), "a/P.java", &java_program(1, false));
+    write(dir.path(), "b/P.java", &java_program(2, false));
+    let out = bryo()
+        .current_dir(dir.path())
+        .args(["compare", "--normalize", "--parser", "lexer", "."])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("--normalize works on syntax trees"), "{err}");
+}
