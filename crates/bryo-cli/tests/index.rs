@@ -349,3 +349,58 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+#[test]
+fn an_index_made_with_normalize_refuses_a_query_without_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let idx = tmp.path().join("idx");
+    let idx_s = idx.to_str().unwrap();
+    let old = tmp.path().join("old");
+    let new = tmp.path().join("new");
+    for (dir, extra) in [(&old, "    unused = 3\n"), (&new, "")] {
+        std::fs::create_dir_all(dir).unwrap();
+        let program = format!(
+            "def f(a, n):\n    s = 0\n{extra}    for i in range(n):\n        s += a[i] * {}\n    return s\n\nprint(f([1, 2, 3], 3))\n",
+            words(3, 1).len()
+        );
+        std::fs::write(dir.join("p.py"), program).unwrap();
+    }
+    ok(&["index", "create", idx_s, "-l", "python", "--normalize"]);
+    ok(&["index", "add", idx_s, old.to_str().unwrap()]);
+    let info = ok(&["index", "info", idx_s]);
+    assert!(info.contains("statements with no effect dropped"), "{info}");
+    let out = bryo()
+        .args([
+            "compare",
+            "--parser",
+            "tree-sitter",
+            "--against",
+            idx_s,
+            new.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("index made with dead_code drop, but keep is asked for"),
+        "{err}"
+    );
+    let report: Value = serde_json::from_str(&ok(&[
+        "compare",
+        "--normalize",
+        "--format",
+        "json",
+        "--against",
+        idx_s,
+        new.to_str().unwrap(),
+    ]))
+    .unwrap();
+    // The archived program differs only by a dead assignment: identical
+    // symbols once it is left out.
+    assert_eq!(
+        report["pairs"][0]["similarity"].as_f64(),
+        Some(1.0),
+        "{report}"
+    );
+}
