@@ -97,7 +97,7 @@ impl FrontendArgs {
                 self.normalization
             },
             text_mode: self.text_mode.into(),
-            drop_dead_code: self.normalize,
+            normalize: self.normalize,
         })
     }
 }

@@ -251,7 +251,7 @@ pub fn describe(s: &IndexSettings) -> String {
         "language {}, parser {}{}, normalization {}, text mode {}, k={} w={}",
         s.analyze.language.map_or("detected per file", |l| l.name()),
         s.analyze.parser.name(),
-        if s.analyze.drop_dead_code {
+        if s.analyze.normalize {
             " (statements with no effect dropped)"
         } else {
             ""

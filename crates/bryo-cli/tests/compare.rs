@@ -1371,9 +1371,9 @@ fn normalize_sees_through_inserted_dead_statements() {
             assert!(s <= similarity(&plain, &a, &b) + 0.06, "{a} {b}: {s}");
         }
     }
-    assert_eq!(normalized["options"]["scheme"]["dead_code_dropped"], true);
+    assert_eq!(normalized["options"]["scheme"]["token_normalization"], true);
     assert!(plain["options"]["scheme"]
-        .get("dead_code_dropped")
+        .get("token_normalization")
         .is_none());
     let copy = normalized["submissions"]
         .as_array()

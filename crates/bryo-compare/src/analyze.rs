@@ -63,11 +63,13 @@ pub struct AnalyzeOptions {
     /// Characters or words for prose and HTML.
     pub text_mode: TextMode,
     /// Token-sequence normalization on syntax trees (with
-    /// [`Parser::TreeSitter`]): statements with no effect on what the
-    /// program outputs or returns are left out (see
-    /// `bryo_treesitter::Options::drop_dead_code`). Files that fall back
-    /// to the lexer keep all their statements.
-    pub drop_dead_code: bool,
+    /// [`Parser::TreeSitter`]; the command line's `--normalize`):
+    /// statements with no effect on what the program outputs or returns
+    /// are left out and equivalent forms written one way (see
+    /// `bryo_treesitter::Options::drop_dead_code` and
+    /// `canonical_forms`). Files that fall back to the lexer are taken as
+    /// they are.
+    pub normalize: bool,
 }
 
 impl Default for AnalyzeOptions {
@@ -77,7 +79,7 @@ impl Default for AnalyzeOptions {
             parser: Parser::Lexer,
             normalization: Normalization::default(),
             text_mode: TextMode::default(),
-            drop_dead_code: false,
+            normalize: false,
         }
     }
 }
@@ -241,7 +243,8 @@ fn tree_sitter(
     }
     let mut options = bryo_treesitter::Options::default();
     options.normalization = analyze.normalization;
-    options.drop_dead_code = analyze.drop_dead_code;
+    options.drop_dead_code = analyze.normalize;
+    options.canonical_forms = analyze.normalize;
     bryo_treesitter::normalize(name, text.as_bytes(), &options).map_err(|e| e.to_string())
 }
 

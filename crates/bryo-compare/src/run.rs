@@ -622,7 +622,7 @@ impl Analysis {
                 symbol: bryo_frontend::SYMBOL_SCHEME_VERSION,
                 normalization: options.analyze.normalization.name().to_string(),
                 text_mode: options.analyze.text_mode.name().to_string(),
-                dead_code_dropped: options.analyze.drop_dead_code,
+                token_normalization: options.analyze.normalize,
             }),
         };
         let mut report = Report::new(env!("CARGO_PKG_VERSION"), report_options);

@@ -74,13 +74,8 @@ impl IndexSettings {
             ),
             ("text_mode", self.analyze.text_mode.name().to_string()),
             (
-                "dead_code",
-                if self.analyze.drop_dead_code {
-                    "drop"
-                } else {
-                    "keep"
-                }
-                .to_string(),
+                "token_normalization",
+                if self.analyze.normalize { "on" } else { "off" }.to_string(),
             ),
             ("k", self.config.k().to_string()),
             ("w", self.config.w().to_string()),
@@ -142,12 +137,12 @@ impl IndexSettings {
         };
         // Indexes made before `--normalize` existed have no row: they keep
         // every statement.
-        let drop_dead_code = match get("dead_code").as_deref() {
-            None | Some("keep") => false,
-            Some("drop") => true,
+        let normalize = match get("token_normalization").as_deref() {
+            None | Some("off") => false,
+            Some("on") => true,
             Some(other) => {
                 return Err(IndexError::Settings(format!(
-                    "unknown dead-code setting `{other}`"
+                    "unknown token_normalization `{other}`"
                 )))
             }
         };
@@ -164,7 +159,7 @@ impl IndexSettings {
                 parser,
                 normalization,
                 text_mode,
-                drop_dead_code,
+                normalize,
             },
             config,
         })

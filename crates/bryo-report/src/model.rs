@@ -152,10 +152,11 @@ pub struct Scheme {
     pub normalization: String,
     /// Prose tokens: `chars` or `words`.
     pub text_mode: String,
-    /// Whether statements with no effect were left out (`--normalize`);
-    /// absent in JSON when not.
+    /// Whether code went through token-sequence normalization
+    /// (`--normalize`: statements with no effect left out, equivalent forms
+    /// written one way); absent in JSON when not.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub dead_code_dropped: bool,
+    pub token_normalization: bool,
 }
 
 impl Scheme {
@@ -170,7 +171,7 @@ impl Scheme {
     ///     symbol: 1,
     ///     normalization: "full".into(),
     ///     text_mode: "chars".into(),
-    ///     dead_code_dropped: false,
+    ///     token_normalization: false,
     /// };
     /// let mut b = a.clone();
     /// assert!(a.check((12, 12), &b, (12, 12)).is_ok());
@@ -200,9 +201,9 @@ impl Scheme {
             ),
             ("text mode", self.text_mode.clone(), other.text_mode.clone()),
             (
-                "dead-code removal (--normalize)",
-                self.dead_code_dropped.to_string(),
-                other.dead_code_dropped.to_string(),
+                "token normalization (--normalize)",
+                self.token_normalization.to_string(),
+                other.token_normalization.to_string(),
             ),
             ("k", kw.0.to_string(), other_kw.0.to_string()),
             ("w", kw.1.to_string(), other_kw.1.to_string()),

@@ -64,7 +64,7 @@ fn sample() -> Report {
                 symbol: 1,
                 normalization: "full".into(),
                 text_mode: "chars".into(),
-                dead_code_dropped: false,
+                token_normalization: false,
             }),
         },
     );
@@ -528,8 +528,8 @@ prop_compose! {
             min_fragment_symbols, merge_gap, merge_ratio, cluster_threshold, directory_mode,
             base, old, comment,
             score: if directional { Score::Directional } else { Score::Symmetric },
-            scheme: scheme.map(|(hash, symbol, normalization, text_mode, dead_code_dropped)| Scheme {
-                hash, symbol, normalization, text_mode, dead_code_dropped,
+            scheme: scheme.map(|(hash, symbol, normalization, text_mode, token_normalization)| Scheme {
+                hash, symbol, normalization, text_mode, token_normalization,
             }),
         }
     }

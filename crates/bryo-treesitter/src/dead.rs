@@ -36,11 +36,11 @@ use crate::languages::{Statements, TsLanguage};
 use crate::walk::Role;
 
 const SCOPE: u16 = 1;
-const BLOCK: u16 = 1 << 1;
-const DROPPABLE: u16 = 1 << 2;
+pub(crate) const BLOCK: u16 = 1 << 1;
+pub(crate) const DROPPABLE: u16 = 1 << 2;
 const CALL: u16 = 1 << 3;
-const UPDATE: u16 = 1 << 4;
-const PATTERN: u16 = 1 << 5;
+pub(crate) const UPDATE: u16 = 1 << 4;
+pub(crate) const PATTERN: u16 = 1 << 5;
 const NONLOCAL: u16 = 1 << 6;
 const WRAPPER: u16 = 1 << 7;
 const LABEL: u16 = 1 << 8;
@@ -50,7 +50,7 @@ const LABEL: u16 = 1 << 8;
 pub(crate) struct StatementTable {
     flags: Vec<u16>,
     /// The field holding the target of an assignment kind.
-    assignment: Vec<Option<u16>>,
+    pub(crate) assignment: Vec<Option<u16>>,
     /// The field holding the declared name(s) of a declarator kind.
     declarator: Vec<Option<u16>>,
     body: Option<u16>,
@@ -58,6 +58,10 @@ pub(crate) struct StatementTable {
     function_field: Option<u16>,
     name_field: Option<u16>,
     object_field: Option<u16>,
+    value_field: Option<u16>,
+    pub(crate) left_field: Option<u16>,
+    pub(crate) right_field: Option<u16>,
+    pub(crate) operator_field: Option<u16>,
     spec: &'static Statements,
 }
 
@@ -110,11 +114,15 @@ impl StatementTable {
             function_field: field("function"),
             name_field: field("name"),
             object_field: field("object"),
+            value_field: field("value"),
+            left_field: field("left"),
+            right_field: field("right"),
+            operator_field: field("operator"),
             spec: st,
         }
     }
 
-    fn flags(&self, node: &Node<'_>) -> u16 {
+    pub(crate) fn flags(&self, node: &Node<'_>) -> u16 {
         self.flags
             .get(usize::from(node.kind_id()))
             .copied()
@@ -479,6 +487,24 @@ impl<'a> Builder<'a, '_> {
         found
     }
 
+    /// Whether a declarator gives its variable a value (`= …`, `:= …`, a
+    /// `value` field: a loop variable's sequence), not just a type.
+    fn initialized(&self, node: &Node<'_>) -> bool {
+        if self
+            .table
+            .value_field
+            .and_then(|f| node.child_by_field_id(f))
+            .is_some()
+        {
+            return true;
+        }
+        let mut cursor = node.walk();
+        let found = node.children(&mut cursor).any(|c| {
+            !c.is_named() && matches!(self.text_of(&c), b"=" | b":=" | b":" | b"in" | b"of")
+        });
+        found
+    }
+
     /// Names declared local in a scope's body (nested scopes left out).
     fn locals(&self, body: Node<'_>, names: &mut Names<'a>) -> HashSet<u32> {
         let mut locals = HashSet::new();
@@ -565,28 +591,79 @@ impl<'a> Builder<'a, '_> {
             calls: Vec::new(),
         };
         // Identifier nodes written by a plain `=` (not read) and those
-        // written and read (`+=`, `++`).
-        let mut pure_targets: HashSet<usize> = HashSet::new();
-        // (node, inside a nested scope)
-        let mut stack: Vec<(Node<'t>, bool)> = vec![(root, false)];
-        while let Some((node, nested)) = stack.pop() {
+        // written and read (`+=`, `++`); few per statement.
+        let mut pure_targets: Vec<usize> = Vec::new();
+        // A cursor walk of the statement's subtree (no allocation per
+        // node); `outer[d]` is whether depth `d` is inside a nested scope.
+        let mut cursor = root.walk();
+        let mut outer: Vec<bool> = Vec::new();
+        let mut nested = false;
+        loop {
+            let node = cursor.node();
+            let descend = self.visit(
+                node,
+                root,
+                idx,
+                nested,
+                locals,
+                names,
+                &mut s,
+                &mut pure_targets,
+                blocks,
+            );
+            let inner = nested || self.table.flags(&node) & SCOPE != 0;
+            if descend && cursor.goto_first_child() {
+                outer.push(nested);
+                nested = inner;
+                continue;
+            }
+            loop {
+                if outer.is_empty() {
+                    stmts.push(s);
+                    return idx;
+                }
+                if cursor.goto_next_sibling() {
+                    break;
+                }
+                cursor.goto_parent();
+                nested = outer.pop().unwrap_or(false);
+            }
+        }
+    }
+
+    /// One node of statement `root` (number `idx`) for [`Builder::statement`]:
+    /// records what it reads, writes, calls; whether to descend into it.
+    #[allow(clippy::too_many_arguments)]
+    fn visit<'t>(
+        &self,
+        node: Node<'t>,
+        root: Node<'t>,
+        idx: usize,
+        nested: bool,
+        locals: &HashSet<u32>,
+        names: &mut Names<'a>,
+        s: &mut Stmt<'t>,
+        pure_targets: &mut Vec<usize>,
+        blocks: &mut Vec<(Node<'t>, Option<usize>)>,
+    ) -> bool {
+        {
             let flags = self.table.flags(&node);
             if node != root && !nested && flags & BLOCK != 0 {
                 blocks.push((node, Some(idx)));
-                continue;
+                return false;
             }
             // A nested function is analysed as its own scope: here its names
             // are only read, and anything it does counts as an effect.
             let nested = nested || flags & SCOPE != 0;
             match self.role(&node) {
-                Some(Role::Dropped) => continue,
+                Some(Role::Dropped) => return false,
                 Some(Role::Identifier) => {
                     if !pure_targets.contains(&node.id()) {
                         s.reads.push(names.id(self.text_of(&node)));
                     }
-                    continue;
+                    return false;
                 }
-                Some(Role::Literal(_)) => continue,
+                Some(Role::Literal(_)) => return false,
                 _ => {}
             }
             if flags & CALL != 0 {
@@ -609,18 +686,11 @@ impl<'a> Builder<'a, '_> {
                 let mut cursor = node.walk();
                 let targets: Vec<Node<'t>> = node.children_by_field_id(fid, &mut cursor).collect();
                 for target in targets {
-                    self.write(
-                        target,
-                        read_too,
-                        nested,
-                        locals,
-                        names,
-                        &mut s,
-                        &mut pure_targets,
-                    );
+                    self.write(target, read_too, nested, locals, names, s, pure_targets);
                 }
             } else if let Some(field) = self.table.declarator.get(kind).copied().flatten() {
                 let fid = std::num::NonZeroU16::new(field).expect("field ids are non-zero");
+                let initialized = self.initialized(&node);
                 let mut cursor = node.walk();
                 let targets: Vec<Node<'t>> = node.children_by_field_id(fid, &mut cursor).collect();
                 for target in targets {
@@ -638,8 +708,10 @@ impl<'a> Builder<'a, '_> {
                     }
                     if let Some(ids) = self.plain_targets(target) {
                         for id in ids {
-                            pure_targets.insert(id.id());
-                            if !nested {
+                            pure_targets.push(id.id());
+                            // A declaration without a value (`int x;`)
+                            // writes nothing: it goes whatever follows.
+                            if !nested && initialized {
                                 s.writes.push(names.id(self.text_of(&id)));
                             }
                         }
@@ -654,9 +726,7 @@ impl<'a> Builder<'a, '_> {
                     let mut cursor = node.walk();
                     let operand = node.named_children(&mut cursor).next();
                     match operand {
-                        Some(o) => {
-                            self.write(o, true, nested, locals, names, &mut s, &mut pure_targets)
-                        }
+                        Some(o) => self.write(o, true, nested, locals, names, s, pure_targets),
                         None => s.effect = true,
                     }
                 }
@@ -673,12 +743,8 @@ impl<'a> Builder<'a, '_> {
                     s.effect = true;
                 }
             }
-            let mut cursor = node.walk();
-            let children: Vec<Node<'t>> = node.children(&mut cursor).collect();
-            stack.extend(children.into_iter().rev().map(|c| (c, nested)));
+            true
         }
-        stmts.push(s);
-        idx
     }
 
     /// Records a write of `target` into `s`.
@@ -691,7 +757,7 @@ impl<'a> Builder<'a, '_> {
         locals: &HashSet<u32>,
         names: &mut Names<'a>,
         s: &mut Stmt<'t>,
-        pure_targets: &mut HashSet<usize>,
+        pure_targets: &mut Vec<usize>,
     ) {
         let Some(ids) = self.plain_targets(target) else {
             s.effect = true;
@@ -700,7 +766,7 @@ impl<'a> Builder<'a, '_> {
         for id in ids {
             let name = names.id(self.text_of(&id));
             if !read_too {
-                pure_targets.insert(id.id());
+                pure_targets.push(id.id());
             }
             if nested || !locals.contains(&name) {
                 s.effect = true;
@@ -867,6 +933,18 @@ mod tests {
             "class A { int f ; void g ( int [ ] a , int p ) { int x = 1 ; int y = x + 1 ; \
              a [ 0 ] = y ; this . f = 2 ; f = 3 ; p = 4 ; int z = 5 ; log ( z ) ; \
              k = read ( ) ; switch ( p ) { case 1 : int m = 2 ; break ; } } }"
+        );
+        // A declaration without a value goes, even of a variable in use.
+        assert_eq!(
+            kept("java", "class A { void f() { int k; k = 2; g(k); } }"),
+            "class A { void f ( ) { k = 2 ; g ( k ) ; } }"
+        );
+        assert_eq!(
+            kept(
+                "go",
+                "package p\nfunc f() { var k int; s := 1; k = s; g(k) }\n"
+            ),
+            "package p func f ( ) { s := 1 ; k = s ; g ( k ) }"
         );
         let c = "int g; void h(int *p) { int x = 2; *p = x; g = 1; int y = 3; p[y] = 0; }";
         assert_eq!(

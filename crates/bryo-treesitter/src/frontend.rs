@@ -10,6 +10,7 @@ use tree_sitter::{Language, ParseOptions, ParseState, Parser, Tree};
 
 use crate::dead::{dead_statements, StatementTable};
 use crate::error::Fallback;
+use crate::forms::{canonical_forms, Edits};
 use crate::languages::{languages, TsLanguage};
 use crate::walk::{role_table, walk, Role, TreeStats};
 
@@ -59,6 +60,11 @@ pub struct Options {
     /// `return`, no-op statements, calls to functions of the file that do
     /// nothing). Spans stay those of the symbols kept. Default `false`.
     pub drop_dead_code: bool,
+    /// Token-sequence normalization of equivalent forms: `x++`, `++x` and
+    /// `x = x + e` are emitted as `x += 1` and `x += e` (likewise `--`,
+    /// `-=` and the other arithmetic and bitwise operators), where the
+    /// meaning is the same. Default `false`.
+    pub canonical_forms: bool,
 }
 
 impl Default for Options {
@@ -69,6 +75,7 @@ impl Default for Options {
             max_error_share: 0.1,
             timeout: Some(Duration::from_secs(10)),
             drop_dead_code: false,
+            canonical_forms: false,
         }
     }
 }
@@ -213,16 +220,19 @@ impl TsLanguage {
         let keep_strings = options.normalization == Normalization::KeepStrings;
         let stats = self.with_parser(|tp| {
             let tree = tp.parse(&parse_text, options.timeout)?;
-            let skip = if options.drop_dead_code {
-                dead_statements(&tree, &parse_text, &tp.roles, &tp.statements)
-            } else {
-                Vec::new()
-            };
+            let mut edits = Edits::default();
+            if options.drop_dead_code {
+                edits.skip = dead_statements(&tree, &parse_text, &tp.roles, &tp.statements);
+            }
+            if options.canonical_forms {
+                canonical_forms(&tree, &parse_text, &tp.roles, &tp.statements, &mut edits);
+            }
+            edits.sort();
             Ok(walk(
                 &tree,
                 text,
                 &tp.roles,
-                &skip,
+                &edits,
                 verbatim,
                 keep_strings,
                 out,

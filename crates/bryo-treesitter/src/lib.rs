@@ -70,6 +70,7 @@
 
 mod dead;
 mod error;
+mod forms;
 mod frontend;
 mod languages;
 mod walk;

@@ -5,6 +5,7 @@
 use bryo_frontend::{symbol, Normalized, Span, SymbolClass};
 use tree_sitter::{Language, Node, Tree};
 
+use crate::forms::{Edits, Emit, Lexeme};
 use crate::languages::TsLanguage;
 
 /// What the walker does with a node of a given kind.
@@ -81,7 +82,7 @@ pub(crate) fn walk(
     tree: &Tree,
     text: &[u8],
     roles: &[Role],
-    skip: &[usize],
+    edits: &Edits,
     verbatim: bool,
     keep_strings: bool,
     out: &mut Normalized,
@@ -100,8 +101,15 @@ pub(crate) fn walk(
         let node = cursor.node();
         let in_error = parent_is_error.last().copied().unwrap_or(false);
         // The ERROR kind id lies outside the grammar's table.
-        // The nodes of `skip` (sorted ids) are left out with their subtree.
-        let role = if !skip.is_empty() && skip.binary_search(&node.id()).is_ok() {
+        // Nodes `edits` leaves out or replaces go with their subtree.
+        let role = if edits.is_empty() {
+            roles.get(usize::from(node.kind_id())).copied()
+        } else if edits.skips(node.id()) {
+            Some(Role::Dropped)
+        } else if let Some(symbols) = edits.replacement(node.id()) {
+            for &e in symbols {
+                sink.emit_given(e, verbatim);
+            }
             Some(Role::Dropped)
         } else {
             roles.get(usize::from(node.kind_id())).copied()
@@ -200,6 +208,24 @@ impl Sink<'_> {
             .push(symbol(class, lexeme), Span::new(start as u32, end as u32));
         self.last_end = end;
     }
+
+    /// Emits a symbol given by a normalization rewrite (never one of an
+    /// error's tokens: rewrites apply to well-formed constructs).
+    fn emit_given(&mut self, e: Emit, verbatim: bool) {
+        let (start, end) = (e.start as usize, e.end as usize);
+        if start >= end || end > self.text.len() || start < self.last_end {
+            return;
+        }
+        let lexeme: &[u8] = match e.lexeme {
+            Lexeme::Fixed(t) => t,
+            Lexeme::Text(s, t) => self.text.get(s as usize..t as usize).unwrap_or_default(),
+        };
+        let with_text = verbatim || matches!(e.class, SymbolClass::Operator | SymbolClass::Keyword);
+        let lexeme = if with_text { lexeme } else { b"" };
+        self.out
+            .push(symbol(e.class, lexeme), Span::new(e.start, e.end));
+        self.last_end = end;
+    }
 }
 
 #[cfg(test)]
@@ -268,7 +294,15 @@ mod tests {
         let tree = parser.parse(text, None).unwrap();
 
         let mut fast = Normalized::default();
-        let fast_stats = walk(&tree, text, &roles, &[], verbatim, false, &mut fast);
+        let fast_stats = walk(
+            &tree,
+            text,
+            &roles,
+            &Edits::default(),
+            verbatim,
+            false,
+            &mut fast,
+        );
         let mut naive = Vec::new();
         let mut naive_stats = TreeStats::default();
         reference(

@@ -1,0 +1,358 @@
+//! Equivalent forms written one way (token-sequence normalization): the
+//! walk emits `x += 1` for `x++`, `++x` and `x = x + 1` (and likewise for
+//! `--`, `-=` and the other arithmetic and bitwise operators), so a copy
+//! that rewrites one into the other keeps its symbols.
+//!
+//! Only where the meaning is the same: a step (`x++`, `--x`) whose value is
+//! not used (a statement of its own, or a `for` loop's update) of a plain
+//! name, and an assignment `x = x op e` whose right side is a binary
+//! expression with `x` alone on its left (`x = x - y - z` is `(x - y) - z`
+//! and stays as written). Spans stay increasing: the symbols of `x++` take
+//! the name's span and one byte each of `++`; those of `x = x + e` are `x`,
+//! `+=` at the `=`, then `e`.
+
+use bryo_frontend::SymbolClass;
+use tree_sitter::{Node, Tree};
+
+use crate::dead::{StatementTable, BLOCK, DROPPABLE, PATTERN, UPDATE};
+use crate::walk::Role;
+
+/// The text of a symbol the walk emits in place of a node's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Lexeme {
+    /// This spelling.
+    Fixed(&'static [u8]),
+    /// The text at this byte range.
+    Text(u32, u32),
+}
+
+/// One symbol emitted in place of a node's subtree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Emit {
+    pub(crate) class: SymbolClass,
+    pub(crate) lexeme: Lexeme,
+    pub(crate) start: u32,
+    pub(crate) end: u32,
+}
+
+/// What the walk does differently from the plain tree: nodes left out with
+/// their subtree, and nodes whose subtree is replaced by given symbols.
+#[derive(Debug, Default)]
+pub(crate) struct Edits {
+    /// Node ids, sorted.
+    pub(crate) skip: Vec<usize>,
+    /// By node id, sorted.
+    pub(crate) replace: Vec<(usize, Vec<Emit>)>,
+}
+
+impl Edits {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.skip.is_empty() && self.replace.is_empty()
+    }
+
+    pub(crate) fn sort(&mut self) {
+        self.skip.sort_unstable();
+        self.skip.dedup();
+        self.replace.sort_unstable_by_key(|r| r.0);
+    }
+
+    pub(crate) fn skips(&self, id: usize) -> bool {
+        !self.skip.is_empty() && self.skip.binary_search(&id).is_ok()
+    }
+
+    pub(crate) fn replacement(&self, id: usize) -> Option<&[Emit]> {
+        if self.replace.is_empty() {
+            return None;
+        }
+        self.replace
+            .binary_search_by_key(&id, |r| r.0)
+            .ok()
+            .map(|i| &self.replace[i].1[..])
+    }
+}
+
+/// Adds to `edits` the rewrites of every equivalent form in `tree`.
+pub(crate) fn canonical_forms(
+    tree: &Tree,
+    text: &[u8],
+    roles: &[Role],
+    table: &StatementTable,
+    edits: &mut Edits,
+) {
+    let forms = Forms { text, roles, table };
+    let mut cursor = tree.walk();
+    loop {
+        let node = cursor.node();
+        let flags = table.flags(&node);
+        if flags & UPDATE != 0 {
+            forms.step(node, edits);
+        } else if table
+            .assignment
+            .get(usize::from(node.kind_id()))
+            .copied()
+            .flatten()
+            .is_some()
+        {
+            forms.self_assignment(node, edits);
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return;
+            }
+        }
+    }
+}
+
+struct Forms<'a> {
+    text: &'a [u8],
+    roles: &'a [Role],
+    table: &'a StatementTable,
+}
+
+impl Forms<'_> {
+    fn text_of(&self, node: &Node<'_>) -> &[u8] {
+        self.text.get(node.byte_range()).unwrap_or_default()
+    }
+
+    /// `node` if it is a plain name, or the name inside a one-element
+    /// list (Go's `expression_list`).
+    fn name<'t>(&self, node: Option<Node<'t>>) -> Option<Node<'t>> {
+        let node = node?;
+        let role = self.roles.get(usize::from(node.kind_id())).copied();
+        if role == Some(Role::Identifier) {
+            return Some(node);
+        }
+        if self.table.flags(&node) & PATTERN != 0 && node.named_child_count() == 1 {
+            return self.name(node.named_child(0));
+        }
+        None
+    }
+
+    /// The first anonymous child of `node` spelled like one of `spellings`.
+    fn token<'t>(&self, node: Node<'t>, spellings: &[&[u8]]) -> Option<Node<'t>> {
+        let mut cursor = node.walk();
+        let found = node
+            .children(&mut cursor)
+            .find(|c| !c.is_named() && spellings.contains(&self.text_of(c)));
+        found
+    }
+
+    /// `x++`, `++x`, `x--`, `--x` whose value is unused → `x += 1`,
+    /// `x -= 1`.
+    fn step(&self, node: Node<'_>, edits: &mut Edits) {
+        let Some(op) = self.token(node, &[b"++", b"--"]) else {
+            return;
+        };
+        let Some(operand) = self.name(node.named_child(0)) else {
+            return;
+        };
+        let unused = node.parent().is_none_or(|p| {
+            let flags = self.table.flags(&p);
+            flags & (BLOCK | DROPPABLE) != 0 || p.kind().contains("for")
+        });
+        if !unused || op.end_byte() - op.start_byte() != 2 {
+            return;
+        }
+        let assign: &'static [u8] = if self.text_of(&op) == b"++" {
+            b"+="
+        } else {
+            b"-="
+        };
+        let (o, e) = (op.start_byte() as u32, op.end_byte() as u32);
+        let name = Lexeme::Text(operand.start_byte() as u32, operand.end_byte() as u32);
+        let (ns, ne) = (operand.start_byte() as u32, operand.end_byte() as u32);
+        let symbols = if ns < o {
+            // x++: `x` at x, `+=` and `1` at one byte of `++` each.
+            vec![
+                emit(SymbolClass::Identifier, name, ns, ne),
+                emit(SymbolClass::Operator, Lexeme::Fixed(assign), o, o + 1),
+                emit(SymbolClass::Number, Lexeme::Fixed(b"1"), o + 1, e),
+            ]
+        } else {
+            // ++x: `x` and `+=` at one byte of `++` each, `1` at x.
+            vec![
+                emit(SymbolClass::Identifier, name, o, o + 1),
+                emit(SymbolClass::Operator, Lexeme::Fixed(assign), o + 1, e),
+                emit(SymbolClass::Number, Lexeme::Fixed(b"1"), ns, ne),
+            ]
+        };
+        edits.replace.push((node.id(), symbols));
+    }
+
+    /// `x = x op e` → `x op= e`.
+    fn self_assignment<'t>(&self, node: Node<'t>, edits: &mut Edits) {
+        fn field<'t>(f: Option<u16>, n: &Node<'t>) -> Option<Node<'t>> {
+            f.and_then(|f| n.child_by_field_id(f))
+        }
+        let Some(target) = self.name(field(self.table.left_field, &node)) else {
+            return;
+        };
+        let Some(eq) = self.token(node, &[b"="]) else {
+            return;
+        };
+        let Some(mut right) = field(self.table.right_field, &node) else {
+            return;
+        };
+        if self.table.flags(&right) & PATTERN != 0 && right.named_child_count() == 1 {
+            match right.named_child(0) {
+                Some(only) => right = only,
+                None => return,
+            }
+        }
+        let Some(first) = self.name(field(self.table.left_field, &right)) else {
+            return;
+        };
+        let Some(op) = field(self.table.operator_field, &right) else {
+            return;
+        };
+        if self.text_of(&first) != self.text_of(&target) {
+            return;
+        }
+        let assign: &'static [u8] = match self.text_of(&op) {
+            b"+" => b"+=",
+            b"-" => b"-=",
+            b"*" => b"*=",
+            b"/" => b"/=",
+            b"%" => b"%=",
+            b"&" => b"&=",
+            b"|" => b"|=",
+            b"^" => b"^=",
+            b"<<" => b"<<=",
+            b">>" => b">>=",
+            _ => return,
+        };
+        let (s, e) = (eq.start_byte() as u32, eq.end_byte() as u32);
+        edits.replace.push((
+            eq.id(),
+            vec![emit(SymbolClass::Operator, Lexeme::Fixed(assign), s, e)],
+        ));
+        edits.skip.push(first.id());
+        edits.skip.push(op.id());
+    }
+}
+
+fn emit(class: SymbolClass, lexeme: Lexeme, start: u32, end: u32) -> Emit {
+    Emit {
+        class,
+        lexeme,
+        start,
+        end,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{languages, Options, TsLanguage};
+    use proptest::prelude::*;
+
+    fn symbols(lang: &str, src: &str) -> Vec<u64> {
+        let options = Options {
+            canonical_forms: true,
+            ..Options::default()
+        };
+        TsLanguage::by_name(lang)
+            .unwrap()
+            .normalize(src.as_bytes(), &options)
+            .unwrap()
+            .normalized
+            .symbols
+    }
+
+    /// Every spelling of one step, in a function of each language that has
+    /// it, gives the symbols of the first.
+    #[test]
+    fn steps_and_self_assignments_are_one_form() {
+        let cases: [(&str, &str, &[&str]); 7] = [
+            (
+                "java",
+                "class A { void f(int i) { $; g(i); } }",
+                &["i++", "++i", "i += 1", "i = i + 1"],
+            ),
+            (
+                "c",
+                "void f(int i) { $; g(i); }",
+                &["i++", "++i", "i += 1", "i = i + 1"],
+            ),
+            (
+                "cpp",
+                "void f(int i) { $; g(i); }",
+                &["i--", "--i", "i -= 1", "i = i - 1"],
+            ),
+            (
+                "javascript",
+                "function f(i) { $; g(i); }",
+                &["i++", "++i", "i += 1", "i = i + 1"],
+            ),
+            (
+                "csharp",
+                "class A { void F(int i) { $; G(i); } }",
+                &["i++", "++i", "i += 1", "i = i + 1"],
+            ),
+            (
+                "go",
+                "package p\nfunc f(i int) { $; g(i) }\n",
+                &["i++", "i += 1", "i = i + 1"],
+            ),
+            (
+                "python",
+                "def f(i):\n    $\n    g(i)\n",
+                &["i += 1", "i = i + 1"],
+            ),
+        ];
+        for (lang, frame, forms) in cases {
+            let first = symbols(lang, &frame.replace('$', forms[0]));
+            for form in &forms[1..] {
+                assert_eq!(
+                    symbols(lang, &frame.replace('$', form)),
+                    first,
+                    "{lang}: {form}"
+                );
+            }
+        }
+        let java = |s: &str| symbols("java", &format!("class A {{ void f(int i) {{ {s}; }} }}"));
+        assert_eq!(java("x = x * (y + 2)"), java("x *= (y + 2)"));
+        // Where the forms differ in meaning, or in what the right side is,
+        // nothing is rewritten.
+        assert_ne!(java("y = x++"), java("y = x += 1"));
+        assert_ne!(java("x = x - y - z"), java("x -= y - z"));
+        assert_ne!(java("x = y + 1"), java("x += 1"));
+        // A for loop's update is a step whose value is unused.
+        assert_eq!(
+            java("for (i = 0; i < n; i++) g(i)"),
+            java("for (i = 0; i < n; i = i + 1) g(i)")
+        );
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// On any text: no panic, spans strictly increasing, inside the
+        /// text, non-empty.
+        #[test]
+        fn rewritten_streams_keep_the_span_invariant(
+            s in "[a-z_ (){}\\[\\];,.=+*<>!&|\"0-9\\n\\t-]{0,300}|(x|y|=|\\+|-|\\+\\+|--|;|\\{|\\}|\\(|\\)|for|int|\\n| )*",
+            li in 0usize..9,
+        ) {
+            let lang = &languages()[li % languages().len()];
+            let options = Options {
+                max_error_share: 1.0,
+                canonical_forms: true,
+                drop_dead_code: true,
+                ..Options::default()
+            };
+            let n = lang.normalize(s.as_bytes(), &options).unwrap().normalized;
+            let mut last = 0;
+            for span in &n.spans {
+                prop_assert!(span.start >= last && span.start < span.end, "{}: {:?}", lang.name(), n.spans);
+                prop_assert!(span.end as usize <= s.len());
+                last = span.end;
+            }
+        }
+    }
+}
