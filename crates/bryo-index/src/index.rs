@@ -628,6 +628,137 @@ impl Index {
         Ok(out)
     }
 
+    /// For every hash of `hashes` (any order, duplicates allowed) that a
+    /// live archived document holds, the number of distinct archived
+    /// submissions holding it, sorted by hash: the archive's share of the
+    /// count MOSS's rule `-m N` compares with `N`. Read from the postings
+    /// of these hashes alone ([`Index::lookup`]).
+    pub fn submission_counts(&self, hashes: &[u64]) -> Result<Vec<(u64, u32)>> {
+        let postings = self.lookup(hashes)?;
+        let owner = document_submissions(&self.conn).map_err(self.db())?;
+        let mut pairs: Vec<(u64, i64)> = postings
+            .iter()
+            .filter_map(|p| owner.get(&p.doc).map(|&s| (p.hash, s)))
+            .collect();
+        pairs.sort_unstable();
+        pairs.dedup();
+        let mut out: Vec<(u64, u32)> = Vec::new();
+        for (hash, _) in pairs {
+            match out.last_mut() {
+                Some(last) if last.0 == hash => last.1 += 1,
+                _ => out.push((hash, 1)),
+            }
+        }
+        Ok(out)
+    }
+
+    /// The part of the archive that comparing new submissions under MOSS's
+    /// rule `-m max_submissions` needs, found without reading the others:
+    /// the archived submissions that share a selected fingerprint with the
+    /// `new` files (fingerprinted with the index's settings, looked up with
+    /// [`Index::lookup`]) or hold a file with the same symbols as one of
+    /// them (by normalized Rabin fingerprint: files too short for a
+    /// fingerprint can still make two submissions identical), and the
+    /// hashes of their fingerprints that more than `max_submissions`
+    /// archived submissions hold (none when it is 0).
+    ///
+    /// Matching the new submissions with `archived` as old ones, with
+    /// `excluded` given to bryo-match's `Corpus::exclude_hashes`, finds
+    /// the same pairs, fragments, scores and clusters as matching them with
+    /// the whole archive: a submission left out shares no selected hash
+    /// with a new one, so it forms no pair, and the only way it changes the
+    /// others is by the number of submissions holding one of their hashes,
+    /// which `excluded` accounts for (a hash the new submissions hold has
+    /// every archived holder in `archived`, so the matcher counts it
+    /// itself). The report's statistics over the whole corpus (files,
+    /// fingerprints, common hashes, duplicate files) are not covered, nor
+    /// base code (its regions are marked in every archived file), the
+    /// default rarity rule, whose thresholds count the whole corpus, or
+    /// defaults chosen from the corpus's majority front-end kind (give a
+    /// language, as an index made with one does).
+    pub fn related(&self, new: &[&Analyzed], max_submissions: usize) -> Result<Related> {
+        let proto = Fingerprinter::new(
+            self.settings.config,
+            HashFunction::KarpRabin,
+            Selection::RobustWinnow,
+        )
+        .map_err(|e| IndexError::Settings(e.to_string()))?;
+        let hashes_of = |files: &[&Analyzed]| -> Result<Vec<u64>> {
+            let held: Vec<Vec<u64>> = files
+                .par_iter()
+                .map_init(
+                    || proto.clone(),
+                    |fp, f| {
+                        fp.fingerprint_symbols(&f.normalized.symbols)
+                            .map(|prints| prints.iter().map(|p| p.hash).collect())
+                            .map_err(|e| IndexError::Settings(e.to_string()))
+                    },
+                )
+                .collect::<Result<_>>()?;
+            let mut held: Vec<u64> = held.into_iter().flatten().collect();
+            held.sort_unstable();
+            held.dedup();
+            Ok(held)
+        };
+        let fingerprinter = FileFingerprinter::new();
+        // An empty file makes no two submissions identical.
+        let normalized: Vec<u64> = new
+            .iter()
+            .filter(|f| !f.normalized.symbols.is_empty())
+            .map(|f| fingerprinter.normalized(&f.normalized.symbols))
+            .collect();
+        let mut documents: HashSet<u32> = self
+            .lookup(&hashes_of(new)?)?
+            .iter()
+            .map(|p| p.doc)
+            .collect();
+        let db = self.db();
+        let total: i64 = self
+            .conn
+            .query_row("SELECT COUNT(*) FROM documents", [], |r| r.get(0))
+            .map_err(&db)?;
+        if !normalized.is_empty() {
+            let wanted: HashSet<u64> = normalized.iter().copied().collect();
+            let mut stmt = self
+                .conn
+                .prepare("SELECT id, normalized_fingerprint FROM documents")
+                .map_err(&db)?;
+            let rows: Vec<(u32, i64)> = stmt
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .and_then(|rows| rows.collect())
+                .map_err(&db)?;
+            documents.extend(
+                rows.into_iter()
+                    .filter(|&(_, fp)| wanted.contains(&(fp as u64)))
+                    .map(|(id, _)| id),
+            );
+        }
+        let archived = self.archived_with(&documents)?;
+        let mut excluded = Vec::new();
+        if max_submissions > 0 {
+            let files: Vec<&Analyzed> = archived
+                .iter()
+                .flat_map(|a| a.submission.files.iter().map(|(f, _)| f))
+                .collect();
+            excluded = self
+                .submission_counts(&hashes_of(&files)?)?
+                .into_iter()
+                .filter(|&(_, n)| n as usize > max_submissions)
+                .map(|(h, _)| h)
+                .collect();
+        }
+        let loaded = archived
+            .iter()
+            .map(|a| a.submission.files.len() as u64)
+            .sum();
+        Ok(Related {
+            archived,
+            excluded,
+            documents: total as u64,
+            loaded_documents: loaded,
+        })
+    }
+
     /// Every archived submission, in the order they were added, each with
     /// its files in path order, read from the stored symbol streams and
     /// sources (no file is analyzed again).
@@ -715,6 +846,22 @@ impl Index {
             })
             .collect()
     }
+}
+
+/// What [`Index::related`] found: the archived submissions a query under
+/// MOSS's rule needs and the hashes common in the whole archive.
+#[derive(Clone, Debug)]
+pub struct Related {
+    /// The archived submissions sharing a selected fingerprint, or a file's
+    /// symbols, with the new ones, whole, in the order they were added.
+    pub archived: Vec<Archived>,
+    /// Hashes of their fingerprints held by more archived submissions than
+    /// the limit, sorted.
+    pub excluded: Vec<u64>,
+    /// Live documents in the archive.
+    pub documents: u64,
+    /// Documents of `archived`.
+    pub loaded_documents: u64,
 }
 
 /// A file ready for the catalogue: analyzed, fingerprinted, compressed.
@@ -882,6 +1029,17 @@ fn segment_rows(conn: &Connection) -> rusqlite::Result<Vec<SegmentRow>> {
         })?
         .collect();
     rows
+}
+
+/// The submission of every live document.
+fn document_submissions(
+    conn: &Connection,
+) -> rusqlite::Result<std::collections::HashMap<u32, i64>> {
+    let mut stmt = conn.prepare("SELECT id, submission FROM documents")?;
+    let ids = stmt
+        .query_map([], |r| Ok((r.get::<_, u32>(0)?, r.get::<_, i64>(1)?)))?
+        .collect();
+    ids
 }
 
 fn live_documents(conn: &Connection) -> rusqlite::Result<HashSet<u32>> {
