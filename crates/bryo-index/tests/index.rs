@@ -548,12 +548,8 @@ fn whole_and_related(
         .map(|a| a.submission)
         .collect();
     let with_whole = run(inputs(new.clone()), whole, options);
-    let analyzed: Vec<bryo_compare::Analyzed> = new
-        .iter()
-        .flat_map(|s| &s.files)
-        .map(|f| bryo_compare::analyze(&f.display_path, &f.bytes, &options.analyze).unwrap())
-        .collect();
-    let refs: Vec<&bryo_compare::Analyzed> = analyzed.iter().collect();
+    let analyzed = analyze_new(&new, options);
+    let refs: Vec<&[bryo_compare::Analyzed]> = analyzed.iter().map(Vec::as_slice).collect();
     let related = index
         .related(&refs, options.max_submissions.unwrap_or(0))
         .unwrap();
@@ -565,6 +561,20 @@ fn whole_and_related(
         related.loaded_documents,
         related.documents,
     )
+}
+
+/// The new submissions' files through their front-end.
+fn analyze_new(new: &[Submission], options: &CompareOptions) -> Vec<Vec<bryo_compare::Analyzed>> {
+    new.iter()
+        .map(|s| {
+            s.files
+                .iter()
+                .map(|f| {
+                    bryo_compare::analyze(&f.display_path, &f.bytes, &options.analyze).unwrap()
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// [`run`] with hashes excluded from matching.
@@ -622,14 +632,14 @@ proptest! {
         let mut hashes_of = |f: &bryo_compare::Analyzed| -> std::collections::BTreeSet<u64> {
             fingerprinter.fingerprint_symbols(&f.normalized.symbols).unwrap().iter().map(|p| p.hash).collect()
         };
-        let analyzed: Vec<bryo_compare::Analyzed> = new
+        let analyzed = analyze_new(&new, &options);
+        let new_per_sub: Vec<std::collections::BTreeSet<u64>> = analyzed
             .iter()
-            .flat_map(|s| &s.files)
-            .map(|f| bryo_compare::analyze(&f.display_path, &f.bytes, &options.analyze).unwrap())
+            .map(|files| files.iter().flat_map(&mut hashes_of).collect())
             .collect();
-        let new_hashes: std::collections::BTreeSet<u64> = analyzed.iter().flat_map(&mut hashes_of).collect();
         let new_symbols: Vec<&[u64]> = analyzed
             .iter()
+            .flatten()
             .map(|a| &a.normalized.symbols[..])
             .filter(|s| !s.is_empty())
             .collect();
@@ -638,26 +648,27 @@ proptest! {
             .iter()
             .map(|a| a.submission.files.iter().flat_map(|(f, _)| hashes_of(f)).collect())
             .collect();
+        let holders = |h: &u64| {
+            per_sub.iter().chain(&new_per_sub).filter(|s| s.contains(h)).count()
+        };
+        let common = |h: &u64| max_submissions > 0 && holders(h) > max_submissions;
         let wanted: Vec<usize> = (0..everything.len())
             .filter(|&i| {
-                !per_sub[i].is_disjoint(&new_hashes)
+                new_per_sub.iter().any(|n| per_sub[i].intersection(n).any(|h| !common(h)))
                     || everything[i].submission.files.iter().any(|(f, _)| new_symbols.contains(&&f.normalized.symbols[..]))
             })
             .collect();
-        let refs: Vec<&bryo_compare::Analyzed> = analyzed.iter().collect();
+        let refs: Vec<&[bryo_compare::Analyzed]> = analyzed.iter().map(Vec::as_slice).collect();
         let found = index.related(&refs, max_submissions).unwrap();
         let names: Vec<&str> = found.archived.iter().map(|a| a.submission.name.as_str()).collect();
         let expected: Vec<&str> = wanted.iter().map(|&i| everything[i].submission.name.as_str()).collect();
         prop_assert_eq!(names, expected);
-        let mut excluded: Vec<u64> = Vec::new();
-        if max_submissions > 0 {
-            let held: std::collections::BTreeSet<u64> =
-                wanted.iter().flat_map(|&i| per_sub[i].iter().copied()).collect();
-            excluded = held
-                .into_iter()
-                .filter(|h| per_sub.iter().filter(|s| s.contains(h)).count() > max_submissions)
-                .collect();
-        }
+        let held: std::collections::BTreeSet<u64> = wanted
+            .iter()
+            .flat_map(|&i| per_sub[i].iter().copied())
+            .chain(new_per_sub.iter().flatten().copied())
+            .collect();
+        let excluded: Vec<u64> = held.into_iter().filter(|h| common(h)).collect();
         prop_assert_eq!(&found.excluded, &excluded);
         match (whole, related) {
             (Some(whole), Some(related)) => {
@@ -725,24 +736,24 @@ fn related_loads_only_submissions_sharing_a_fingerprint() {
             files: vec![file("new1/f.txt".to_string(), unique_words("n1", 50))],
         },
     ];
-    for (m, pairs) in [(0, 2), (2, 0), (3, 2), (5, 2)] {
+    // Under -m 2 the copied passage is common too (three submissions).
+    for (m, pairs, loaded_documents) in [(0, 2, 2), (2, 0, 0), (3, 2, 2), (5, 2, 2)] {
         let options = options(Some(m));
         let (whole, related, loaded, total) = whole_and_related(&index, new.clone(), &options);
-        assert_eq!((loaded, total), (2, 10), "-m {m}");
+        assert_eq!((loaded, total), (loaded_documents, 10), "-m {m}");
         let (whole, related) = (whole.unwrap(), related.unwrap());
         assert_eq!(named_results(&whole), named_results(&related), "-m {m}");
-        // The copied passage is in three submissions: excluded under -m 2.
         assert_eq!(whole.pairs.len(), pairs, "-m {m}");
     }
-    let analyzed =
-        bryo_compare::analyze("new0/f.txt", copy.as_bytes(), &options(None).analyze).unwrap();
-    let related = index.related(&[&analyzed], 3).unwrap();
+    let analyzed = analyze_new(&new, &options(None));
+    let refs: Vec<&[bryo_compare::Analyzed]> = analyzed.iter().map(Vec::as_slice).collect();
+    let related = index.related(&refs, 3).unwrap();
     // The common passage's hashes, in four archived submissions.
     assert!(!related.excluded.is_empty());
     let counts = index.submission_counts(&related.excluded).unwrap();
     assert!(counts.iter().all(|&(_, n)| n == 4), "{counts:?}");
-    assert!(index.related(&[&analyzed], 4).unwrap().excluded.is_empty());
-    assert!(index.related(&[&analyzed], 0).unwrap().excluded.is_empty());
+    assert!(index.related(&refs, 4).unwrap().excluded.is_empty());
+    assert!(index.related(&refs, 0).unwrap().excluded.is_empty());
     // Without the exclusion the related part alone matches differently.
     let options = options(Some(3));
     let (whole, _, _, _) = whole_and_related(&index, new.clone(), &options);
