@@ -725,7 +725,7 @@ impl Index {
         .collect();
         let mut documents: HashSet<u32> = postings
             .iter()
-            .filter(|p| !common(p.hash, archived_counts[&p.hash]))
+            .filter(|p| !common(p.hash, archived_counts.get(&p.hash).copied().unwrap_or(0)))
             .map(|p| p.doc)
             .collect();
         // An empty file makes no two submissions identical.
