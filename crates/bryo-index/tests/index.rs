@@ -40,7 +40,15 @@ fn options(max_submissions: Option<usize>) -> CompareOptions {
 /// A document: random words with, sometimes, a passage of another one.
 #[derive(Clone, Debug)]
 struct Doc {
-    words: Vec<u8>,
+    words: Vec<u16>,
+}
+
+/// Word `w` of a vocabulary: one of [`WORDS`], or a made-up one past them.
+fn word(w: u16) -> String {
+    match WORDS.get(w as usize) {
+        Some(w) => w.to_string(),
+        None => format!("w{w}"),
+    }
 }
 
 fn file(name: String, text: String) -> InputFile {
@@ -55,13 +63,19 @@ fn file(name: String, text: String) -> InputFile {
 type Terms = Vec<Vec<Vec<String>>>;
 
 fn terms_strategy() -> impl Strategy<Value = Terms> {
-    let doc =
-        proptest::collection::vec(0u8..WORDS.len() as u8, 0..60).prop_map(|words| Doc { words });
+    terms_with(WORDS.len() as u16)
+}
+
+/// Terms of documents drawn from `vocabulary` words: with [`WORDS`] alone
+/// most documents share some k-gram; with thousands, mostly only the
+/// planted passages.
+fn terms_with(vocabulary: u16) -> impl Strategy<Value = Terms> {
+    let doc = proptest::collection::vec(0u16..vocabulary, 0..60).prop_map(|words| Doc { words });
     let sub = proptest::collection::vec(doc, 1..3);
     let term = proptest::collection::vec(sub, 1..4);
     (proptest::collection::vec(term, 2..5), any::<u64>()).prop_map(|(terms, seed)| {
         // Plant copies: each document may take a passage of an earlier one.
-        let mut pool: Vec<Vec<u8>> = Vec::new();
+        let mut pool: Vec<Vec<u16>> = Vec::new();
         let mut state = seed | 1;
         let mut next = move || {
             state ^= state << 13;
@@ -88,7 +102,7 @@ fn terms_strategy() -> impl Strategy<Value = Terms> {
                                 pool.push(d.words.clone());
                                 d.words
                                     .iter()
-                                    .map(|&w| WORDS[w as usize])
+                                    .map(|&w| word(w))
                                     .collect::<Vec<_>>()
                                     .join(" ")
                             })
@@ -606,7 +620,7 @@ proptest! {
     /// whole archive.
     #[test]
     fn related_part_matches_like_the_whole_archive(
-        terms in terms_strategy(),
+        terms in prop_oneof![terms_strategy(), terms_with(5000)],
         max_submissions in 0usize..4,
         max_pairs in prop_oneof![Just(0usize), 1usize..4],
     ) {
@@ -760,4 +774,48 @@ fn related_loads_only_submissions_sharing_a_fingerprint() {
     let archive = related.archived.into_iter().map(|a| a.submission).collect();
     let unexcluded = run_excluding(inputs(new), archive, &options, &[]).unwrap();
     assert_ne!(named_results(&whole.unwrap()), named_results(&unexcluded));
+}
+
+/// A file too short for a k-gram has no fingerprint, yet makes two
+/// submissions identical: the archived submission holding the same file as
+/// a new one is loaded, and the identical pair is reported as with the
+/// whole archive.
+#[test]
+fn related_loads_identical_submissions_without_fingerprints() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut index = Index::create(&dir.path().join("index"), settings()).unwrap();
+    let mut archived = Vec::new();
+    for i in 0..5 {
+        archived.push(Submission {
+            name: format!("old{i}"),
+            old: false,
+            files: vec![file(
+                format!("old{i}/f.txt"),
+                unique_words(&format!("a{i}"), 2),
+            )],
+        });
+    }
+    index.add(inputs(archived), "fall").unwrap();
+    let new = vec![
+        Submission {
+            name: "new0".to_string(),
+            old: false,
+            // The same two words as old3's file.
+            files: vec![file("new0/f.txt".to_string(), unique_words("a3", 2))],
+        },
+        Submission {
+            name: "new1".to_string(),
+            old: false,
+            files: vec![file("new1/f.txt".to_string(), unique_words("n1", 50))],
+        },
+    ];
+    for m in [0, 1, 3] {
+        let (whole, related, loaded, total) =
+            whole_and_related(&index, new.clone(), &options(Some(m)));
+        assert_eq!((loaded, total), (1, 5), "-m {m}");
+        let (whole, related) = (whole.unwrap(), related.unwrap());
+        assert_eq!(named_results(&whole), named_results(&related), "-m {m}");
+        assert_eq!(whole.pairs.len(), 1, "-m {m}");
+        assert!(whole.pairs[0].identical, "-m {m}");
+    }
 }
