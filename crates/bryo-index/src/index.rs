@@ -628,6 +628,162 @@ impl Index {
         Ok(out)
     }
 
+    /// For every hash of `hashes` (any order, duplicates allowed) that a
+    /// live archived document holds, the number of distinct archived
+    /// submissions holding it, sorted by hash: the archive's share of the
+    /// count MOSS's rule `-m N` compares with `N`. Read from the postings
+    /// of these hashes alone ([`Index::lookup`]).
+    pub fn submission_counts(&self, hashes: &[u64]) -> Result<Vec<(u64, u32)>> {
+        let postings = self.lookup(hashes)?;
+        let owner = document_submissions(&self.conn).map_err(self.db())?;
+        Ok(submissions_per_hash(
+            postings
+                .iter()
+                .filter_map(|p| owner.get(&p.doc).map(|&s| (p.hash, s))),
+        ))
+    }
+
+    /// The part of the archive that comparing new submissions under MOSS's
+    /// rule `-m max_submissions` needs, found without reading the others.
+    ///
+    /// `new` holds the new submissions' files, submission by submission;
+    /// they are fingerprinted with the index's settings. A hash is
+    /// *common* when more than `max_submissions` submissions hold it,
+    /// archived ones ([`Index::submission_counts`]) and new ones together
+    /// (never when `max_submissions` is 0). Loaded are the archived
+    /// submissions that share a hash that is not common with a new file
+    /// (found with [`Index::lookup`]), or hold a file with the same symbols
+    /// as one of them (by normalized Rabin fingerprint: files too short for
+    /// a fingerprint can still make two submissions identical); `excluded`
+    /// lists every common hash of the new and the loaded files.
+    ///
+    /// Matching the new submissions with `archived` as old ones, with
+    /// `excluded` given to bryo-match's `Corpus::exclude_hashes`, finds
+    /// the same pairs, fragments, scores and clusters as matching them with
+    /// the whole archive: a submission left out shares only common hashes
+    /// with the new ones, so it forms no pair, and it changes the others
+    /// only through the number of submissions holding one of their hashes,
+    /// which `excluded` accounts for (a hash a new file holds that is not
+    /// common has every archived holder loaded, and the matcher counts it
+    /// itself). The report's statistics over the whole corpus (files,
+    /// fingerprints, common hashes, duplicate files) are not covered, nor
+    /// base code (its regions are marked in every archived file), the
+    /// default rarity rule, whose thresholds count the whole corpus, or
+    /// defaults chosen from the corpus's majority front-end kind (give a
+    /// language, as an index made with one does).
+    pub fn related(&self, new: &[&[Analyzed]], max_submissions: usize) -> Result<Related> {
+        let proto = Fingerprinter::new(
+            self.settings.config,
+            HashFunction::KarpRabin,
+            Selection::RobustWinnow,
+        )
+        .map_err(|e| IndexError::Settings(e.to_string()))?;
+        // The distinct hashes of some files.
+        let hashes_of = |files: &[&Analyzed]| -> Result<Vec<u64>> {
+            let held: Vec<Vec<u64>> = files
+                .par_iter()
+                .map_init(
+                    || proto.clone(),
+                    |fp, f| {
+                        fp.fingerprint_symbols(&f.normalized.symbols)
+                            .map(|prints| prints.iter().map(|p| p.hash).collect())
+                            .map_err(|e| IndexError::Settings(e.to_string()))
+                    },
+                )
+                .collect::<Result<_>>()?;
+            let mut held: Vec<u64> = held.into_iter().flatten().collect();
+            held.sort_unstable();
+            held.dedup();
+            Ok(held)
+        };
+        // New submissions per hash.
+        let mut new_held: Vec<(u64, usize)> = Vec::new();
+        for (i, files) in new.iter().enumerate() {
+            let files: Vec<&Analyzed> = files.iter().collect();
+            new_held.extend(hashes_of(&files)?.into_iter().map(|h| (h, i)));
+        }
+        let new_counts: BTreeMap<u64, u32> = submissions_per_hash(new_held.into_iter())
+            .into_iter()
+            .collect();
+        let new_hashes: Vec<u64> = new_counts.keys().copied().collect();
+        let limit = match max_submissions {
+            0 => u64::MAX,
+            m => m as u64,
+        };
+        let common = |hash: u64, archived: u32| {
+            u64::from(archived) + u64::from(new_counts.get(&hash).copied().unwrap_or(0)) > limit
+        };
+        let db = self.db();
+        let owner = document_submissions(&self.conn).map_err(&db)?;
+        let postings = self.lookup(&new_hashes)?;
+        let archived_counts: BTreeMap<u64, u32> = submissions_per_hash(
+            postings
+                .iter()
+                .filter_map(|p| owner.get(&p.doc).map(|&s| (p.hash, s))),
+        )
+        .into_iter()
+        .collect();
+        let mut documents: HashSet<u32> = postings
+            .iter()
+            .filter(|p| !common(p.hash, archived_counts.get(&p.hash).copied().unwrap_or(0)))
+            .map(|p| p.doc)
+            .collect();
+        // An empty file makes no two submissions identical.
+        let fingerprinter = FileFingerprinter::new();
+        let normalized: HashSet<u64> = new
+            .iter()
+            .flat_map(|files| files.iter())
+            .filter(|f| !f.normalized.symbols.is_empty())
+            .map(|f| fingerprinter.normalized(&f.normalized.symbols))
+            .collect();
+        if !normalized.is_empty() {
+            let mut stmt = self
+                .conn
+                .prepare("SELECT id, normalized_fingerprint FROM documents")
+                .map_err(&db)?;
+            let rows: Vec<(u32, i64)> = stmt
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .and_then(|rows| rows.collect())
+                .map_err(&db)?;
+            documents.extend(
+                rows.into_iter()
+                    .filter(|&(_, fp)| normalized.contains(&(fp as u64)))
+                    .map(|(id, _)| id),
+            );
+        }
+        let archived = self.archived_with(&documents)?;
+        let mut excluded: Vec<u64> = Vec::new();
+        if limit != u64::MAX {
+            excluded.extend(
+                new_hashes
+                    .iter()
+                    .filter(|&&h| common(h, archived_counts.get(&h).copied().unwrap_or(0))),
+            );
+            let files: Vec<&Analyzed> = archived
+                .iter()
+                .flat_map(|a| a.submission.files.iter().map(|(f, _)| f))
+                .collect();
+            excluded.extend(
+                self.submission_counts(&hashes_of(&files)?)?
+                    .into_iter()
+                    .filter(|&(h, n)| common(h, n))
+                    .map(|(h, _)| h),
+            );
+            excluded.sort_unstable();
+            excluded.dedup();
+        }
+        let loaded = archived
+            .iter()
+            .map(|a| a.submission.files.len() as u64)
+            .sum();
+        Ok(Related {
+            archived,
+            excluded,
+            documents: owner.len() as u64,
+            loaded_documents: loaded,
+        })
+    }
+
     /// Every archived submission, in the order they were added, each with
     /// its files in path order, read from the stored symbol streams and
     /// sources (no file is analyzed again).
@@ -715,6 +871,23 @@ impl Index {
             })
             .collect()
     }
+}
+
+/// What [`Index::related`] found: the archived submissions a query under
+/// MOSS's rule needs and the hashes common in the whole archive.
+#[derive(Clone, Debug)]
+pub struct Related {
+    /// The archived submissions sharing a hash that is not common, or a
+    /// file's symbols, with the new ones, whole, in the order they were
+    /// added.
+    pub archived: Vec<Archived>,
+    /// The common hashes of the new and the loaded files: held by more
+    /// submissions than the limit, archived and new ones together; sorted.
+    pub excluded: Vec<u64>,
+    /// Live documents in the archive.
+    pub documents: u64,
+    /// Documents of `archived`.
+    pub loaded_documents: u64,
 }
 
 /// A file ready for the catalogue: analyzed, fingerprinted, compressed.
@@ -882,6 +1055,33 @@ fn segment_rows(conn: &Connection) -> rusqlite::Result<Vec<SegmentRow>> {
         })?
         .collect();
     rows
+}
+
+/// For every hash of `(hash, submission)` pairs, the number of distinct
+/// submissions, sorted by hash.
+fn submissions_per_hash<S: Ord>(pairs: impl Iterator<Item = (u64, S)>) -> Vec<(u64, u32)> {
+    let mut pairs: Vec<(u64, S)> = pairs.collect();
+    pairs.sort_unstable();
+    pairs.dedup();
+    let mut out: Vec<(u64, u32)> = Vec::new();
+    for (hash, _) in pairs {
+        match out.last_mut() {
+            Some(last) if last.0 == hash => last.1 += 1,
+            _ => out.push((hash, 1)),
+        }
+    }
+    out
+}
+
+/// The submission of every live document.
+fn document_submissions(
+    conn: &Connection,
+) -> rusqlite::Result<std::collections::HashMap<u32, i64>> {
+    let mut stmt = conn.prepare("SELECT id, submission FROM documents")?;
+    let ids = stmt
+        .query_map([], |r| Ok((r.get::<_, u32>(0)?, r.get::<_, i64>(1)?)))?
+        .collect();
+    ids
 }
 
 fn live_documents(conn: &Connection) -> rusqlite::Result<HashSet<u32>> {

@@ -72,7 +72,8 @@ mod stream;
 
 pub use error::{IndexError, Result};
 pub use index::{
-    AddSummary, Archived, CompactSummary, Index, IndexInfo, TagInfo, CATALOG_FILE, SEGMENTS_DIR,
+    AddSummary, Archived, CompactSummary, Index, IndexInfo, Related, TagInfo, CATALOG_FILE,
+    SEGMENTS_DIR,
 };
 pub use segment::{Posting, ROW_GROUP_ROWS};
 pub use settings::{IndexSettings, INDEX_FORMAT_VERSION};

@@ -40,7 +40,15 @@ fn options(max_submissions: Option<usize>) -> CompareOptions {
 /// A document: random words with, sometimes, a passage of another one.
 #[derive(Clone, Debug)]
 struct Doc {
-    words: Vec<u8>,
+    words: Vec<u16>,
+}
+
+/// Word `w` of a vocabulary: one of [`WORDS`], or a made-up one past them.
+fn word(w: u16) -> String {
+    match WORDS.get(w as usize) {
+        Some(w) => w.to_string(),
+        None => format!("w{w}"),
+    }
 }
 
 fn file(name: String, text: String) -> InputFile {
@@ -55,13 +63,19 @@ fn file(name: String, text: String) -> InputFile {
 type Terms = Vec<Vec<Vec<String>>>;
 
 fn terms_strategy() -> impl Strategy<Value = Terms> {
-    let doc =
-        proptest::collection::vec(0u8..WORDS.len() as u8, 0..60).prop_map(|words| Doc { words });
+    terms_with(WORDS.len() as u16)
+}
+
+/// Terms of documents drawn from `vocabulary` words: with [`WORDS`] alone
+/// most documents share some k-gram; with thousands, mostly only the
+/// planted passages.
+fn terms_with(vocabulary: u16) -> impl Strategy<Value = Terms> {
+    let doc = proptest::collection::vec(0u16..vocabulary, 0..60).prop_map(|words| Doc { words });
     let sub = proptest::collection::vec(doc, 1..3);
     let term = proptest::collection::vec(sub, 1..4);
     (proptest::collection::vec(term, 2..5), any::<u64>()).prop_map(|(terms, seed)| {
         // Plant copies: each document may take a passage of an earlier one.
-        let mut pool: Vec<Vec<u8>> = Vec::new();
+        let mut pool: Vec<Vec<u16>> = Vec::new();
         let mut state = seed | 1;
         let mut next = move || {
             state ^= state << 13;
@@ -88,7 +102,7 @@ fn terms_strategy() -> impl Strategy<Value = Terms> {
                                 pool.push(d.words.clone());
                                 d.words
                                     .iter()
-                                    .map(|&w| WORDS[w as usize])
+                                    .map(|&w| word(w))
                                     .collect::<Vec<_>>()
                                     .join(" ")
                             })
@@ -506,4 +520,302 @@ fn add_reports_its_progress() {
         ]
     );
     assert!(summary.postings > 0);
+}
+
+/// What a report says of its pairs and clusters, with submissions named
+/// rather than numbered (a filtered archive numbers them differently).
+fn named_results(report: &Report) -> (Vec<String>, Vec<String>) {
+    let name = |i: usize| report.submissions[i].name.clone();
+    let pairs = report
+        .pairs
+        .iter()
+        .map(|p| {
+            let mut p = p.clone();
+            let (a, b) = (name(p.a), name(p.b));
+            (p.a, p.b) = (0, 0);
+            format!("{a} | {b} | {p:?}")
+        })
+        .collect();
+    let clusters = report
+        .clusters
+        .iter()
+        .map(|c| {
+            let members: Vec<String> = c.members.iter().map(|&m| name(m)).collect();
+            format!("{members:?} {}", c.max_similarity)
+        })
+        .collect();
+    (pairs, clusters)
+}
+
+/// Compares the new submissions with the whole archive and with the part
+/// [`Index::related`] finds; returns both results and the documents
+/// loaded of the archive's.
+fn whole_and_related(
+    index: &Index,
+    new: Vec<Submission>,
+    options: &CompareOptions,
+) -> (Option<Report>, Option<Report>, u64, u64) {
+    let whole: Vec<ArchivedSubmission> = index
+        .archived()
+        .unwrap()
+        .into_iter()
+        .map(|a| a.submission)
+        .collect();
+    let with_whole = run(inputs(new.clone()), whole, options);
+    let analyzed = analyze_new(&new, options);
+    let refs: Vec<&[bryo_compare::Analyzed]> = analyzed.iter().map(Vec::as_slice).collect();
+    let related = index
+        .related(&refs, options.max_submissions.unwrap_or(0))
+        .unwrap();
+    let archive = related.archived.into_iter().map(|a| a.submission).collect();
+    let with_related = run_excluding(inputs(new), archive, options, &related.excluded);
+    (
+        with_whole,
+        with_related,
+        related.loaded_documents,
+        related.documents,
+    )
+}
+
+/// The new submissions' files through their front-end.
+fn analyze_new(new: &[Submission], options: &CompareOptions) -> Vec<Vec<bryo_compare::Analyzed>> {
+    new.iter()
+        .map(|s| {
+            s.files
+                .iter()
+                .map(|f| {
+                    bryo_compare::analyze(&f.display_path, &f.bytes, &options.analyze).unwrap()
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// [`run`] with hashes excluded from matching.
+fn run_excluding(
+    inputs: Inputs,
+    archive: Vec<ArchivedSubmission>,
+    options: &CompareOptions,
+    excluded: &[u64],
+) -> Option<Report> {
+    let analysis = analyze_inputs_with_archive(inputs, archive, options, &Silent).ok()?;
+    let mut corpus = analysis.corpus();
+    corpus.exclude_hashes(excluded.iter().copied());
+    let indexed = bryo_match::fingerprint(&corpus, analysis.match_options(), &Silent)
+        .unwrap()
+        .index(&Silent)
+        .unwrap();
+    let candidates = indexed.pairs(&Silent).unwrap();
+    let comparison = indexed.fragments(candidates, &Silent).unwrap();
+    drop(corpus);
+    Some(analysis.report(comparison, options, &Silent).report)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    /// Under `-m N` (and with no limit), the new term compared with the
+    /// archived submissions `related` loads, common hashes excluded, gets
+    /// the same pairs, fragments, scores and clusters as compared with the
+    /// whole archive.
+    #[test]
+    fn related_part_matches_like_the_whole_archive(
+        terms in prop_oneof![terms_strategy(), terms_with(5000)],
+        max_submissions in 0usize..4,
+        max_pairs in prop_oneof![Just(0usize), 1usize..4],
+    ) {
+        let current = terms.len() - 1;
+        let dir = tempfile::tempdir().unwrap();
+        let mut index = Index::create(&dir.path().join("index"), settings()).unwrap();
+        for t in 0..current {
+            index.add(inputs(term_submissions(&terms, t, false)), &format!("term{t}")).unwrap();
+        }
+        let mut options = options(Some(max_submissions));
+        options.max_pairs = max_pairs;
+        let new = term_submissions(&terms, current, false);
+        let (whole, related, loaded, total) = whole_and_related(&index, new.clone(), &options);
+        prop_assert!(loaded <= total);
+
+        // What `related` loads and excludes, against a naive computation
+        // over every archived file.
+        let mut fingerprinter = bryo_engine::Fingerprinter::new(
+            index.settings().config,
+            bryo_engine::HashFunction::KarpRabin,
+            bryo_engine::Selection::RobustWinnow,
+        ).unwrap();
+        let mut hashes_of = |f: &bryo_compare::Analyzed| -> std::collections::BTreeSet<u64> {
+            fingerprinter.fingerprint_symbols(&f.normalized.symbols).unwrap().iter().map(|p| p.hash).collect()
+        };
+        let analyzed = analyze_new(&new, &options);
+        let new_per_sub: Vec<std::collections::BTreeSet<u64>> = analyzed
+            .iter()
+            .map(|files| files.iter().flat_map(&mut hashes_of).collect())
+            .collect();
+        let new_symbols: Vec<&[u64]> = analyzed
+            .iter()
+            .flatten()
+            .map(|a| &a.normalized.symbols[..])
+            .filter(|s| !s.is_empty())
+            .collect();
+        let everything = index.archived().unwrap();
+        let per_sub: Vec<std::collections::BTreeSet<u64>> = everything
+            .iter()
+            .map(|a| a.submission.files.iter().flat_map(|(f, _)| hashes_of(f)).collect())
+            .collect();
+        let holders = |h: &u64| {
+            per_sub.iter().chain(&new_per_sub).filter(|s| s.contains(h)).count()
+        };
+        let common = |h: &u64| max_submissions > 0 && holders(h) > max_submissions;
+        let wanted: Vec<usize> = (0..everything.len())
+            .filter(|&i| {
+                new_per_sub.iter().any(|n| per_sub[i].intersection(n).any(|h| !common(h)))
+                    || everything[i].submission.files.iter().any(|(f, _)| new_symbols.contains(&&f.normalized.symbols[..]))
+            })
+            .collect();
+        let refs: Vec<&[bryo_compare::Analyzed]> = analyzed.iter().map(Vec::as_slice).collect();
+        let found = index.related(&refs, max_submissions).unwrap();
+        let names: Vec<&str> = found.archived.iter().map(|a| a.submission.name.as_str()).collect();
+        let expected: Vec<&str> = wanted.iter().map(|&i| everything[i].submission.name.as_str()).collect();
+        prop_assert_eq!(names, expected);
+        let held: std::collections::BTreeSet<u64> = wanted
+            .iter()
+            .flat_map(|&i| per_sub[i].iter().copied())
+            .chain(new_per_sub.iter().flatten().copied())
+            .collect();
+        let excluded: Vec<u64> = held.into_iter().filter(|h| common(h)).collect();
+        prop_assert_eq!(&found.excluded, &excluded);
+        match (whole, related) {
+            (Some(whole), Some(related)) => {
+                prop_assert_eq!(named_results(&whole), named_results(&related));
+            }
+            // Too few submissions with the whole archive: with part of it too.
+            (None, related) => prop_assert!(related.is_none()),
+            // Too few submissions with the related part only: the whole
+            // archive pairs nothing with the new term.
+            (Some(whole), None) => prop_assert!(whole.pairs.is_empty()),
+        }
+    }
+}
+
+/// A text of `n` words unique to `tag`.
+fn unique_words(tag: &str, n: usize) -> String {
+    (0..n)
+        .map(|i| format!("{tag}w{i}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// An archive of ten submissions of which two share passages with the new
+/// term: only those two are loaded, and a passage held by four archived
+/// submissions is excluded under `-m 3` as with the whole archive — its
+/// symbols stop the copied passage's fragment, which without the exclusion
+/// would run on into it.
+#[test]
+fn related_loads_only_submissions_sharing_a_fingerprint() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut index = Index::create(&dir.path().join("index"), settings()).unwrap();
+    let copied = unique_words("copied", 30);
+    let common = unique_words("common", 30);
+    let mut archived = Vec::new();
+    for i in 0..10 {
+        let mut text = unique_words(&format!("a{i}"), 40);
+        if i < 2 {
+            // The passage the new submission copies, followed by common code.
+            text = format!("{text} {copied} {common}");
+        } else if i < 4 {
+            text = format!("{text} {common}");
+        }
+        archived.push(Submission {
+            name: format!("old{i}"),
+            old: false,
+            files: vec![file(format!("old{i}/f.txt"), text)],
+        });
+    }
+    index.add(inputs(archived), "fall").unwrap();
+    // The copy runs on into the first three words of the common passage:
+    // too few for a k-gram of it (k = 4).
+    let copy = format!(
+        "{} {copied} commonw0 commonw1 commonw2",
+        unique_words("n0", 40)
+    );
+    let new = vec![
+        Submission {
+            name: "new0".to_string(),
+            old: false,
+            files: vec![file("new0/f.txt".to_string(), copy.clone())],
+        },
+        Submission {
+            name: "new1".to_string(),
+            old: false,
+            files: vec![file("new1/f.txt".to_string(), unique_words("n1", 50))],
+        },
+    ];
+    // Under -m 2 the copied passage is common too (three submissions).
+    for (m, pairs, loaded_documents) in [(0, 2, 2), (2, 0, 0), (3, 2, 2), (5, 2, 2)] {
+        let options = options(Some(m));
+        let (whole, related, loaded, total) = whole_and_related(&index, new.clone(), &options);
+        assert_eq!((loaded, total), (loaded_documents, 10), "-m {m}");
+        let (whole, related) = (whole.unwrap(), related.unwrap());
+        assert_eq!(named_results(&whole), named_results(&related), "-m {m}");
+        assert_eq!(whole.pairs.len(), pairs, "-m {m}");
+    }
+    let analyzed = analyze_new(&new, &options(None));
+    let refs: Vec<&[bryo_compare::Analyzed]> = analyzed.iter().map(Vec::as_slice).collect();
+    let related = index.related(&refs, 3).unwrap();
+    // The common passage's hashes, in four archived submissions.
+    assert!(!related.excluded.is_empty());
+    let counts = index.submission_counts(&related.excluded).unwrap();
+    assert!(counts.iter().all(|&(_, n)| n == 4), "{counts:?}");
+    assert!(index.related(&refs, 4).unwrap().excluded.is_empty());
+    assert!(index.related(&refs, 0).unwrap().excluded.is_empty());
+    // Without the exclusion the related part alone matches differently.
+    let options = options(Some(3));
+    let (whole, _, _, _) = whole_and_related(&index, new.clone(), &options);
+    let archive = related.archived.into_iter().map(|a| a.submission).collect();
+    let unexcluded = run_excluding(inputs(new), archive, &options, &[]).unwrap();
+    assert_ne!(named_results(&whole.unwrap()), named_results(&unexcluded));
+}
+
+/// A file too short for a k-gram has no fingerprint, yet makes two
+/// submissions identical: the archived submission holding the same file as
+/// a new one is loaded, and the identical pair is reported as with the
+/// whole archive.
+#[test]
+fn related_loads_identical_submissions_without_fingerprints() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut index = Index::create(&dir.path().join("index"), settings()).unwrap();
+    let mut archived = Vec::new();
+    for i in 0..5 {
+        archived.push(Submission {
+            name: format!("old{i}"),
+            old: false,
+            files: vec![file(
+                format!("old{i}/f.txt"),
+                unique_words(&format!("a{i}"), 2),
+            )],
+        });
+    }
+    index.add(inputs(archived), "fall").unwrap();
+    let new = vec![
+        Submission {
+            name: "new0".to_string(),
+            old: false,
+            // The same two words as old3's file.
+            files: vec![file("new0/f.txt".to_string(), unique_words("a3", 2))],
+        },
+        Submission {
+            name: "new1".to_string(),
+            old: false,
+            files: vec![file("new1/f.txt".to_string(), unique_words("n1", 50))],
+        },
+    ];
+    for m in [0, 1, 3] {
+        let (whole, related, loaded, total) =
+            whole_and_related(&index, new.clone(), &options(Some(m)));
+        assert_eq!((loaded, total), (1, 5), "-m {m}");
+        let (whole, related) = (whole.unwrap(), related.unwrap());
+        assert_eq!(named_results(&whole), named_results(&related), "-m {m}");
+        assert_eq!(whole.pairs.len(), 1, "-m {m}");
+        assert!(whole.pairs[0].identical, "-m {m}");
+    }
 }
