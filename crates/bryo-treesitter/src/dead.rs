@@ -337,6 +337,7 @@ impl<'t> Scope<'t> {
     fn solve(&mut self, inert: &HashSet<u32>) {
         let n = self.stmts.len();
         let mut live: HashSet<u32> = HashSet::new();
+        let mut counted = vec![false; n];
         loop {
             let essential = &mut self.essential;
             essential.iter_mut().for_each(|e| *e = false);
@@ -360,9 +361,12 @@ impl<'t> Scope<'t> {
                     }
                 }
             }
+            // Essential statements only grow as `live` does: add the
+            // reads of those that became essential this round.
             let before = live.len();
-            for (s, &e) in self.stmts.iter().zip(essential.iter()) {
-                if e {
+            for (i, s) in self.stmts.iter().enumerate() {
+                if essential[i] && !counted[i] {
+                    counted[i] = true;
                     live.extend(s.reads.iter().copied());
                 }
             }
@@ -619,6 +623,10 @@ impl<'a> Builder<'a, '_> {
             }
             loop {
                 if outer.is_empty() {
+                    for names in [&mut s.reads, &mut s.writes, &mut s.calls] {
+                        names.sort_unstable();
+                        names.dedup();
+                    }
                     stmts.push(s);
                     return idx;
                 }
