@@ -37,6 +37,11 @@ struct Docs<'a> {
     ids: Vec<&'a str>,
     bytes: Vec<Option<&'a [u8]>>,
     languages: Vec<Option<&'a str>>,
+    /// The submission of each document (`submission` column; null or
+    /// absent: the document alone, named by its id).
+    submissions: Vec<&'a str>,
+    /// Whether each document is old (`old` column; null or absent: new).
+    old: Vec<bool>,
 }
 
 fn value_error(message: impl std::fmt::Display) -> PyErr {
@@ -102,11 +107,59 @@ fn documents(batch: &RecordBatch) -> PyResult<Docs<'_>> {
         Some(l) => strings(l, "language")?,
         None => vec![None; ids.len()],
     };
+    let submissions = match column(batch, "submission") {
+        Some(c) => strings(c, "submission")?
+            .into_iter()
+            .zip(&ids)
+            .map(|(s, &id)| s.unwrap_or(id))
+            .collect(),
+        None => ids.clone(),
+    };
+    let old = match column(batch, "old") {
+        None => vec![false; ids.len()],
+        Some(c) if c.data_type() == &DataType::Boolean => {
+            c.as_boolean().iter().map(|o| o.unwrap_or(false)).collect()
+        }
+        Some(c) => {
+            return Err(value_error(format!(
+                "column `old` must be boolean, not {}",
+                c.data_type()
+            )))
+        }
+    };
     Ok(Docs {
         ids,
         bytes: text,
         languages,
+        submissions,
+        old,
     })
+}
+
+/// The documents of each submission, grouped as `bryo compare -d` groups
+/// the files of a directory: submissions new first then old, each part in
+/// name order, files in id order. A submission's documents must agree on
+/// `old`.
+fn group_submissions<'a>(docs: &Docs<'a>) -> PyResult<Vec<(&'a str, bool, Vec<usize>)>> {
+    let mut by_name: HashMap<&'a str, (bool, Vec<usize>)> = HashMap::new();
+    for (i, &name) in docs.submissions.iter().enumerate() {
+        let entry = by_name.entry(name).or_insert((docs.old[i], Vec::new()));
+        if entry.0 != docs.old[i] {
+            return Err(value_error(format!(
+                "submission `{name}` has both old and new documents"
+            )));
+        }
+        entry.1.push(i);
+    }
+    let mut groups: Vec<(&'a str, bool, Vec<usize>)> = by_name
+        .into_iter()
+        .map(|(name, (old, mut files))| {
+            files.sort_by_key(|&i| docs.ids[i]);
+            (name, old, files)
+        })
+        .collect();
+    groups.sort_by(|x, y| (x.1, x.0).cmp(&(y.1, y.0)));
+    Ok(groups)
 }
 
 fn language(name: &str) -> PyResult<&'static Language> {
@@ -439,13 +492,17 @@ struct PairRow {
     lines_matched: u64,
     longest_fragment: u64,
     identical: bool,
-    /// Every fragment and, for a merged one, its parts.
-    fragments: Vec<(FragmentRow, Vec<FragmentRow>)>,
+    /// Every fragment with its files on both sides and, for a merged one,
+    /// its parts.
+    fragments: Vec<FragmentWithParts>,
 }
 
 /// `[a_start, a_end, b_start, b_end]` bytes, `[a_first, a_last, b_first,
 /// b_last]` lines, symbols.
 type FragmentRow = ([u64; 4], [u64; 4], u64);
+
+/// A fragment's files `(a, b)`, the fragment, and its parts.
+type FragmentWithParts = ((String, String), FragmentRow, Vec<FragmentRow>);
 
 fn fragment_row(a: &bryo_report::Location, b: &bryo_report::Location, symbols: u64) -> FragmentRow {
     (
@@ -544,6 +601,7 @@ fn run_compare(
                 .iter()
                 .map(|f| {
                     (
+                        (f.a.file.clone(), f.b.file.clone()),
                         fragment_row(&f.a, &f.b, f.symbols),
                         f.parts
                             .iter()
@@ -562,15 +620,12 @@ fn run_compare(
     Ok((pairs, skipped))
 }
 
-fn submission(id: &str, bytes: &[u8]) -> Submission {
-    Submission {
-        name: id.to_string(),
-        old: false,
-        files: vec![InputFile {
-            display_path: id.to_string(),
-            bytes: bytes.to_vec(),
-            source: bryo_input::Source::Memory,
-        }],
+/// An input file held in memory, named by its document id.
+fn input_file(id: &str, bytes: &[u8]) -> InputFile {
+    InputFile {
+        display_path: id.to_string(),
+        bytes: bytes.to_vec(),
+        source: bryo_input::Source::Memory,
     }
 }
 
@@ -624,20 +679,33 @@ fn list_of(
     )
 }
 
-/// The fragments' list column; each fragment lists its `parts` (empty for
-/// a single exact match), as the CLI's JSON does.
+/// The fragments' list column: each fragment's files (`file_a`,
+/// `file_b`), byte ranges, lines and symbols, and its `parts` (empty for a
+/// single exact match), as the CLI's JSON has them.
 fn fragments_column(rows: &[PairRow]) -> (Field, ArrayRef) {
     let part_fields: Fields = FRAGMENT_FIELDS.iter().map(|n| u64_field(n)).collect();
     let fragments = || rows.iter().flat_map(|r| &r.fragments);
     let (parts_field, parts) = list_of(
         "parts",
         part_fields.clone(),
-        fragment_columns(fragments().flat_map(|(_, parts)| parts)),
-        fragments().map(|(_, parts)| parts.len()).collect(),
+        fragment_columns(fragments().flat_map(|(_, _, parts)| parts)),
+        fragments().map(|(_, _, parts)| parts.len()).collect(),
     );
-    let mut fields: Vec<Field> = part_fields.iter().map(|f| f.as_ref().clone()).collect();
+    let mut fields = vec![
+        Field::new("file_a", DataType::Utf8, false),
+        Field::new("file_b", DataType::Utf8, false),
+    ];
+    fields.extend(part_fields.iter().map(|f| f.as_ref().clone()));
     fields.push(parts_field);
-    let mut columns = fragment_columns(fragments().map(|(f, _)| f));
+    let file = |side: fn(&(String, String)) -> &String| -> ArrayRef {
+        Arc::new(StringArray::from(
+            fragments()
+                .map(|(files, _, _)| side(files).as_str())
+                .collect::<Vec<_>>(),
+        ))
+    };
+    let mut columns = vec![file(|f| &f.0), file(|f| &f.1)];
+    columns.extend(fragment_columns(fragments().map(|(_, f, _)| f)));
     columns.push(parts);
     list_of(
         "fragments",
@@ -905,19 +973,34 @@ fn compare(
              drop the `language` column",
         ));
     }
-    let by_id: HashMap<&str, usize> = docs
-        .ids
-        .iter()
-        .enumerate()
-        .map(|(i, &id)| (id, i))
-        .collect();
-    if by_id.len() != docs.ids.len() {
+    if docs.ids.iter().collect::<std::collections::HashSet<_>>().len() != docs.ids.len() {
         return Err(value_error("doc_id values must be distinct"));
     }
-    let doc = |i: usize| -> PyResult<Submission> {
-        let bytes = docs.bytes[i]
-            .ok_or_else(|| value_error(format!("document `{}` has no text", docs.ids[i])))?;
-        Ok(submission(docs.ids[i], bytes))
+    let groups = group_submissions(&docs)?;
+    options.directory_mode = column(&input, "submission").is_some();
+    let by_name: HashMap<&str, usize> = groups
+        .iter()
+        .enumerate()
+        .map(|(g, &(name, _, _))| (name, g))
+        .collect();
+    // A submission compared alone with another: every file (a file
+    // without text is an error here: the job's earlier stages skip it).
+    let whole_submission = |g: usize| -> PyResult<Submission> {
+        let (name, old, files) = &groups[g];
+        let files = files
+            .iter()
+            .map(|&i| {
+                let bytes = docs.bytes[i].ok_or_else(|| {
+                    value_error(format!("document `{}` has no text", docs.ids[i]))
+                })?;
+                Ok(input_file(docs.ids[i], bytes))
+            })
+            .collect::<PyResult<_>>()?;
+        Ok(Submission {
+            name: name.to_string(),
+            old: *old,
+            files,
+        })
     };
     // Base code, in id order as `bryo compare -b` reads a directory.
     let base_input = base.map(|b| b.0);
@@ -945,30 +1028,38 @@ fn compare(
     let fail = |e: CompareError| value_error(e);
     let (rows, skipped) = match pairs {
         None => {
-            let mut order: Vec<usize> = (0..docs.ids.len()).collect();
-            order.sort_by_key(|&i| docs.ids[i]);
             let mut inputs = Inputs {
                 base: base_files,
                 ..Inputs::default()
             };
-            for i in order {
-                match docs.bytes[i] {
-                    Some(bytes) if bytes.len() as u64 > max_file_size => {
-                        inputs.skipped.push(bryo_input::SkippedInput {
+            for (name, old, files) in &groups {
+                let mut kept = Vec::new();
+                for &i in files {
+                    match docs.bytes[i] {
+                        Some(bytes) if bytes.len() as u64 > max_file_size => {
+                            inputs.skipped.push(bryo_input::SkippedInput {
+                                path: docs.ids[i].to_string(),
+                                reason: bryo_input::SkipReason::TooLarge {
+                                    size: bytes.len() as u64,
+                                    limit: max_file_size,
+                                },
+                            })
+                        }
+                        Some(bytes) => kept.push(input_file(docs.ids[i], bytes)),
+                        None => inputs.skipped.push(bryo_input::SkippedInput {
                             path: docs.ids[i].to_string(),
-                            reason: bryo_input::SkipReason::TooLarge {
-                                size: bytes.len() as u64,
-                                limit: max_file_size,
+                            reason: bryo_input::SkipReason::Unreadable {
+                                message: "no text (null)".into(),
                             },
-                        })
+                        }),
                     }
-                    Some(bytes) => inputs.submissions.push(submission(docs.ids[i], bytes)),
-                    None => inputs.skipped.push(bryo_input::SkippedInput {
-                        path: docs.ids[i].to_string(),
-                        reason: bryo_input::SkipReason::Unreadable {
-                            message: "no text (null)".into(),
-                        },
-                    }),
+                }
+                if !kept.is_empty() {
+                    inputs.submissions.push(Submission {
+                        name: name.to_string(),
+                        old: *old,
+                        files: kept,
+                    });
                 }
             }
             py.detach(|| run_compare(inputs, &options, &excluded, false, None))
@@ -1001,24 +1092,26 @@ fn compare(
                 let (Some(x), Some(y)) = (x, y) else {
                     return Err(value_error("doc_a and doc_b must not be null"));
                 };
-                let find = |id: &str| {
-                    by_id
-                        .get(id)
-                        .copied()
-                        .ok_or_else(|| value_error(format!("pair names unknown document `{id}`")))
+                let find = |name: &str| {
+                    by_name.get(name).copied().ok_or_else(|| {
+                        value_error(format!("pair names unknown submission `{name}`"))
+                    })
                 };
+                // In the order of the whole run: new before old, by name.
                 let (i, j) = (find(x)?, find(y)?);
-                let (i, j) = if docs.ids[i] <= docs.ids[j] {
-                    (i, j)
-                } else {
-                    (j, i)
-                };
+                let (i, j) = (i.min(j), i.max(j));
                 if i == j {
                     return Err(value_error(format!("pair of `{x}` with itself")));
                 }
+                if groups[i].1 && groups[j].1 {
+                    return Err(value_error(format!(
+                        "pair of two old submissions `{x}` and `{y}`: old ones are compared \
+                         only with new ones"
+                    )));
+                }
                 jobs.push((
                     Inputs {
-                        submissions: vec![doc(i)?, doc(j)?],
+                        submissions: vec![whole_submission(i)?, whole_submission(j)?],
                         base: base_files.clone(),
                         ..Inputs::default()
                     },

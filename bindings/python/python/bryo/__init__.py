@@ -101,10 +101,15 @@ def compare(
 ):
     """Compares documents as ``bryo compare`` does: returns ``(pairs, skipped)``.
 
-    Each document is one submission. Without ``pairs``: one run over the
-    batch, ranked and cut to ``max_pairs`` (0 = all). With ``pairs`` (a
-    batch with ``doc_a``, ``doc_b``): each pair compared alone, every pair
-    scored; ``excluded_hashes`` (uint64) are the hashes excluded on the
+    Each document is one submission, or, with a ``submission`` column (a
+    name per document), the documents of one name form one submission of
+    several files, as ``bryo compare -d`` groups the files of a directory;
+    an ``old`` column (boolean) marks documents of earlier terms, compared
+    with the new ones but not with each other (``bryo compare --old``).
+    Without ``pairs``: one run over the batch, ranked and cut to
+    ``max_pairs`` (0 = all). With ``pairs`` (a batch with ``doc_a``,
+    ``doc_b``, the names of two submissions, not both old): each pair
+    compared alone, every pair scored; ``excluded_hashes`` (uint64) are the hashes excluded on the
     whole corpus: with ``max_submissions=0`` they are MOSS ``-m`` passages
     (never matched, counted in the totals), with ``max_submissions=None``
     template code of the rarity rule (never matched nor counted).
@@ -120,6 +125,11 @@ def compare(
     documents holding each matched hash of the whole corpus, identical ones
     counted once) and ``template_above`` (the whole corpus's template
     threshold) to discount it as ``bryo compare`` does on the whole corpus.
+
+    A pair's ``doc_a`` and ``doc_b`` are in the order of the whole run (new
+    submissions before old ones, each in name order), and each fragment
+    names its files (``file_a``, ``file_b``): the documents the passage is
+    in, as the CLI's JSON does.
     """
     if excluded_hashes is not None:
         excluded_hashes = _uint(excluded_hashes, pa.uint64())

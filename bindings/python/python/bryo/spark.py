@@ -72,20 +72,25 @@ RARITY_MIN_SEED_LIMIT = 10
 _FP_SCHEMA = (
     "is_doc boolean, hash long, doc_id string, position int, byte_start long, byte_end long, "
     "ok boolean, reason string, language string, frontend string, symbols long, "
-    "fingerprints long, content_fingerprint long, bytes long"
+    "fingerprints long, content_fingerprint long, bytes long, submission string, origin int"
 )
+
+# Where a submission comes from, in the order `bryo compare` numbers them:
+# the new ones, then `--old` ones, then those of the `--against` index.
+NEW, OLD, ARCHIVE = 0, 1, 2
 
 _PART = (
     "a_byte_start long, a_byte_end long, b_byte_start long, b_byte_end long, "
     "a_first_line long, a_last_line long, b_first_line long, b_last_line long, symbols long"
 )
-# A fragment, with the exact matches a merged one is made of.
-_FRAGMENT = f"{_PART}, parts array<struct<{_PART}>>"
+# A fragment: its files on both sides, and the exact matches a merged one
+# is made of.
+_FRAGMENT = f"file_a string, file_b string, {_PART}, parts array<struct<{_PART}>>"
 _PAIR_SCHEMA = (
     "doc_a string, doc_b string, similarity double, a_percent double, b_percent double, "
     "shared_fingerprints long, symbols_a long, symbols_b long, covered_a long, covered_b long, "
     "lines_matched long, longest_fragment long, identical boolean, "
-    f"fragments array<struct<{_FRAGMENT}>>"
+    f"fragments array<struct<{_FRAGMENT}>>, a_old boolean, b_old boolean, sub_a long, sub_b long"
 )
 
 
@@ -123,7 +128,8 @@ def _fingerprint_partitions(options: dict):
                     postings.column("byte_end").cast(pa.int64()),
                 ]
                 + [pa.nulls(n, t) for t in (pa.bool_(), pa.string(), pa.string(), pa.string())]
-                + [pa.nulls(n, pa.int64()) for _ in range(4)],
+                + [pa.nulls(n, pa.int64()) for _ in range(4)]
+                + [pa.nulls(n, pa.string()), pa.nulls(n, pa.int32())],
                 names=_names(_FP_SCHEMA),
             )
             yield pa.RecordBatch.from_arrays(
@@ -142,6 +148,9 @@ def _fingerprint_partitions(options: dict):
                     documents.column("fingerprints").cast(pa.int64()),
                     _signed(documents.column("content_fingerprint")),
                     documents.column("bytes").cast(pa.int64()),
+                    # The summary keeps the input's row order.
+                    b.column("submission"),
+                    b.column("origin"),
                 ],
                 names=_names(_FP_SCHEMA),
             )
@@ -168,10 +177,13 @@ def _names(ddl: str) -> list[str]:
 def _fragment_partitions(
     options: dict, arrow_schema: pa.Schema, base: pa.RecordBatch | None, template_above: int | None
 ):
-    """Compares each pair of a partition alone. With `template_above` (the
-    rarity discount applies), each side carries `weights_a`/`weights_b`:
-    its matched hashes with the number of distinct documents holding them
-    on the whole corpus."""
+    """Compares each pair of submissions of a partition alone. Each side
+    carries its name, number, whether it is old, its files (`doc_id`,
+    `text`) and the hashes excluded in it; with `template_above` (the
+    rarity discount applies) also `weights_a`/`weights_b`: its matched
+    hashes with the number of distinct submissions holding them on the
+    whole corpus. The result carries the submission numbers `sub_a` and
+    `sub_b`, which order ties in the ranking as `bryo compare` does."""
 
     def run(batches):
         import bryo as worker_bryo
@@ -180,21 +192,32 @@ def _fragment_partitions(
             if b.num_rows == 0:
                 continue
             rows = b.to_pydict()
-            texts: dict[str, object] = {}
+            files: dict[str, tuple[object, str, bool]] = {}
             excluded: set[int] = set()
             counts: dict[int, int] = {}
+            numbers: dict[tuple[str, str], tuple[int, int]] = {}
+            for name_a, name_b, sub_a, sub_b in zip(rows["doc_a"], rows["doc_b"], rows["sub_a"], rows["sub_b"]):
+                numbers[(name_a, name_b)] = (sub_a, sub_b)
             for side in ("a", "b"):
-                for doc, text, ex in zip(rows[f"doc_{side}"], rows[f"text_{side}"], rows[f"excluded_{side}"]):
-                    texts[doc] = text
+                for name, old, held, ex in zip(
+                    rows[f"doc_{side}"], rows[f"old_{side}"], rows[f"files_{side}"], rows[f"excluded_{side}"]
+                ):
+                    for f in held:
+                        files[f["doc_id"]] = (f["text"], name, old)
                     excluded.update(ex or ())
                 if template_above is not None:
                     for held in rows[f"weights_{side}"]:
                         counts.update((h["hash"], h["distinct"]) for h in held or ())
-            ids = sorted(texts)
-            text_type = b.schema.field("text_a").type
+            ids = sorted(files)
+            text_type = b.schema.field("files_a").type.value_type.field("text").type
             docs = pa.RecordBatch.from_arrays(
-                [pa.array(ids, pa.string()), pa.array([texts[i] for i in ids], text_type)],
-                names=["doc_id", "text"],
+                [
+                    pa.array(ids, pa.string()),
+                    pa.array([files[i][0] for i in ids], text_type),
+                    pa.array([files[i][1] for i in ids], pa.string()),
+                    pa.array([files[i][2] for i in ids], pa.bool_()),
+                ],
+                names=["doc_id", "text", "submission", "old"],
             )
             pairs = pa.RecordBatch.from_arrays(
                 [b.column("doc_a"), b.column("doc_b"), b.column("whole")],
@@ -218,15 +241,24 @@ def _fragment_partitions(
             )
             # A pair's shared fingerprints are those of the records that
             # brought it together, as `bryo compare` counts them (under the
-            # rarity rule's budget, a wide hash pairs only some documents).
+            # rarity rule's budget, a wide hash pairs only some submissions).
             shared = dict(zip(zip(rows["doc_a"], rows["doc_b"]), rows["shared_fingerprints"]))
+            names = list(zip(result.column("doc_a").to_pylist(), result.column("doc_b").to_pylist()))
             result = result.set_column(
                 result.schema.get_field_index("shared_fingerprints"),
                 "shared_fingerprints",
-                pa.array(
-                    [shared[p] for p in zip(result.column("doc_a").to_pylist(), result.column("doc_b").to_pylist())],
-                    pa.uint64(),
-                ),
+                pa.array([shared[p] for p in names], pa.uint64()),
+            )
+            old = dict(zip(rows["doc_a"], rows["old_a"])) | dict(zip(rows["doc_b"], rows["old_b"]))
+            result = pa.RecordBatch.from_arrays(
+                [
+                    *result.columns,
+                    pa.array([old[a] for a, _ in names], pa.bool_()),
+                    pa.array([old[b] for _, b in names], pa.bool_()),
+                    pa.array([numbers[p][0] for p in names], pa.int64()),
+                    pa.array([numbers[p][1] for p in names], pa.int64()),
+                ],
+                names=[*result.schema.names, "a_old", "b_old", "sub_a", "sub_b"],
             )
             yield pa.Table.from_batches([result]).cast(arrow_schema).to_batches()[0]
 
@@ -319,18 +351,19 @@ def _seed_order_partitions(batches):
 
 
 def _sampled_records(kept, seed_limit: int):
-    """The pair records of hashes in more than `seed_limit` documents:
-    ordered by `bryo.seed_order`, each document paired with the next
-    `min(⌈L/2⌉, (n − 1)/2)` cyclically, as `bryo compare` samples them."""
+    """The pair records of hashes in more than `seed_limit` submissions:
+    ordered by `bryo.seed_order`, each submission paired with the next
+    `min(⌈L/2⌉, (n − 1)/2)` cyclically, as `bryo compare` samples them
+    (never two old ones)."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     wide = kept.where(F.col("docs") > seed_limit).select(
-        "hash", "doc_id", "occurrences", "docs", "submission"
+        "hash", "occurrences", "docs", "old", F.col("sub").alias("submission")
     )
     wide = wide.mapInArrow(
         _seed_order_partitions,
-        "hash long, doc_id string, occurrences long, docs long, submission long, order_key long",
+        "hash long, occurrences long, docs long, old boolean, submission long, order_key long",
     ).withColumn(
         "place",
         F.row_number().over(Window.partitionBy("hash").orderBy("order_key", "submission")) - 1,
@@ -338,22 +371,30 @@ def _sampled_records(kept, seed_limit: int):
     reach = F.least(F.lit((seed_limit + 1) // 2), F.floor((F.col("docs") - 1) / 2))
     x = wide.withColumn("step", F.explode(F.sequence(F.lit(1), reach.cast("int")))).select(
         "hash",
-        F.col("doc_id").alias("x_doc"),
+        F.col("submission").alias("x_sub"),
         F.col("occurrences").alias("x_occ"),
+        F.col("old").alias("x_old"),
         ((F.col("place") + F.col("step")) % F.col("docs")).alias("place"),
     )
     y = wide.select(
-        "hash", "place", F.col("doc_id").alias("y_doc"), F.col("occurrences").alias("y_occ")
+        "hash",
+        "place",
+        F.col("submission").alias("y_sub"),
+        F.col("occurrences").alias("y_occ"),
+        F.col("old").alias("y_old"),
     )
-    cap = F.lit(OCCURRENCE_CAP)
-    return x.join(y, ["hash", "place"]).select(
-        F.least("x_doc", "y_doc").alias("doc_a"),
-        F.greatest("x_doc", "y_doc").alias("doc_b"),
-        F.least(F.least("x_occ", cap), F.least("y_occ", cap)).alias("c"),
+    return (
+        x.join(y, ["hash", "place"])
+        .where(~(F.col("x_old") & F.col("y_old")))
+        .select(
+            F.least("x_sub", "y_sub").alias("a"),
+            F.greatest("x_sub", "y_sub").alias("b"),
+            F.least("x_occ", "y_occ").alias("c"),
+        )
     )
 
 
-def _read_documents(spark, path: str, fmt: str | None):
+def _read_documents(spark, path: str, fmt: str | None, submissions: bool = False):
     from pyspark.errors import AnalysisException
     from pyspark.sql import functions as F
 
@@ -388,7 +429,18 @@ def _read_documents(spark, path: str, fmt: str | None):
     text_type = dict(df.dtypes)["text"]
     if text_type not in ("string", "binary"):
         raise InputError(f"{path}: column `text` must be string or binary, not {text_type}")
-    return df.select(F.col("id").cast("string").alias("id"), F.col("text"))
+    if not submissions:
+        return df.select(F.col("id").cast("string").alias("id"), F.col("text"))
+    if "submission" not in df.columns:
+        raise InputError(
+            f"{path}: -d groups documents by their `submission` column, which is missing "
+            f"(found: {', '.join(df.columns)})"
+        )
+    return df.select(
+        F.col("id").cast("string").alias("id"),
+        F.col("text"),
+        F.col("submission").cast("string").alias("submission"),
+    )
 
 
 def _read_base(spark, paths: list[str]) -> pa.RecordBatch | None:
@@ -465,12 +517,34 @@ def run(spark, args) -> dict:
         timings[stage] = round(now - clock, 3)
         clock = now
 
-    docs = _read_documents(spark, args.input, args.format)
+    directory = args.directory
+    inputs = [(args.input, NEW)] + [(path, OLD) for path in args.old]
+    docs = None
+    for path, origin in inputs:
+        if origin == OLD and "://" not in path and not Path(path).exists():
+            raise InputError(f"{path}: old documents not found")
+        part = _read_documents(spark, path, args.format, directory)
+        if not directory:
+            part = part.withColumn("submission", F.col("id"))
+        part = part.withColumn("origin", F.lit(origin))
+        docs = part if docs is None else docs.unionByName(part)
     total, distinct = docs.agg(F.count("*"), F.countDistinct("id")).first()
     if docs.where(F.col("id").isNull()).limit(1).count():
         raise InputError(f"{args.input}: a document has a null `id`")
     if distinct != total:
-        raise InputError(f"{args.input}: {total - distinct} duplicate ids; ids must be distinct")
+        raise InputError(
+            f"{', '.join(p for p, _ in inputs)}: {total - distinct} duplicate ids; ids must be distinct"
+        )
+    if directory:
+        if docs.where(F.col("submission").isNull()).limit(1).count():
+            raise InputError(f"{args.input}: a document has a null `submission` (-d)")
+        mixed = (
+            docs.groupBy("submission").agg(F.countDistinct("origin").alias("n")).where("n > 1").first()
+        )
+        if mixed is not None:
+            raise InputError(
+                f"submission `{mixed['submission']}` has both new and old documents (--old)"
+            )
     base = _read_base(spark, args.base)
     lap("read")
 
@@ -484,8 +558,8 @@ def run(spark, args) -> dict:
     lap("fingerprint")
 
     summary = fp.where("is_doc").select(
-        "doc_id", "ok", "reason", "language", "frontend", "symbols", "fingerprints",
-        "content_fingerprint", "bytes",
+        "doc_id", "submission", "origin", "ok", "reason", "language", "frontend", "symbols",
+        "fingerprints", "content_fingerprint", "bytes",
     )
     postings = fp.where(~F.col("is_doc")).select("hash", "doc_id")
     base_docs = []
@@ -502,66 +576,80 @@ def run(spark, args) -> dict:
             for d in bryo.fingerprint(base, **fp_options)[1].to_pylist()
             if d["ok"] and d["symbols"]
         ]
+    # Every submission with a compared document, numbered as `bryo compare`
+    # numbers them (new ones, then old ones, each in name order): the
+    # numbers orient pairs, break ties in the ranking and draw the rarity
+    # rule's sample. Numbered in a sorted RDD: no window moves every name
+    # to one partition.
+    ok_docs = summary.where("ok")
+    numbers = (
+        ok_docs.select("origin", "submission")
+        .distinct()
+        .orderBy("origin", "submission")
+        .rdd.zipWithIndex()
+        .map(lambda row: (row[0][1], row[0][0] != NEW, row[1]))
+        .toDF("submission string, old boolean, sub long")
+    )
+    # Each compared document with its submission's number, and whether it is
+    # the first of its content in that order (a document identical to an
+    # earlier one does not make a passage more common under the rarity
+    # rule).
+    compared = (
+        ok_docs.join(numbers, "submission")
+        .select(
+            "doc_id",
+            "symbols",
+            "content_fingerprint",
+            "sub",
+            "old",
+            (
+                F.row_number().over(
+                    Window.partitionBy("symbols", "content_fingerprint").orderBy("sub", "doc_id")
+                )
+                == 1
+            ).alias("canonical"),
+        )
+        .persist(StorageLevel.MEMORY_AND_DISK)
+    )
+    # Occurrences of a hash per submission (at most 16 per document, as
+    # `bryo compare` keeps them), and the submissions holding it: all of
+    # them (MOSS's -m) and those through a first-of-its-content document.
     by_hash = Window.partitionBy("hash")
     occurrences = (
         postings.repartition(partitions, "hash")
         .groupBy("hash", "doc_id")
-        .agg(F.count("*").alias("occurrences"))
+        .agg(F.count("*").alias("n"))
+        .join(compared.select("doc_id", "sub", "old", "canonical"), "doc_id")
+        .groupBy("hash", "sub")
+        .agg(
+            F.sum(F.least(F.col("n"), F.lit(OCCURRENCE_CAP))).alias("occurrences"),
+            F.max(F.col("canonical").cast("long")).alias("canonical"),
+            F.first("old").alias("old"),
+        )
         .withColumn("docs", F.count("*").over(by_hash))
+        .withColumn("distinct", F.sum("canonical").over(by_hash))
+        .persist(StorageLevel.MEMORY_AND_DISK)
     )
-    if not moss:
-        # Every compared document: its number in name order (as `bryo compare`
-        # numbers submissions) and whether it is the first of its content
-        # (a document identical to an earlier one does not make a passage
-        # more common under the rarity rule).
-        ok_docs = summary.where("ok")
-        # Numbered in a sorted RDD: no window moves every id to one partition.
-        numbers = (
-            ok_docs.select("doc_id")
-            .orderBy("doc_id")
-            .rdd.zipWithIndex()
-            .map(lambda row: (row[0][0], row[1]))
-            .toDF("doc_id string, submission long")
-        )
-        compared = (
-            ok_docs.join(numbers, "doc_id")
-            .select(
-                "doc_id",
-                "symbols",
-                "submission",
-                (
-                    F.row_number().over(
-                        Window.partitionBy("symbols", "content_fingerprint").orderBy("doc_id")
-                    )
-                    == 1
-                ).alias("canonical"),
-            )
-            .persist(StorageLevel.MEMORY_AND_DISK)
-        )
-        occurrences = occurrences.join(
-            compared.select("doc_id", "submission", "canonical"), "doc_id"
-        ).withColumn("distinct", F.sum(F.col("canonical").cast("long")).over(by_hash))
-    occurrences = occurrences.persist(StorageLevel.MEMORY_AND_DISK)
     if moss:
         exclude_above = args.max_submissions
         common = F.col("docs") > exclude_above
     else:
         # Template code: in more than half of the submissions (identical
         # ones counted once), and in more than ten.
-        distinct_docs = compared.where(F.col("canonical") & (F.col("symbols") > 0)).count()
-        exclude_above = max(int(RARITY_TEMPLATE_SHARE * distinct_docs), RARITY_TEMPLATE_MIN)
+        distinct_subs = (
+            compared.where(F.col("canonical") & (F.col("symbols") > 0)).select("sub").distinct().count()
+        )
+        exclude_above = max(int(RARITY_TEMPLATE_SHARE * distinct_subs), RARITY_TEMPLATE_MIN)
         common = F.col("distinct") > exclude_above
     common = (F.col("docs") >= 2) & common
-    excluded = (
-        occurrences.where(common).groupBy("doc_id").agg(F.collect_list("hash").alias("excluded"))
-    )
+    excluded = occurrences.where(common).groupBy("sub").agg(F.collect_list("hash").alias("excluded"))
     kept = occurrences.where((F.col("docs") >= 2) & ~common)
     hash_stats = occurrences.agg(
         F.countDistinct(F.when(F.col("docs") >= 2, F.col("hash"))).alias("shared"),
         F.countDistinct(F.when(common, F.col("hash"))).alias("excluded"),
         F.max("docs").alias("widest"),
     ).first()
-    # The seeding budget: hashes per number of documents sharing them.
+    # The seeding budget: hashes per number of submissions sharing them.
     seed_limit = None
     if not moss:
         histogram = {
@@ -572,8 +660,8 @@ def run(spark, args) -> dict:
         seed_limit = rarity_seed_limit(histogram, n_postings)
     # The rarity discount: as `bryo compare`, under the rarity rule when the
     # template threshold is above 10 and some shared hash is matched. Each
-    # document of a pair then carries its matched hashes with the distinct
-    # documents holding them (the weights the fragment stage needs).
+    # submission of a pair then carries its matched hashes with the distinct
+    # submissions holding them (the weights the fragment stage needs).
     discount_below = None
     weights = None
     if not moss and hash_stats["shared"] > hash_stats["excluded"]:
@@ -581,27 +669,27 @@ def run(spark, args) -> dict:
             bryo.discount_below(k=k, template_above=exclude_above, discount=args.discount) or None
         )
     if discount_below is not None:
-        weights = kept.groupBy("doc_id").agg(
+        weights = kept.groupBy("sub").agg(
             F.collect_list(F.struct("hash", "distinct")).alias("weights")
         )
     lap("index")
 
-    cap = F.lit(OCCURRENCE_CAP)
     narrow = kept if seed_limit is None else kept.where(F.col("docs") <= seed_limit)
     x, y = narrow.alias("x"), narrow.alias("y")
     records = x.join(
-        y, (F.col("x.hash") == F.col("y.hash")) & (F.col("x.doc_id") < F.col("y.doc_id"))
+        y,
+        (F.col("x.hash") == F.col("y.hash"))
+        & (F.col("x.sub") < F.col("y.sub"))
+        & ~(F.col("x.old") & F.col("y.old")),
     ).select(
-        F.col("x.doc_id").alias("doc_a"),
-        F.col("y.doc_id").alias("doc_b"),
-        F.least(
-            F.least(F.col("x.occurrences"), cap), F.least(F.col("y.occurrences"), cap)
-        ).alias("c"),
+        F.col("x.sub").alias("a"),
+        F.col("y.sub").alias("b"),
+        F.least(F.col("x.occurrences"), F.col("y.occurrences")).alias("c"),
     )
     if seed_limit is not None:
         records = records.unionByName(_sampled_records(kept, seed_limit))
     candidates = (
-        records.groupBy("doc_a", "doc_b")
+        records.groupBy("a", "b")
         .agg(F.sum("c").alias("shared_fingerprints"))
         .persist(StorageLevel.MEMORY_AND_DISK)
     )
@@ -609,51 +697,78 @@ def run(spark, args) -> dict:
     n = args.max_pairs
     if n > 0 and args.min_similarity == 0:
         scored = max(4 * n, n + 200)
-        candidates = candidates.orderBy(
-            F.desc("shared_fingerprints"), "doc_a", "doc_b"
-        ).limit(scored)
-    # Identical documents are reported whatever they share (`bryo compare`
-    # finds them before winnowing).
-    same = summary.where(F.col("ok") & (F.col("symbols") > 0))
+        candidates = candidates.orderBy(F.desc("shared_fingerprints"), "a", "b").limit(scored)
+    # Identical submissions are reported whatever they share (`bryo compare`
+    # finds them before winnowing): the same multiset of documents with
+    # symbols, documents identical to base code left out, not both old.
+    counted = compared.where(F.col("symbols") > 0)
     for symbols, content in base_docs:
-        same = same.where(
+        counted = counted.where(
             (F.col("symbols") != symbols) | (F.col("content_fingerprint") != _as_long(content))
         )
-    same = same.select("doc_id", "content_fingerprint")
+    keys = counted.groupBy("sub").agg(
+        F.to_json(
+            F.sort_array(F.collect_list(F.struct("content_fingerprint", "symbols")))
+        ).alias("key"),
+        F.first("old").alias("old"),
+    )
     identical = (
-        same.alias("p")
+        keys.alias("p")
         .join(
-            same.alias("q"),
-            (F.col("p.content_fingerprint") == F.col("q.content_fingerprint"))
-            & (F.col("p.doc_id") < F.col("q.doc_id")),
+            keys.alias("q"),
+            (F.col("p.key") == F.col("q.key"))
+            & (F.col("p.sub") < F.col("q.sub"))
+            & ~(F.col("p.old") & F.col("q.old")),
         )
-        .select(F.col("p.doc_id").alias("doc_a"), F.col("q.doc_id").alias("doc_b"))
+        .select(F.col("p.sub").alias("a"), F.col("q.sub").alias("b"))
     )
     # An identical pair outside the chosen candidates is reported whole
     # (similarity 1, no shared fingerprint), as `bryo compare` adds it.
-    top = candidates.select("doc_a", "doc_b", "shared_fingerprints")
+    top = candidates.select("a", "b", "shared_fingerprints")
     chosen = top.withColumn("whole", F.lit(False)).unionByName(
-        identical.join(top, ["doc_a", "doc_b"], "left_anti")
+        identical.join(top, ["a", "b"], "left_anti")
         .distinct()
         .withColumn("shared_fingerprints", F.lit(0).cast("long"))
         .withColumn("whole", F.lit(True))
     )
     n_chosen = chosen.persist(StorageLevel.MEMORY_AND_DISK).count()
+    n_submissions = numbers.count()
     lap("pairs")
 
-    texts = docs.select(F.col("id").alias("doc_id"), "text")
-    sides = texts.join(excluded, "doc_id", "left")
+    # Each side of a pair: its name, whether it is old, its compared
+    # documents and the hashes excluded in it.
+    files = (
+        docs.select(F.col("id").alias("doc_id"), "text")
+        .join(compared.select("doc_id", "sub"), "doc_id")
+        .groupBy("sub")
+        .agg(F.collect_list(F.struct("doc_id", "text")).alias("files"))
+    )
+    sides = numbers.join(files, "sub").join(excluded, "sub", "left")
     if weights is not None:
-        sides = sides.join(weights, "doc_id", "left")
+        sides = sides.join(weights, "sub", "left")
     side = lambda s: sides.select(  # noqa: E731 — a column renamer for one side of a pair
-        *[F.col(c).alias(f"{c}_{s}" if c != "doc_id" else f"doc_{s}") for c in sides.columns]
+        *[
+            F.col(c).alias({"sub": s, "submission": f"doc_{s}"}.get(c, f"{c}_{s}"))
+            for c in sides.columns
+        ]
     )
     from pyspark.sql.pandas.types import to_arrow_schema
     from pyspark.sql.types import _parse_datatype_string
 
     arrow_schema = to_arrow_schema(_parse_datatype_string(_PAIR_SCHEMA))
-    joined = chosen.join(side("a"), "doc_a").join(side("b"), "doc_b")
+    joined = (
+        chosen.join(side("a"), "a")
+        .join(side("b"), "b")
+        .withColumnRenamed("a", "sub_a")
+        .withColumnRenamed("b", "sub_b")
+    )
     pair_parts = max(1, min(partitions, n_chosen // 8 + 1))
+    ranking = [
+        F.desc(F.col("covered_a") + F.col("covered_b")),
+        F.desc("shared_fingerprints"),
+        "sub_a",
+        "sub_b",
+    ]
     results = (
         joined.repartition(pair_parts)
         .mapInArrow(
@@ -666,34 +781,33 @@ def run(spark, args) -> dict:
             _PAIR_SCHEMA,
         )
         .where((F.col("similarity") >= args.min_similarity) | F.col("identical"))
-        .orderBy(
-            F.desc(F.col("covered_a") + F.col("covered_b")),
-            F.desc("shared_fingerprints"),
-            "doc_a",
-            "doc_b",
-        )
+        .orderBy(*ranking)
     )
     if n > 0:
         results = results.limit(n)
-    results = results.withColumn(
-        "rank", F.row_number().over(Window.orderBy(
-            F.desc(F.col("covered_a") + F.col("covered_b")), F.desc("shared_fingerprints"), "doc_a", "doc_b"
-        ))
-    ).persist(StorageLevel.MEMORY_AND_DISK)
+    results = (
+        results.withColumn("rank", F.row_number().over(Window.orderBy(*ranking)))
+        .drop("sub_a", "sub_b")
+        .persist(StorageLevel.MEMORY_AND_DISK)
+    )
     n_pairs = results.count()
     lap("fragments")
 
     out = Path(args.output)
     results.orderBy("rank").coalesce(1).write.mode("overwrite").parquet(str(out / "pairs.parquet"))
     spans = results.select(
-        F.col("doc_a").alias("doc_id"), F.col("doc_b").alias("other"),
-        F.explode("fragments").alias("f"),
-    ).select("doc_id", "other", F.struct(F.col("f.a_byte_start").alias("start"), F.col("f.a_byte_end").alias("end")).alias("span"))
+        F.col("doc_b").alias("other"), F.explode("fragments").alias("f")
+    ).select(
+        F.col("f.file_a").alias("doc_id"),
+        "other",
+        F.struct(F.col("f.a_byte_start").alias("start"), F.col("f.a_byte_end").alias("end")).alias("span"),
+    )
     spans = spans.unionByName(
-        results.select(
-            F.col("doc_b").alias("doc_id"), F.col("doc_a").alias("other"),
-            F.explode("fragments").alias("f"),
-        ).select("doc_id", "other", F.struct(F.col("f.b_byte_start").alias("start"), F.col("f.b_byte_end").alias("end")).alias("span"))
+        results.select(F.col("doc_a").alias("other"), F.explode("fragments").alias("f")).select(
+            F.col("f.file_b").alias("doc_id"),
+            "other",
+            F.struct(F.col("f.b_byte_start").alias("start"), F.col("f.b_byte_end").alias("end")).alias("span"),
+        )
     )
     per_doc = (
         summary.select("doc_id", "bytes")
@@ -707,7 +821,12 @@ def run(spark, args) -> dict:
             "doc_id string, copied_share double, passages array<struct<byte_start long, byte_end long>>, partners long",
         )
     )
-    documents = summary.drop("content_fingerprint").join(per_doc, "doc_id", "left").orderBy("doc_id")
+    documents = (
+        summary.withColumn("old", F.col("origin") != NEW)
+        .drop("content_fingerprint", "origin")
+        .join(per_doc, "doc_id", "left")
+        .orderBy("doc_id")
+    )
     documents.coalesce(1).write.mode("overwrite").parquet(str(out / "documents.parquet"))
     n_docs, n_skipped = documents.agg(F.count("*"), F.sum(F.when(~F.col("ok"), 1).otherwise(0))).first()
     lap("report")
@@ -716,6 +835,7 @@ def run(spark, args) -> dict:
         "schema": "bryo.spark/1",
         "bryo_version": bryo.__version__,
         "input": args.input,
+        "old": args.old,
         "base": args.base,
         "options": {
             "language": args.language,
@@ -725,6 +845,7 @@ def run(spark, args) -> dict:
             "w": w,
             "max_submissions": args.max_submissions,
             "common_rule": "max_submissions" if moss else "rarity",
+            "directory": directory,
             "discount": None if moss else args.discount,
             "max_pairs": n,
             "min_similarity": args.min_similarity,
@@ -739,6 +860,7 @@ def run(spark, args) -> dict:
             "excluded_hashes": hash_stats["excluded"],
             "widest_hash_documents": hash_stats["widest"],
             "candidate_pairs": n_candidates,
+            "submissions": n_submissions,
             "pairs_compared": n_chosen,
             "pairs": n_pairs,
             "base_documents": 0 if base is None else base.num_rows,
@@ -756,8 +878,7 @@ def run(spark, args) -> dict:
     (out / "run.json").write_text(json.dumps(record, indent=2) + "\n")
     fp.unpersist()
     occurrences.unpersist()
-    if not moss:
-        compared.unpersist()
+    compared.unpersist()
     return record
 
 
@@ -770,6 +891,21 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--input", required=True, help="Parquet or JSON Lines documents with columns id, text")
     p.add_argument("--output", required=True, help="directory for pairs.parquet, documents.parquet, run.json")
     p.add_argument("--format", choices=["parquet", "jsonl"], help="input format (default: from the file names)")
+    p.add_argument(
+        "-d",
+        "--directory",
+        action="store_true",
+        help="documents with the same `submission` column form one submission of several files "
+        "(as bryo compare -d groups the files of a directory); pairs are of submissions",
+    )
+    p.add_argument(
+        "--old",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="documents of earlier terms (repeatable; Parquet or JSON Lines, the columns of "
+        "--input): compared with the new ones, never with each other, as bryo compare --old",
+    )
     p.add_argument(
         "-b",
         "--base",
