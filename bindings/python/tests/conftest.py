@@ -179,6 +179,7 @@ def cli_pairs(report: dict) -> list[tuple]:
 
 def _cli_fragment(f: dict) -> tuple:
     return (
+        (f["a"]["file"], f["b"]["file"]),
         tuple(f["a"]["bytes"]),
         tuple(f["a"]["lines"]),
         tuple(f["b"]["bytes"]),
@@ -187,8 +188,9 @@ def _cli_fragment(f: dict) -> tuple:
     )
 
 
-def _arrow_fragment(f: dict) -> tuple:
+def _arrow_fragment(f: dict, files=None) -> tuple:
     return (
+        files or (f["file_a"], f["file_b"]),
         (f["a_byte_start"], f["a_byte_end"]),
         (f["a_first_line"], f["a_last_line"]),
         (f["b_byte_start"], f["b_byte_end"]),
@@ -208,10 +210,27 @@ def arrow_pairs(rows: list[dict]) -> list[tuple]:
             r["b_percent"],
             r["shared_fingerprints"],
             r["identical"],
-            tuple(_arrow_fragment(f) + (tuple(_arrow_fragment(q) for q in f["parts"]),) for f in r["fragments"]),
+            tuple(
+                _arrow_fragment(f)
+                # A part is in its fragment's files.
+                + (tuple(_arrow_fragment(q, (f["file_a"], f["file_b"])) for q in f["parts"]),)
+                for f in r["fragments"]
+            ),
         )
         for r in rows
     ]
+
+
+def make_term_layout(docs: dict[str, bytes], old_from: int) -> dict[str, bytes]:
+    """The documents of `docs`, three per submission directory
+    (`docs/sNN/fK.py`); submissions from number `old_from` on are under
+    `old/` (an earlier term, for `--old`)."""
+    layout = {}
+    for i, name in enumerate(sorted(docs)):
+        sub = i // 3
+        top = "old" if sub >= old_from else "docs"
+        layout[f"{top}/s{sub:02}/f{i % 3}.py"] = docs[name]
+    return layout
 
 
 def batch_of(docs: dict[str, bytes]) -> pa.RecordBatch:

@@ -49,6 +49,57 @@ def test_compare_with_base_code_equals_the_cli_b(corpus, tmp_path):
     assert arrow_pairs(pairs.to_pylist()) == expected
 
 
+def test_compare_groups_submissions_and_old_documents_as_the_cli(tmp_path):
+    """A `submission` column groups documents as `bryo compare -d` groups
+    the files of a directory, and an `old` column is `--old`: pairs,
+    scores and fragments (with their files) equal the CLI's, and no pair
+    is of two old submissions."""
+    from conftest import make_corpus, make_term_layout, write_corpus
+
+    layout = make_term_layout(make_corpus(45, seed=3), old_from=11)
+    write_corpus(tmp_path, layout)
+    report = run_cli(tmp_path, "-d", "--old", "old", "-n", "0")
+    expected = cli_pairs(report)
+    names = sorted(layout)
+    batch = pa.RecordBatch.from_pydict(
+        {
+            "doc_id": names,
+            "bytes": [layout[n] for n in names],
+            "submission": [n.rsplit("/", 1)[0] for n in names],
+            "old": [n.startswith("old/") for n in names],
+        },
+        schema=pa.schema(
+            [("doc_id", pa.string()), ("bytes", pa.binary()), ("submission", pa.string()), ("old", pa.bool_())]
+        ),
+    )
+    pairs, skipped = bryo.compare(batch, max_pairs=0)
+    rows = pairs.to_pylist()
+    assert arrow_pairs(rows) == expected
+    assert any(p[0].startswith("docs/") and p[1].startswith("old/") for p in expected)
+    assert not any(r["doc_a"].startswith("old/") and r["doc_b"].startswith("old/") for r in rows)
+    # Fragments lie in several files of a submission.
+    assert len({f["file_a"] for r in rows for f in r["fragments"]}) > len({r["doc_a"] for r in rows})
+    assert [s["doc_id"] for s in skipped.to_pylist()] == [s["path"] for s in report["skipped"]]
+
+    # Compared alone, a pair of submissions gives the whole run's fragments
+    # when nothing common was excluded (-m 0 on both sides).
+    whole = cli_pairs(run_cli(tmp_path, "-d", "--old", "old", "-n", "0", "-m", "0"))
+    chosen = pa.RecordBatch.from_pydict({"doc_a": [whole[0][1]], "doc_b": [whole[0][0]]})
+    alone, _ = bryo.compare(batch, pairs=chosen, max_submissions=0)
+    assert [p[:2] + p[3:5] + p[6:] for p in arrow_pairs(alone.to_pylist())] == [
+        whole[0][:2] + whole[0][3:5] + whole[0][6:]
+    ]
+
+    both_old = [n.rsplit("/", 1)[0] for n in names if n.startswith("old/")]
+    with pytest.raises(ValueError, match="two old submissions"):
+        bryo.compare(
+            batch, pairs=pa.RecordBatch.from_pydict({"doc_a": [both_old[0]], "doc_b": [both_old[-1]]})
+        )
+    mixed = batch.set_column(3, "old", pa.array([i == 0 for i in range(len(names))]))
+    with pytest.raises(ValueError, match="both old and new"):
+        bryo.compare(mixed)
+
+
 def test_fingerprint_reports_bad_documents_with_reasons(corpus):
     _, docs = corpus
     batch = batch_of(docs)

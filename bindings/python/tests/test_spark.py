@@ -284,6 +284,78 @@ def test_base_code_equals_bryo_compare_b(spark, corpus, tmp_path):
     assert record["rule"] == _rule(report)
 
 
+def test_submissions_of_several_documents_and_old_ones_equal_bryo_compare(spark, tmp_path):
+    """`-d` groups documents by their `submission` column and `--old`
+    adds an earlier term: pairs of submissions (never two old ones),
+    scores and fragments with their files equal `bryo compare -d --old`
+    on the same files, under the rarity rule; every document's passages
+    are the union of the fragments in it."""
+    from bryo.spark import InputError, run
+
+    from conftest import make_corpus, make_term_layout, write_corpus
+
+    layout = make_term_layout(make_corpus(75, seed=9), old_from=17)
+    root = tmp_path / "corpus"
+    write_corpus(root, layout)
+
+    def parquet(path, names):
+        pq.write_table(
+            pa.table(
+                {
+                    "id": names,
+                    "text": [layout[n] for n in names],
+                    "submission": [n.rsplit("/", 1)[0] for n in names],
+                }
+            ),
+            path,
+            row_group_size=7,
+        )
+
+    parquet(tmp_path / "new.parquet", sorted(n for n in layout if n.startswith("docs/")))
+    parquet(tmp_path / "old.parquet", sorted(n for n in layout if n.startswith("old/")))
+    out = tmp_path / "out"
+    args = _args("-d", input=tmp_path / "new.parquet", output=out, kind="code", pairs=0, partitions=5)
+    args.old = [str(tmp_path / "old.parquet")]
+    record = run(spark, args)
+    report = run_cli(root, "-d", "--old", "old", "-n", "0")
+    expected = cli_pairs(report)
+    got = sorted(_read(out / "pairs.parquet"), key=lambda r: r["rank"])
+    assert arrow_pairs(got) == expected
+    assert any(p[0].startswith("docs/") and p[1].startswith("old/") for p in expected)
+    assert not any(r["a_old"] and r["b_old"] for r in got)
+    assert {r["b_old"] for r in got} == {True, False}
+    assert record["counts"]["submissions"] == len(report["submissions"])
+    assert record["counts"]["candidate_pairs"] == report["stats"]["candidate_pairs"]
+    assert record["rule"] == _rule(report)
+    documents = {d["doc_id"]: d for d in _read(out / "documents.parquet")}
+    assert set(documents) == set(layout)
+    assert {d: r["old"] for d, r in documents.items()} == {n: n.startswith("old/") for n in layout}
+    for d, row in documents.items():
+        covered = set()
+        for p in got:
+            for f in p["fragments"]:
+                if f["file_a"] == d:
+                    covered.update(range(f["a_byte_start"], f["a_byte_end"]))
+                if f["file_b"] == d:
+                    covered.update(range(f["b_byte_start"], f["b_byte_end"]))
+        assert sum(p["byte_end"] - p["byte_start"] for p in row["passages"] or []) == len(covered), d
+
+    # Without the column, -d is an error; a submission with new and old
+    # documents too.
+    _write_parquet(tmp_path / "plain.parquet", {n: layout[n] for n in list(layout)[:4]})
+    with pytest.raises(InputError, match="`submission` column, which is missing"):
+        run(spark, _args("-d", input=tmp_path / "plain.parquet", output=tmp_path / "o2", kind="code"))
+    args = _args("-d", input=tmp_path / "new.parquet", output=tmp_path / "o3", kind="code")
+    args.old = [str(tmp_path / "new2.parquet")]
+    names = sorted(n for n in layout if n.startswith("docs/"))
+    pq.write_table(
+        pa.table({"id": ["x/" + names[0]], "text": [b"x = 1"], "submission": [names[0].rsplit("/", 1)[0]]}),
+        tmp_path / "new2.parquet",
+    )
+    with pytest.raises(InputError, match="both new and old"):
+        run(spark, args)
+
+
 def test_bad_base_code(spark, tmp_path):
     from bryo.spark import InputError, run
 
