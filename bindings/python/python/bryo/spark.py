@@ -491,6 +491,154 @@ def _shuffle_bytes(spark) -> int | None:
     return sum(s.get("shuffleWriteBytes", 0) for s in stages)
 
 
+def _index_options(args) -> dict:
+    """The settings of the `--against` index, checked against the job's
+    options, which take the index's where not given (as `bryo compare
+    --against` does): a language, text mode, k or w other than the index's
+    is an error, as is an index made with token normalization (which the
+    job's front-ends do not apply)."""
+    try:
+        settings = bryo.index_settings(args.against)
+    except ValueError as e:
+        raise InputError(f"--against {args.against}: {e}") from None
+    if settings.get("normalize"):
+        raise InputError(
+            f"--against {args.against}: the index was made with --normalize, which the Spark job "
+            "does not apply; compare it with `bryo compare --against`"
+        )
+    for name, given, stored in (
+        ("-l", args.language, settings["language"]),
+        ("--text-mode", args.text_mode, settings["text_mode"]),
+        ("-k", args.k, settings["k"]),
+        ("-w", args.w, settings["w"]),
+    ):
+        if given is not None and given != stored:
+            raise InputError(
+                f"--against {args.against}: the index was made with {name} {stored}, not {given}; "
+                "leave the option out to take the index's"
+            )
+    args.language = settings["language"]
+    args.text_mode = settings["text_mode"]
+    args.k, args.w = settings["k"], settings["w"]
+    return settings
+
+
+def _archive(spark, directory: str):
+    """The submissions of a `bryo index`, as `bryo compare --against`
+    names them (`NAME [TAG]`, files `PATH [TAG]`): their summary rows and
+    texts from the catalogue (the driver reads it), their postings read by
+    Spark from the index's Parquet segments, never fingerprinted again."""
+    from pyspark.sql import functions as F
+
+    try:
+        table = pa.Table.from_batches([bryo.index_documents(directory)])
+        segments = bryo.index_segments(directory)
+    except ValueError as e:
+        raise InputError(f"--against {directory}: {e}") from None
+    tags = table.column("tag").to_pylist()
+    labels = [f"[{t}]" if t else "[archive]" for t in tags]
+    rows = {
+        "doc": table.column("doc").cast(pa.int64()),
+        "doc_id": [f"{p} {l}" for p, l in zip(table.column("path").to_pylist(), labels)],
+        "submission": [f"{s} {l}" for s, l in zip(table.column("submission").to_pylist(), labels)],
+        "text": table.column("text"),
+        "symbols": table.column("symbols").cast(pa.int64()),
+        "content_fingerprint": table.column("content_fingerprint").cast(pa.uint64()).view(pa.int64())
+        if hasattr(table.column("content_fingerprint"), "view")
+        else table.column("content_fingerprint"),
+    }
+    archived = pa.table(rows)
+    # Submissions in catalogue order, after the new and old ones.
+    first: dict[str, int] = {}
+    for i, name in enumerate(rows["submission"]):
+        first.setdefault(name, i)
+    archived = archived.append_column(
+        "rank", pa.array([first[n] for n in rows["submission"]], pa.int64())
+    )
+    documents = spark.createDataFrame(archived)
+    if segments:
+        hash_ = F.col("hash")
+        postings = (
+            spark.read.parquet(*segments)
+            .select(
+                # Unsigned 64-bit hashes as Spark's signed long, bit for bit.
+                F.when(hash_ >= F.lit(1 << 63), hash_ - F.lit(1 << 64)).otherwise(hash_).cast("long").alias("hash"),
+                F.col("doc").cast("long").alias("doc"),
+            )
+            .join(documents.select("doc", "doc_id"), "doc")
+            .select("hash", "doc_id")
+        )
+    else:
+        postings = spark.createDataFrame([], "hash long, doc_id string")
+    return documents, postings
+
+
+def _prepare_partitions(directory: str, max_file_size: int):
+    """Analyzes each partition's documents for the index at `directory`
+    (`bryo.index_prepare`), each prepared batch passed on whole as one
+    Arrow IPC payload (its columns are the index's business)."""
+
+    def run(batches):
+        import bryo as worker_bryo
+
+        for b in batches:
+            if b.num_rows == 0:
+                continue
+            docs = pa.RecordBatch.from_arrays(
+                [b.column("id"), b.column("text"), b.column("submission")],
+                names=["doc_id", "text", "submission"],
+            )
+            prepared = worker_bryo.index_prepare(docs, dir=directory, max_file_size=max_file_size)
+            sink = pa.BufferOutputStream()
+            with pa.ipc.new_stream(sink, prepared.schema) as writer:
+                writer.write_batch(prepared)
+            yield pa.RecordBatch.from_arrays([pa.array([sink.getvalue().to_pybytes()], pa.binary())], names=["payload"])
+
+    return run
+
+
+def _add_to_index(docs, args, partitions: int, k: int, w: int) -> dict:
+    """`--add-to`: the new documents analyzed for the index on the workers,
+    committed by the driver as one segment and one catalogue transaction
+    (`bryo.index_commit`); the index is created with the job's options
+    when it does not exist."""
+    from pyspark.sql import functions as F
+
+    target = Path(args.add_to)
+    try:
+        if not (target / "catalog.sqlite").exists():
+            bryo.index_create(
+                str(target), language=args.language, kind=args.kind, text_mode=args.text_mode,
+                k=k, w=w,
+            )
+        settings = bryo.index_settings(str(target))
+    except ValueError as e:
+        raise InputError(f"--add-to {target}: {e}") from None
+    job = {"language": args.language, "text_mode": args.text_mode or "chars", "k": k, "w": w}
+    differ = [f"{key} {settings[key]} (the job: {job[key]})" for key in job if settings[key] != job[key]]
+    if differ or settings.get("normalize"):
+        raise InputError(
+            f"--add-to {target}: the index was made with other options: "
+            + ", ".join(differ or ["--normalize"])
+        )
+    payloads = (
+        docs.where(F.col("origin") == NEW)
+        .select("id", "text", "submission")
+        .repartition(partitions)
+        .mapInArrow(_prepare_partitions(str(target), args.max_file_size), "payload binary")
+    )
+
+    def prepared():
+        for row in payloads.toLocalIterator():
+            with pa.ipc.open_stream(row["payload"]) as reader:
+                yield from reader
+
+    try:
+        return bryo.index_commit(str(target), prepared(), tag=args.tag)
+    except ValueError as e:
+        raise InputError(f"--add-to {target}: {e}") from None
+
+
 def run(spark, args) -> dict:
     """Runs the job; returns what `run.json` records."""
     from pyspark import StorageLevel
@@ -503,6 +651,9 @@ def run(spark, args) -> dict:
             "-m must be at least 2: it bounds the pairs a shared hash emits (m(m-1)/2); "
             "without -m the job applies the rarity rule, as `bryo compare` does"
         )
+    index = None
+    if args.against:
+        index = _index_options(args)
     k, w = bryo.thresholds(
         language=args.language, kind=args.kind, text_mode=args.text_mode, k=args.k, w=args.w
     )
@@ -558,10 +709,36 @@ def run(spark, args) -> dict:
     lap("fingerprint")
 
     summary = fp.where("is_doc").select(
-        "doc_id", "submission", "origin", "ok", "reason", "language", "frontend", "symbols",
-        "fingerprints", "content_fingerprint", "bytes",
+        "doc_id", "submission", "origin", F.lit(0).cast("long").alias("rank"), "ok", "reason",
+        "language", "frontend", "symbols", "fingerprints", "content_fingerprint", "bytes",
     )
     postings = fp.where(~F.col("is_doc")).select("hash", "doc_id")
+    texts = docs.select(F.col("id").alias("doc_id"), "text")
+    n_archived = 0
+    if index is not None:
+        archived, archived_postings = _archive(spark, args.against)
+        archived_postings = archived_postings.persist(StorageLevel.MEMORY_AND_DISK)
+        per_doc = archived_postings.groupBy("doc_id").agg(F.count("*").alias("fingerprints"))
+        summary = summary.unionByName(
+            archived.join(per_doc, "doc_id", "left").select(
+                "doc_id",
+                "submission",
+                F.lit(ARCHIVE).alias("origin"),
+                "rank",
+                F.lit(True).alias("ok"),
+                F.lit(None).cast("string").alias("reason"),
+                F.lit(index["language"]).cast("string").alias("language"),
+                F.lit(None).cast("string").alias("frontend"),
+                "symbols",
+                F.coalesce("fingerprints", F.lit(0)).cast("long").alias("fingerprints"),
+                "content_fingerprint",
+                F.length("text").cast("long").alias("bytes"),
+            )
+        )
+        postings = postings.unionByName(archived_postings)
+        texts = texts.unionByName(archived.select("doc_id", F.col("text").cast("binary")))
+        n_archived = archived.count()
+        n_postings += archived_postings.count()
     base_docs = []
     if base is not None:
         # Passages of base code are never matched: their hashes, broadcast
@@ -583,11 +760,11 @@ def run(spark, args) -> dict:
     # to one partition.
     ok_docs = summary.where("ok")
     numbers = (
-        ok_docs.select("origin", "submission")
+        ok_docs.select("origin", "rank", "submission")
         .distinct()
-        .orderBy("origin", "submission")
+        .orderBy("origin", "rank", "submission")
         .rdd.zipWithIndex()
-        .map(lambda row: (row[0][1], row[0][0] != NEW, row[1]))
+        .map(lambda row: (row[0][2], row[0][0] != NEW, row[1]))
         .toDF("submission string, old boolean, sub long")
     )
     # Each compared document with its submission's number, and whether it is
@@ -738,8 +915,7 @@ def run(spark, args) -> dict:
     # Each side of a pair: its name, whether it is old, its compared
     # documents and the hashes excluded in it.
     files = (
-        docs.select(F.col("id").alias("doc_id"), "text")
-        .join(compared.select("doc_id", "sub"), "doc_id")
+        texts.join(compared.select("doc_id", "sub"), "doc_id")
         .groupBy("sub")
         .agg(F.collect_list(F.struct("doc_id", "text")).alias("files"))
     )
@@ -823,19 +999,25 @@ def run(spark, args) -> dict:
     )
     documents = (
         summary.withColumn("old", F.col("origin") != NEW)
-        .drop("content_fingerprint", "origin")
+        .withColumn("archived", F.col("origin") == ARCHIVE)
+        .drop("content_fingerprint", "origin", "rank")
         .join(per_doc, "doc_id", "left")
         .orderBy("doc_id")
     )
     documents.coalesce(1).write.mode("overwrite").parquet(str(out / "documents.parquet"))
     n_docs, n_skipped = documents.agg(F.count("*"), F.sum(F.when(~F.col("ok"), 1).otherwise(0))).first()
     lap("report")
+    added = None
+    if args.add_to:
+        added = _add_to_index(docs, args, partitions, k, w)
+        lap("add")
 
     record = {
         "schema": "bryo.spark/1",
         "bryo_version": bryo.__version__,
         "input": args.input,
         "old": args.old,
+        "against": args.against,
         "base": args.base,
         "options": {
             "language": args.language,
@@ -862,6 +1044,7 @@ def run(spark, args) -> dict:
             "candidate_pairs": n_candidates,
             "submissions": n_submissions,
             "pairs_compared": n_chosen,
+            "archived_documents": n_archived,
             "pairs": n_pairs,
             "base_documents": 0 if base is None else base.num_rows,
         },
@@ -870,6 +1053,16 @@ def run(spark, args) -> dict:
             "template_above": None if moss else exclude_above,
             "seed_limit": seed_limit,
             "discount_below": discount_below,
+        },
+        "added": None
+        if added is None
+        else {
+            "index": args.add_to,
+            "tag": args.tag,
+            "submissions": added["submissions"],
+            "documents": added["documents"],
+            "postings": added["postings"],
+            "skipped": len(added["skipped"]),
         },
         "seconds": timings,
         "shuffle_write_bytes": _shuffle_bytes(spark),
@@ -906,6 +1099,20 @@ def parser() -> argparse.ArgumentParser:
         help="documents of earlier terms (repeatable; Parquet or JSON Lines, the columns of "
         "--input): compared with the new ones, never with each other, as bryo compare --old",
     )
+    p.add_argument(
+        "--against",
+        metavar="DIR",
+        help="a bryo index (bryo index create/add): its submissions are compared with the new "
+        "ones like --old ones, their postings read from the index's Parquet segments, as bryo "
+        "compare --against DIR does; language, text mode, k and w default to the index's",
+    )
+    p.add_argument(
+        "--add-to",
+        metavar="DIR",
+        help="after the comparison, add the new documents to the bryo index DIR (created with "
+        "the job's options if it does not exist) under --tag, as bryo index add does",
+    )
+    p.add_argument("--tag", default="", help="the tag of the documents --add-to adds (e.g. the term)")
     p.add_argument(
         "-b",
         "--base",
@@ -957,7 +1164,12 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
-    if args.language is None and args.kind is None and (args.k is None or args.w is None):
+    if (
+        args.language is None
+        and args.kind is None
+        and (args.k is None or args.w is None)
+        and args.against is None
+    ):
         parser().error("give -l LANG or --kind (code, text, html), or both -k and -w")
     from pyspark import SparkConf
     from pyspark.sql import SparkSession
