@@ -66,14 +66,16 @@
 
 mod error;
 mod index;
+mod prepare;
 mod segment;
 mod settings;
 mod stream;
 
 pub use error::{IndexError, Result};
 pub use index::{
-    AddSummary, Archived, CompactSummary, Index, IndexInfo, Related, TagInfo, CATALOG_FILE,
-    SEGMENTS_DIR,
+    AddSummary, Archived, ArchivedDocument, CompactSummary, Index, IndexInfo, Related, TagInfo,
+    CATALOG_FILE, SEGMENTS_DIR,
 };
+pub use prepare::{DocumentData, PreparedDocument, Preparer};
 pub use segment::{Posting, ROW_GROUP_ROWS};
 pub use settings::{IndexSettings, INDEX_FORMAT_VERSION};
