@@ -158,17 +158,32 @@ def prepared_index(tmp_path: Path, corpus, batches=None) -> tuple[Path, list]:
     bryo.index_create(index, language="python")
     fall = {n: t for n, t in docs.items()}
     students = student_corpus(docs)
-    # Workers: two batches each, in reverse order (commit sorts them).
+    # Batches in reverse order (commit sorts them), prepared while the
+    # commit reads them: workers read the settings of an index that a
+    # commit is writing.
     names = sorted(fall)
     half = len(names) // 2
-    fall_batches = [
-        bryo.index_prepare(texts_batch({n: fall[n] for n in names[half:]}), dir=index),
-        bryo.index_prepare(texts_batch({n: fall[n] for n in names[:half]}), dir=index),
-    ]
-    first = bryo.index_commit(index, iter(fall_batches), tag="fall")
+
+    def fall_batches():
+        for part in (names[half:], names[:half]):
+            yield bryo.index_prepare(texts_batch({n: fall[n] for n in part}), dir=index)
+
+    first = bryo.index_commit(index, fall_batches(), tag="fall")
     by_dir = {n: n.rsplit("/", 1)[0] for n in students}
     spring = bryo.index_prepare(texts_batch(students, by_dir), dir=index)
-    second = bryo.index_commit(index, [pa.Table.from_batches([spring])], tag="spring")
+    # As Spark, which has no unsigned types, would hand them back.
+    signed = pa.schema(
+        [
+            f.with_type(pa.int64()) if f.type == pa.uint64()
+            else f.with_type(pa.list_(pa.int64())) if f.name == "hashes"
+            else f.with_type(pa.list_(pa.int32())) if f.name == "positions"
+            else f
+            for f in spring.schema
+        ]
+    )
+    spring = pa.Table.from_batches([spring]).cast(signed, safe=False)
+    assert spring.schema.field("raw_fingerprint").type == pa.int64()
+    second = bryo.index_commit(index, spring, tag="spring")
     assert (first["documents"], second["documents"]) == (len(fall) - 1, len(students))
     assert second["submissions"] == len(set(by_dir.values())) == 10
     assert first["postings"] > 1000

@@ -244,7 +244,9 @@ impl Index {
     /// fingerprints them and stores them under `tag` as one new segment
     /// and their catalogue rows, switched in by one transaction: an
     /// interrupted `add` leaves the index as it was. Base files of
-    /// `inputs` are ignored; every submission is archived, old or not.
+    /// `inputs` are ignored; every submission is archived, old or not, in
+    /// name order. The same as a [`Preparer`] on every file and
+    /// [`commit`](Self::commit), which share its code.
     pub fn add(&mut self, inputs: Inputs, tag: &str) -> Result<AddSummary> {
         self.add_with_progress(inputs, tag, &bryo_compare::Silent)
     }

@@ -277,8 +277,8 @@ def index_prepare(documents, *, dir, max_file_size=None) -> pa.RecordBatch:
     ``normalized_fingerprint`` (uint64), ``stream``, ``source``
     (compressed, binary), ``hashes`` (list of uint64) and ``positions``
     (list of uint32): the document's postings. The uint64 columns may be
-    cast to int64 (e.g. for Spark) and back: :func:`index_commit` takes
-    both.
+    cast to int64 with the same bits (``cast(..., safe=False)``, e.g. for
+    Spark, which has no unsigned types): :func:`index_commit` takes both.
     """
     options = {}
     if max_file_size is not None:
