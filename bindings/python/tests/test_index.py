@@ -216,7 +216,13 @@ def test_prepare_keeps_bad_documents_with_the_cli_s_reason(corpus, cli_index, tm
     _, docs = corpus
     index, _ = cli_index
     batch = texts_batch(docs)
+
+    def files():
+        return {p: p.read_bytes() for p in sorted(index.rglob("*")) if p.is_file()}
+
+    before = files()
     prepared = bryo.index_prepare(batch, dir=index, max_file_size=1500).to_pylist()
+    assert files() == before  # nothing written
     assert [r["doc_id"] for r in prepared] == batch.column("doc_id").to_pylist()
     assert all(r["submission"] == r["doc_id"] for r in prepared)
     by_id = {r["doc_id"]: r for r in prepared}
