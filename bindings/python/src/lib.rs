@@ -10,12 +10,13 @@
 #![forbid(unsafe_code)]
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::{
-    Array, ArrayRef, BooleanArray, Float64Array, ListArray, RecordBatch, StringArray, StructArray,
-    UInt32Array, UInt64Array,
+    Array, ArrayRef, BinaryArray, BooleanArray, Float64Array, ListArray, RecordBatch, StringArray,
+    StructArray, UInt32Array, UInt64Array,
 };
 use arrow_buffer::OffsetBuffer;
 use arrow_pyarrow::PyArrowType;
@@ -26,10 +27,12 @@ use bryo_compare::{
 };
 use bryo_engine::Config;
 use bryo_frontend::{FrontendKind, Language, TextMode};
+use bryo_index::{DocumentData, Index, IndexError, IndexSettings, PreparedDocument};
 use bryo_input::{InputFile, Inputs, Submission};
 use bryo_match::{CommonRule, Corpus, DocId, Document, MatchOptions, Rarity, SubmissionId};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 use rayon::prelude::*;
 
 /// A batch's documents, borrowed from its columns.
@@ -1139,6 +1142,462 @@ fn compare(
     ))
 }
 
+// ---- The fingerprint index (bryo-index): read it, and write it from a
+// cluster in two steps, `index_prepare` on workers and `index_commit` on
+// the driver.
+
+fn index_error(e: IndexError) -> PyErr {
+    value_error(e)
+}
+
+fn open_index(dir: &Path) -> PyResult<Index> {
+    Index::open(dir).map_err(index_error)
+}
+
+/// The options an index was made with: front-end, `k`, `w` and the
+/// versions of its format and schemes.
+#[pyfunction]
+fn index_settings<'py>(py: Python<'py>, dir: PathBuf) -> PyResult<Bound<'py, PyDict>> {
+    let index = open_index(&dir)?;
+    let s = index.settings();
+    let d = PyDict::new(py);
+    d.set_item("language", s.analyze.language.map(Language::name))?;
+    d.set_item("text_mode", s.analyze.text_mode.name())?;
+    d.set_item("k", s.config.k())?;
+    d.set_item("w", s.config.w())?;
+    d.set_item("normalize", s.analyze.normalize)?;
+    d.set_item("parser", s.analyze.parser.name())?;
+    d.set_item("normalization", s.analyze.normalization.name())?;
+    d.set_item("format_version", bryo_index::INDEX_FORMAT_VERSION)?;
+    d.set_item("hash_scheme_version", bryo_engine::HASH_SCHEME_VERSION)?;
+    d.set_item(
+        "symbol_scheme_version",
+        bryo_frontend::SYMBOL_SCHEME_VERSION,
+    )?;
+    d.set_item("key", s.key())?;
+    Ok(d)
+}
+
+/// The live archived documents of an index in id order: `doc` (u32, the
+/// `doc` of the segments' postings), `path`, `submission`, `tag`,
+/// `symbols` (u64), `text` (binary: the source bytes as read, checked
+/// against their stored fingerprint).
+#[pyfunction]
+fn index_documents(py: Python<'_>, dir: PathBuf) -> PyResult<PyArrowType<RecordBatch>> {
+    let docs = py
+        .detach(|| Index::open(&dir)?.documents())
+        .map_err(index_error)?;
+    let text = |name: &str| Field::new(name, DataType::Utf8, false);
+    let out = batch(
+        vec![
+            Field::new("doc", DataType::UInt32, false),
+            text("path"),
+            text("submission"),
+            text("tag"),
+            u64_field("symbols"),
+            Field::new("text", DataType::Binary, false),
+        ],
+        vec![
+            Arc::new(UInt32Array::from_iter_values(docs.iter().map(|d| d.doc))),
+            Arc::new(StringArray::from_iter_values(docs.iter().map(|d| &d.path))),
+            Arc::new(StringArray::from_iter_values(
+                docs.iter().map(|d| &d.submission),
+            )),
+            Arc::new(StringArray::from_iter_values(docs.iter().map(|d| &d.tag))),
+            Arc::new(UInt64Array::from_iter_values(
+                docs.iter().map(|d| d.symbols),
+            )),
+            Arc::new(BinaryArray::from_iter_values(
+                docs.iter().map(|d| d.source.as_slice()),
+            )),
+        ],
+    )?;
+    Ok(PyArrowType(out))
+}
+
+/// The absolute paths of the index's segment files, each checked against
+/// the size and checksum the catalogue recorded.
+#[pyfunction]
+fn index_segments(py: Python<'_>, dir: PathBuf) -> PyResult<Vec<String>> {
+    let dir =
+        std::path::absolute(&dir).map_err(|e| value_error(format!("{}: {e}", dir.display())))?;
+    let files = py
+        .detach(|| Index::open(&dir)?.segment_files())
+        .map_err(index_error)?;
+    Ok(files
+        .into_iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect())
+}
+
+/// Creates an empty index, as `bryo index create DIR -l LANGUAGE -k K -w W`.
+#[pyfunction]
+#[pyo3(signature = (dir, *, language=None, kind=None, text_mode=None, k=None, w=None))]
+fn index_create(
+    dir: PathBuf,
+    language: Option<&str>,
+    kind: Option<&str>,
+    text_mode: Option<&str>,
+    k: Option<usize>,
+    w: Option<usize>,
+) -> PyResult<()> {
+    let analyze = analyze_options(language, text_mode)?;
+    // Without a language, `kind` chooses the defaults (IndexSettings
+    // takes those of source code).
+    let (k, w) = match (language, kind) {
+        (None, Some(_)) => {
+            let (k, w) = resolve_thresholds(None, kind, text_mode, k, w)?;
+            (Some(k), Some(w))
+        }
+        _ => (k, w),
+    };
+    let settings = IndexSettings::new(analyze, k, w, None).map_err(index_error)?;
+    Index::create(&dir, settings).map_err(index_error)?;
+    Ok(())
+}
+
+/// Prepares documents for `index_commit` under the settings of the index
+/// in `dir` (read, never written): one row per input row with
+/// `doc_id`, `submission`, `ok`, `reason` and what the catalogue and the
+/// segment store (`settings`, `language`, `frontend`, `fallback`, `notes`,
+/// `symbols`, `source_bytes`, `raw_fingerprint`, `normalized_fingerprint`,
+/// `stream`, `source`, `hashes`, `positions`).
+#[pyfunction]
+#[pyo3(signature = (documents, *, dir, max_file_size=bryo_input::DEFAULT_MAX_FILE_SIZE))]
+fn index_prepare(
+    py: Python<'_>,
+    documents: PyArrowType<RecordBatch>,
+    dir: PathBuf,
+    max_file_size: u64,
+) -> PyResult<PyArrowType<RecordBatch>> {
+    let preparer = open_index(&dir)?.preparer().map_err(index_error)?;
+    let input = documents.0;
+    let docs = self::documents(&input)?;
+    let stored = preparer.settings().analyze.language.map(Language::name);
+    for (row, l) in docs.languages.iter().enumerate() {
+        if let Some(l) = l {
+            if Some(*l) != stored {
+                return Err(value_error(format!(
+                    "row {row} asks for language `{l}`, but the index's is {} \
+                     (the index's settings choose the front-end: drop the `language` column)",
+                    stored.map_or("detected per file".to_string(), |s| format!("`{s}`"))
+                )));
+            }
+        }
+    }
+    let submissions: Vec<Option<&str>> = match column(&input, "submission") {
+        Some(c) => strings(c, "submission")?,
+        None => vec![None; docs.ids.len()],
+    };
+    let prepared: Vec<PreparedDocument> = py.detach(|| {
+        (0..docs.ids.len())
+            .into_par_iter()
+            .map_init(
+                || preparer.clone(),
+                |p, i| {
+                    let (id, sub) = (docs.ids[i], submissions[i].unwrap_or(docs.ids[i]));
+                    match docs.bytes[i] {
+                        None => p.skipped(sub, id, "no text (null)".to_string()),
+                        Some(bytes) if bytes.len() as u64 > max_file_size => {
+                            p.skipped(sub, id, too_large(bytes, max_file_size))
+                        }
+                        Some(bytes) => p.prepare(sub, id, bytes),
+                    }
+                },
+            )
+            .collect()
+    });
+    Ok(PyArrowType(prepared_batch(&prepared)?))
+}
+
+fn prepared_fields() -> Vec<Field> {
+    let text = |name: &str, nullable| Field::new(name, DataType::Utf8, nullable);
+    let list = |name: &str, item: DataType| {
+        Field::new(
+            name,
+            DataType::List(Arc::new(Field::new_list_field(item, false))),
+            false,
+        )
+    };
+    vec![
+        text("doc_id", false),
+        text("submission", false),
+        Field::new("ok", DataType::Boolean, false),
+        text("reason", true),
+        text("settings", false),
+        text("language", true),
+        text("frontend", true),
+        text("fallback", true),
+        text("notes", true),
+        u64_field("symbols"),
+        u64_field("source_bytes"),
+        u64_field("raw_fingerprint"),
+        u64_field("normalized_fingerprint"),
+        Field::new("stream", DataType::Binary, true),
+        Field::new("source", DataType::Binary, true),
+        list("hashes", DataType::UInt64),
+        list("positions", DataType::UInt32),
+    ]
+}
+
+fn prepared_batch(docs: &[PreparedDocument]) -> PyResult<RecordBatch> {
+    let data: Vec<Option<&DocumentData>> = docs.iter().map(|d| d.content.as_ref().ok()).collect();
+    let strs = |f: &dyn Fn(&DocumentData) -> Option<&str>| -> ArrayRef {
+        Arc::new(StringArray::from(
+            data.iter().map(|d| d.and_then(f)).collect::<Vec<_>>(),
+        ))
+    };
+    let nums = |f: &dyn Fn(&DocumentData) -> u64| -> ArrayRef {
+        Arc::new(UInt64Array::from_iter_values(
+            data.iter().map(|d| d.map_or(0, f)),
+        ))
+    };
+    let blobs = |f: &dyn Fn(&DocumentData) -> &[u8]| -> ArrayRef {
+        Arc::new(BinaryArray::from(
+            data.iter().map(|d| d.map(f)).collect::<Vec<_>>(),
+        ))
+    };
+    fn prints<'a>(d: &Option<&'a DocumentData>) -> &'a [bryo_engine::Fingerprint] {
+        d.map_or(&[], |d| d.fingerprints.as_slice())
+    }
+    let lengths: Vec<usize> = data.iter().map(|d| prints(d).len()).collect();
+    let hashes =
+        UInt64Array::from_iter_values(data.iter().flat_map(|d| prints(d).iter().map(|f| f.hash)));
+    let positions =
+        UInt32Array::from_iter_values(data.iter().flat_map(|d| prints(d).iter().map(|f| f.pos)));
+    let list = |values: ArrayRef| -> ArrayRef {
+        Arc::new(ListArray::new(
+            Arc::new(Field::new_list_field(values.data_type().clone(), false)),
+            OffsetBuffer::from_lengths(lengths.iter().copied()),
+            values,
+            None,
+        ))
+    };
+    batch(
+        prepared_fields(),
+        vec![
+            Arc::new(StringArray::from_iter_values(docs.iter().map(|d| &d.path))),
+            Arc::new(StringArray::from_iter_values(
+                docs.iter().map(|d| &d.submission),
+            )),
+            Arc::new(BooleanArray::from(
+                data.iter().map(Option::is_some).collect::<Vec<_>>(),
+            )),
+            Arc::new(StringArray::from(
+                docs.iter()
+                    .map(|d| d.content.as_ref().err().map(String::as_str))
+                    .collect::<Vec<_>>(),
+            )),
+            Arc::new(StringArray::from_iter_values(
+                docs.iter().map(|d| &d.settings),
+            )),
+            strs(&|d| Some(&d.language)),
+            strs(&|d| Some(&d.frontend)),
+            strs(&|d| d.fallback.as_deref()),
+            strs(&|d| Some(&d.notes)),
+            nums(&|d| d.symbols),
+            nums(&|d| d.source_bytes),
+            nums(&|d| d.raw_fingerprint),
+            nums(&|d| d.normalized_fingerprint),
+            blobs(&|d| &d.stream),
+            blobs(&|d| &d.source),
+            list(Arc::new(hashes)),
+            list(Arc::new(positions)),
+        ],
+    )
+}
+
+/// A column of `index_prepare`'s batch, by name.
+fn prepared_column<'a>(batch: &'a RecordBatch, name: &str) -> PyResult<&'a ArrayRef> {
+    column(batch, name).ok_or_else(|| {
+        value_error(format!(
+            "the prepared batch has no `{name}` column (pass the batches of bryo.index_prepare)"
+        ))
+    })
+}
+
+/// Unsigned 64-bit values of a uint64 or int64 column (Spark has no
+/// unsigned types: an int64 holds the same bits).
+fn u64_values(col: &dyn Array, name: &str) -> PyResult<Vec<Option<u64>>> {
+    use arrow_array::types::{Int64Type, UInt64Type};
+    if let Some(a) = col.as_primitive_opt::<UInt64Type>() {
+        Ok(a.iter().collect())
+    } else if let Some(a) = col.as_primitive_opt::<Int64Type>() {
+        Ok(a.iter().map(|v| v.map(|v| v as u64)).collect())
+    } else {
+        Err(value_error(format!(
+            "column `{name}` must be uint64 or int64, not {}",
+            col.data_type()
+        )))
+    }
+}
+
+/// Unsigned 32-bit values of a uint32, int32 or int64 column.
+fn u32_values(col: &dyn Array, name: &str) -> PyResult<Vec<Option<u32>>> {
+    use arrow_array::types::{Int32Type, UInt32Type};
+    let bad = || value_error(format!("column `{name}` holds a value out of range"));
+    if let Some(a) = col.as_primitive_opt::<UInt32Type>() {
+        Ok(a.iter().collect())
+    } else if let Some(a) = col.as_primitive_opt::<Int32Type>() {
+        a.iter()
+            .map(|v| v.map(|v| u32::try_from(v).map_err(|_| bad())).transpose())
+            .collect()
+    } else {
+        u64_values(col, name)?
+            .into_iter()
+            .map(|v| v.map(|v| u32::try_from(v).map_err(|_| bad())).transpose())
+            .collect()
+    }
+}
+
+/// The rows of a list column, each as an array.
+fn lists(col: &ArrayRef, name: &str) -> PyResult<Vec<Option<ArrayRef>>> {
+    if let Some(l) = col.as_list_opt::<i32>() {
+        Ok(l.iter().collect())
+    } else if let Some(l) = col.as_list_opt::<i64>() {
+        Ok(l.iter().collect())
+    } else {
+        Err(value_error(format!(
+            "column `{name}` must be a list, not {}",
+            col.data_type()
+        )))
+    }
+}
+
+/// The documents of one batch made by `index_prepare`.
+fn prepared_documents(batch: &RecordBatch) -> PyResult<Vec<PreparedDocument>> {
+    let col = |name| prepared_column(batch, name);
+    let required = |values: Vec<Option<&str>>, name: &str| -> PyResult<Vec<String>> {
+        values
+            .into_iter()
+            .enumerate()
+            .map(|(row, v)| {
+                v.map(str::to_string)
+                    .ok_or_else(|| value_error(format!("`{name}` is null in row {row}")))
+            })
+            .collect()
+    };
+    let ids = required(strings(col("doc_id")?, "doc_id")?, "doc_id")?;
+    let subs = required(strings(col("submission")?, "submission")?, "submission")?;
+    let settings = required(strings(col("settings")?, "settings")?, "settings")?;
+    let ok = col("ok")?
+        .as_boolean_opt()
+        .ok_or_else(|| value_error("column `ok` must be booleans"))?;
+    let reasons = strings(col("reason")?, "reason")?;
+    let language = strings(col("language")?, "language")?;
+    let frontend = strings(col("frontend")?, "frontend")?;
+    let fallback = strings(col("fallback")?, "fallback")?;
+    let notes = strings(col("notes")?, "notes")?;
+    let symbols = u64_values(col("symbols")?, "symbols")?;
+    let source_bytes = u64_values(col("source_bytes")?, "source_bytes")?;
+    let raw = u64_values(col("raw_fingerprint")?, "raw_fingerprint")?;
+    let normalized = u64_values(col("normalized_fingerprint")?, "normalized_fingerprint")?;
+    let stream = binaries(col("stream")?, "stream")?;
+    let source = binaries(col("source")?, "source")?;
+    let hashes = lists(col("hashes")?, "hashes")?;
+    let positions = lists(col("positions")?, "positions")?;
+    let mut out = Vec::with_capacity(ids.len());
+    for row in 0..ids.len() {
+        let missing = |name: &str| value_error(format!("`{name}` is null in row {row}"));
+        let content = if ok.is_valid(row) && ok.value(row) {
+            let (Some(h), Some(p)) = (&hashes[row], &positions[row]) else {
+                return Err(missing("hashes"));
+            };
+            let (h, p) = (u64_values(h, "hashes")?, u32_values(p, "positions")?);
+            if h.len() != p.len() {
+                return Err(value_error(format!(
+                    "row {row} has {} hashes but {} positions",
+                    h.len(),
+                    p.len()
+                )));
+            }
+            let fingerprints = h
+                .into_iter()
+                .zip(p)
+                .map(|(hash, pos)| match (hash, pos) {
+                    (Some(hash), Some(pos)) => Ok(bryo_engine::Fingerprint { hash, pos }),
+                    _ => Err(missing("a hash or position")),
+                })
+                .collect::<PyResult<Vec<_>>>()?;
+            Ok(DocumentData {
+                language: language[row]
+                    .ok_or_else(|| missing("language"))?
+                    .to_string(),
+                frontend: frontend[row]
+                    .ok_or_else(|| missing("frontend"))?
+                    .to_string(),
+                fallback: fallback[row].map(str::to_string),
+                notes: notes[row].unwrap_or_default().to_string(),
+                symbols: symbols[row].ok_or_else(|| missing("symbols"))?,
+                source_bytes: source_bytes[row].ok_or_else(|| missing("source_bytes"))?,
+                raw_fingerprint: raw[row].ok_or_else(|| missing("raw_fingerprint"))?,
+                normalized_fingerprint: normalized[row]
+                    .ok_or_else(|| missing("normalized_fingerprint"))?,
+                stream: stream[row].ok_or_else(|| missing("stream"))?.to_vec(),
+                source: source[row].ok_or_else(|| missing("source"))?.to_vec(),
+                fingerprints,
+            })
+        } else {
+            Err(reasons[row]
+                .unwrap_or("left out by index_prepare")
+                .to_string())
+        };
+        out.push(PreparedDocument {
+            submission: subs[row].clone(),
+            path: ids[row].clone(),
+            settings: settings[row].clone(),
+            content,
+        });
+    }
+    Ok(out)
+}
+
+/// Stores the batches of `index_prepare` (an iterable of record batches,
+/// any order) in the index as one new segment and its catalogue rows,
+/// under `tag`, in one transaction: an error (from Python too, e.g. a
+/// failing generator) leaves the index as it was.
+#[pyfunction]
+#[pyo3(signature = (dir, prepared, *, tag=String::new()))]
+fn index_commit<'py>(
+    py: Python<'py>,
+    dir: PathBuf,
+    prepared: Bound<'py, PyAny>,
+    tag: String,
+) -> PyResult<Bound<'py, PyDict>> {
+    let mut index = open_index(&dir)?;
+    let batches = prepared.try_iter()?;
+    // An error of Python's (the iterator, a bad batch) stops the commit;
+    // it is raised as it is once the transaction has been rolled back.
+    let mut failure: Option<PyErr> = None;
+    let documents = batches
+        .map(|item| {
+            item.and_then(|b| b.extract::<PyArrowType<RecordBatch>>())
+                .and_then(|b| prepared_documents(&b.0))
+        })
+        .flat_map(|docs| match docs {
+            Ok(docs) => docs.into_iter().map(Ok).collect::<Vec<_>>(),
+            Err(e) => {
+                failure = Some(e);
+                vec![Err(IndexError::Prepared(
+                    "interrupted by an error in the prepared batches".to_string(),
+                ))]
+            }
+        });
+    let result = index.commit(documents, &tag);
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    let s = result.map_err(index_error)?;
+    let d = PyDict::new(py);
+    d.set_item("submissions", s.submissions)?;
+    d.set_item("documents", s.documents)?;
+    d.set_item("symbols", s.symbols)?;
+    d.set_item("postings", s.postings)?;
+    d.set_item("segment_bytes", s.segment_bytes)?;
+    d.set_item("skipped", s.skipped)?;
+    Ok(d)
+}
+
 /// The module.
 #[pymodule]
 fn _bryo(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -1148,6 +1607,12 @@ fn _bryo(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(schemes, m)?)?;
     m.add_function(wrap_pyfunction!(seed_order, m)?)?;
     m.add_function(wrap_pyfunction!(discount_below, m)?)?;
+    m.add_function(wrap_pyfunction!(index_settings, m)?)?;
+    m.add_function(wrap_pyfunction!(index_documents, m)?)?;
+    m.add_function(wrap_pyfunction!(index_segments, m)?)?;
+    m.add_function(wrap_pyfunction!(index_create, m)?)?;
+    m.add_function(wrap_pyfunction!(index_prepare, m)?)?;
+    m.add_function(wrap_pyfunction!(index_commit, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

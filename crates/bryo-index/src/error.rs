@@ -66,6 +66,10 @@ pub enum IndexError {
     /// Too many documents for 32-bit document ids.
     #[error("the index is full: document ids are 32-bit")]
     Full,
+    /// Prepared documents that cannot be committed together (a path given
+    /// twice, a document without a path or submission name).
+    #[error("invalid prepared documents: {0}")]
+    Prepared(String),
     /// Nothing matched a removal.
     #[error("nothing to remove: {0}")]
     NothingToRemove(String),

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use bryo_compare::{analyze, Analyzed, ArchivedSubmission, FileFingerprint, FileFingerprinter};
+use bryo_compare::{Analyzed, ArchivedSubmission, FileFingerprint, FileFingerprinter};
 use bryo_engine::{Fingerprinter, HashFunction, Selection};
 use bryo_frontend::{decode, Language, LineIndex};
 use bryo_input::Inputs;
@@ -13,9 +13,10 @@ use rayon::prelude::*;
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
 use crate::error::{IndexError, Result};
+use crate::prepare::{PreparedDocument, Preparer};
 use crate::segment::{write_segment, Posting, Segment};
 use crate::settings::IndexSettings;
-use crate::stream::{compress, decode_stream, decompress, encode_stream};
+use crate::stream::{decode_stream, decompress};
 
 /// File name of the catalogue inside an index directory.
 pub const CATALOG_FILE: &str = "catalog.sqlite";
@@ -243,7 +244,9 @@ impl Index {
     /// fingerprints them and stores them under `tag` as one new segment
     /// and their catalogue rows, switched in by one transaction: an
     /// interrupted `add` leaves the index as it was. Base files of
-    /// `inputs` are ignored; every submission is archived, old or not.
+    /// `inputs` are ignored; every submission is archived, old or not, in
+    /// name order. The same as a [`Preparer`] on every file and
+    /// [`commit`](Self::commit), which share its code.
     pub fn add(&mut self, inputs: Inputs, tag: &str) -> Result<AddSummary> {
         self.add_with_progress(inputs, tag, &bryo_compare::Silent)
     }
@@ -257,138 +260,212 @@ impl Index {
         tag: &str,
         progress: &dyn bryo_compare::Progress,
     ) -> Result<AddSummary> {
-        let options = self.settings.analyze;
-        let mut skipped: Vec<(String, String)> = inputs
-            .skipped
-            .iter()
-            .map(|s| (s.path.clone(), s.reason.to_string()))
-            .collect();
         let jobs: Vec<(usize, &bryo_input::InputFile)> = inputs
             .submissions
             .iter()
             .enumerate()
             .flat_map(|(i, s)| s.files.iter().map(move |f| (i, f)))
             .collect();
-        let fingerprinter = FileFingerprinter::new();
-        let proto = Fingerprinter::new(
-            self.settings.config,
-            HashFunction::KarpRabin,
-            Selection::RobustWinnow,
-        )
-        .map_err(|e| IndexError::Settings(e.to_string()))?;
+        let preparer = Preparer::new(self.settings)?;
+        progress.start(bryo_compare::Stage::Analyze, jobs.len() as u64);
         // Analysis, fingerprints and compression in parallel, a batch of
-        // files at a time (memory holds one batch's analyses, not the
-        // whole term's); rows go in input order.
-        let prepare = |fp: &mut Fingerprinter, file: &bryo_input::InputFile| {
-            let a =
-                analyze(&file.display_path, &file.bytes, &options).map_err(|e| e.to_string())?;
-            let prints = fp
-                .fingerprint_symbols(&a.normalized.symbols)
-                .map_err(|e| e.to_string())?;
-            Ok::<_, String>(Prepared {
-                raw: fingerprinter.raw(&file.bytes),
-                normalized: fingerprinter.normalized(&a.normalized.symbols),
-                stream: encode_stream(&a.normalized),
-                source: compress(&file.bytes),
-                symbols: a.normalized.symbols.len() as u64,
-                prints,
-                path: a.path,
-                language: a.language.name(),
-                frontend: a.frontend.as_str(),
-                fallback: a.fallback,
-                notes: a.notes.join("\n"),
-            })
+        // files at a time (memory holds one batch's documents, not the
+        // whole term's).
+        let submissions = &inputs.submissions;
+        let prepared = batches(&jobs).into_iter().flat_map(|batch| {
+            let docs: Vec<PreparedDocument> = batch
+                .par_iter()
+                .map_init(
+                    || preparer.clone(),
+                    |p, (sub, file)| {
+                        let d = p.prepare(&submissions[*sub].name, &file.display_path, &file.bytes);
+                        progress.advance(1);
+                        d
+                    },
+                )
+                .collect();
+            docs.into_iter().map(Ok)
+        });
+        let mut summary = self.commit_with_progress(prepared, tag, progress)?;
+        summary.skipped.extend(
+            inputs
+                .skipped
+                .iter()
+                .map(|s| (s.path.clone(), s.reason.to_string())),
+        );
+        summary.skipped.sort();
+        Ok(summary)
+    }
+
+    /// Stores prepared documents under `tag` as [`add`](Self::add) does:
+    /// one new segment (written and flushed first) and their catalogue
+    /// rows, switched in by one transaction, so that an error — from the
+    /// catalogue, the disk, or an `Err` item of `documents` — leaves the
+    /// index as it was.
+    ///
+    /// `documents` may come in any order (e.g. from the workers of a
+    /// cluster); documents with the same [`PreparedDocument::submission`]
+    /// form one submission. Submissions are stored in name order and
+    /// their files in path order, whatever the order of arrival: the
+    /// order `add` stores the submissions of one directory in. Documents
+    /// are staged in a temporary table of the catalogue until the end,
+    /// their postings in memory. A document prepared under other settings
+    /// than the index's is refused ([`IndexError::Mismatch`]), as is a
+    /// path given twice ([`IndexError::Prepared`]); a document with a
+    /// reason instead of data is listed in [`AddSummary::skipped`].
+    pub fn commit<I>(&mut self, documents: I, tag: &str) -> Result<AddSummary>
+    where
+        I: IntoIterator<Item = Result<PreparedDocument>>,
+    {
+        self.commit_with_progress(documents, tag, &bryo_compare::Silent)
+    }
+
+    /// [`commit`](Self::commit), watched: the index stage writes the
+    /// segment (its work is the number of postings, done at once).
+    pub fn commit_with_progress<I>(
+        &mut self,
+        documents: I,
+        tag: &str,
+        progress: &dyn bryo_compare::Progress,
+    ) -> Result<AddSummary>
+    where
+        I: IntoIterator<Item = Result<PreparedDocument>>,
+    {
+        let key = self.settings.key();
+        let dir = self.dir.clone();
+        let db = |source| IndexError::Catalog {
+            dir: dir.clone(),
+            source,
         };
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(|source| IndexError::Catalog {
-                dir: self.dir.clone(),
-                source,
-            })?;
-        let db = |source| IndexError::Catalog {
-            dir: self.dir.clone(),
-            source,
-        };
-        clean_leftovers(&self.dir, &tx)?;
-        let mut next_document: u64 = meta_number(&tx, "next_document").map_err(db)?;
-        let next_segment: u64 = meta_number(&tx, "next_segment").map_err(db)?;
-        let mut summary = AddSummary::default();
-        let mut postings: Vec<Posting> = Vec::new();
-        let mut current: Option<(usize, i64)> = None;
-        let mut insert = tx
-            .prepare(
-                "INSERT INTO documents (id, submission, path, language, frontend, fallback, notes,
-                     symbols, source_bytes, raw_fingerprint, normalized_fingerprint,
-                     stream_checksum, stream, source)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-            )
             .map_err(db)?;
-        progress.start(bryo_compare::Stage::Analyze, jobs.len() as u64);
-        for batch in batches(&jobs) {
-            let prepared: Vec<std::result::Result<Prepared, String>> = batch
-                .par_iter()
-                .map_init(
-                    || proto.clone(),
-                    |fp, (_, file)| {
-                        let p = prepare(fp, file);
-                        progress.advance(1);
-                        p
-                    },
+        clean_leftovers(&self.dir, &tx)?;
+        tx.execute_batch(
+            "DROP TABLE IF EXISTS temp.staged;
+             CREATE TEMP TABLE staged (
+                 seq INTEGER PRIMARY KEY, language TEXT NOT NULL, frontend TEXT NOT NULL,
+                 fallback TEXT, notes TEXT NOT NULL, symbols INTEGER NOT NULL,
+                 source_bytes INTEGER NOT NULL, raw_fingerprint INTEGER NOT NULL,
+                 normalized_fingerprint INTEGER NOT NULL, stream_checksum INTEGER NOT NULL,
+                 stream BLOB NOT NULL, source BLOB NOT NULL);",
+        )
+        .map_err(db)?;
+        let mut summary = AddSummary::default();
+        // (submission, path) of each staged document, by staging number.
+        let mut staged: Vec<(String, String)> = Vec::new();
+        let mut paths: HashSet<String> = HashSet::new();
+        // Postings with the staging number as `doc` until ids are given.
+        let mut postings: Vec<Posting> = Vec::new();
+        {
+            let mut stage = tx
+                .prepare(
+                    "INSERT INTO temp.staged VALUES
+                     (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
                 )
-                .collect();
-            for ((sub, file), result) in batch.iter().zip(prepared) {
-                let p = match result {
-                    Ok(p) => p,
+                .map_err(db)?;
+            for document in documents {
+                let d = document?;
+                if d.settings != key {
+                    return Err(IndexError::Mismatch {
+                        dir: self.dir.clone(),
+                        what: "settings",
+                        stored: key,
+                        wanted: format!("{} (document {} was prepared with)", d.settings, d.path),
+                    });
+                }
+                if d.path.is_empty() || d.submission.is_empty() {
+                    return Err(IndexError::Prepared(format!(
+                        "a document without a path or submission name (path `{}`, submission `{}`)",
+                        d.path, d.submission
+                    )));
+                }
+                if !paths.insert(d.path.clone()) {
+                    return Err(IndexError::Prepared(format!(
+                        "{}: given twice (a path names one document)",
+                        d.path
+                    )));
+                }
+                let data = match d.content {
+                    Ok(data) => data,
                     Err(reason) => {
-                        skipped.push((file.display_path.clone(), reason));
+                        summary.skipped.push((d.path, reason));
                         continue;
                     }
                 };
+                let seq = u32::try_from(staged.len()).map_err(|_| IndexError::Full)?;
+                stage
+                    .execute(params![
+                        seq,
+                        data.language,
+                        data.frontend,
+                        data.fallback,
+                        data.notes,
+                        data.symbols as i64,
+                        data.source_bytes as i64,
+                        data.raw_fingerprint as i64,
+                        data.normalized_fingerprint as i64,
+                        crate::segment::checksum(&data.stream) as i64,
+                        data.stream,
+                        data.source,
+                    ])
+                    .map_err(db)?;
+                summary.symbols += data.symbols;
+                postings.extend(data.fingerprints.iter().map(|f| Posting {
+                    hash: f.hash,
+                    doc: seq,
+                    pos: f.pos,
+                }));
+                staged.push((d.submission, d.path));
+            }
+        }
+        let mut next_document: u64 = meta_number(&tx, "next_document").map_err(db)?;
+        let next_segment: u64 = meta_number(&tx, "next_segment").map_err(db)?;
+        let mut order: Vec<usize> = (0..staged.len()).collect();
+        order.sort_by(|&a, &b| staged[a].cmp(&staged[b]));
+        let mut ids = vec![0u32; staged.len()];
+        {
+            let mut copy = tx
+                .prepare(
+                    "INSERT INTO documents (id, submission, path, language, frontend, fallback,
+                         notes, symbols, source_bytes, raw_fingerprint, normalized_fingerprint,
+                         stream_checksum, stream, source)
+                     SELECT ?1, ?2, ?3, language, frontend, fallback, notes, symbols,
+                         source_bytes, raw_fingerprint, normalized_fingerprint, stream_checksum,
+                         stream, source
+                     FROM temp.staged WHERE seq = ?4",
+                )
+                .map_err(db)?;
+            let mut current: Option<(&str, i64)> = None;
+            for seq in order {
+                let (submission, path) = &staged[seq];
                 let submission_id = match current {
-                    Some((s, id)) if s == *sub => id,
+                    Some((name, id)) if name == submission => id,
                     _ => {
                         tx.execute(
                             "INSERT INTO submissions (name, tag) VALUES (?1, ?2)",
-                            params![inputs.submissions[*sub].name, tag],
+                            params![submission, tag],
                         )
                         .map_err(db)?;
                         summary.submissions += 1;
                         let id = tx.last_insert_rowid();
-                        current = Some((*sub, id));
+                        current = Some((submission, id));
                         id
                     }
                 };
                 let doc = u32::try_from(next_document).map_err(|_| IndexError::Full)?;
                 next_document += 1;
-                insert
-                    .execute(params![
-                        doc,
-                        submission_id,
-                        p.path,
-                        p.language,
-                        p.frontend,
-                        p.fallback,
-                        p.notes,
-                        p.symbols as i64,
-                        file.bytes.len() as i64,
-                        p.raw as i64,
-                        p.normalized as i64,
-                        crate::segment::checksum(&p.stream) as i64,
-                        p.stream,
-                        p.source,
-                    ])
+                copy.execute(params![doc, submission_id, path, seq as i64])
                     .map_err(db)?;
+                ids[seq] = doc;
                 summary.documents += 1;
-                summary.symbols += p.symbols;
-                postings.extend(p.prints.iter().map(|f| Posting {
-                    hash: f.hash,
-                    doc,
-                    pos: f.pos,
-                }));
             }
         }
-        drop(insert);
+        tx.execute_batch("DROP TABLE temp.staged").map_err(db)?;
+        for p in &mut postings {
+            p.doc = ids[p.doc as usize];
+        }
         progress.start(bryo_compare::Stage::Index, postings.len() as u64);
         if !postings.is_empty() {
             postings.par_sort_unstable();
@@ -412,8 +489,7 @@ impl Index {
         set_meta(&tx, "next_document", next_document).map_err(db)?;
         set_meta(&tx, "next_segment", next_segment + 1).map_err(db)?;
         tx.commit().map_err(db)?;
-        skipped.sort();
-        summary.skipped = skipped;
+        summary.skipped.sort();
         Ok(summary)
     }
 
@@ -598,6 +674,80 @@ impl Index {
             segment_bytes: rows.iter().map(|r| r.bytes).sum(),
             catalog_bytes,
         })
+    }
+
+    /// A preparer of documents under the index's settings
+    /// ([`Index::commit`] stores what it makes).
+    pub fn preparer(&self) -> Result<Preparer> {
+        Preparer::new(self.settings)
+    }
+
+    /// Every live archived document in id order with its source bytes as
+    /// read, each checked against its stored fingerprint (for tools that
+    /// read the segments themselves: join their `doc` with
+    /// [`ArchivedDocument::doc`]).
+    pub fn documents(&self) -> Result<Vec<ArchivedDocument>> {
+        let db = self.db();
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT d.id, d.path, s.name, s.tag, d.symbols, d.raw_fingerprint, d.source
+                 FROM documents d JOIN submissions s ON d.submission = s.id
+                 ORDER BY d.id",
+            )
+            .map_err(&db)?;
+        type Row = (u32, String, String, String, i64, i64, Vec<u8>);
+        let rows: Vec<Row> = stmt
+            .query_map([], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                    r.get(6)?,
+                ))
+            })
+            .and_then(|rows| rows.collect())
+            .map_err(&db)?;
+        let fingerprinter = FileFingerprinter::new();
+        rows.into_par_iter()
+            .map(|(doc, path, submission, tag, symbols, raw, source)| {
+                let corrupt = |reason: String| IndexError::CorruptDocument {
+                    path: path.clone(),
+                    reason,
+                };
+                let source = decompress(&source).map_err(corrupt)?;
+                if fingerprinter.raw(&source) != raw as u64 {
+                    return Err(corrupt("the source's fingerprint differs".to_string()));
+                }
+                Ok(ArchivedDocument {
+                    doc,
+                    path,
+                    submission,
+                    tag,
+                    symbols: symbols as u64,
+                    source,
+                })
+            })
+            .collect()
+    }
+
+    /// The segment files the catalogue lists, in the order they were
+    /// written, each checked against its recorded size and checksum (for
+    /// tools that read the Parquet files themselves; postings of removed
+    /// documents stay in them until [`Index::compact`]).
+    pub fn segment_files(&self) -> Result<Vec<PathBuf>> {
+        let rows = segment_rows(&self.conn).map_err(self.db())?;
+        let dir = &self.dir;
+        rows.par_iter()
+            .map(|row| {
+                let path = segment_path(dir, &row.file);
+                Segment::open(&path, row.bytes, row.checksum)?;
+                Ok(path)
+            })
+            .collect()
     }
 
     /// Every posting of a live document whose hash is in `hashes` (any
@@ -873,6 +1023,23 @@ impl Index {
     }
 }
 
+/// One live archived document: [`Index::documents`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArchivedDocument {
+    /// Its document id (the `doc` of its postings in the segments).
+    pub doc: u32,
+    /// Its display path, as added.
+    pub path: String,
+    /// The name of its submission, as added.
+    pub submission: String,
+    /// The submission's tag (empty when added without one).
+    pub tag: String,
+    /// Its normalized symbols.
+    pub symbols: u64,
+    /// Its source bytes as read.
+    pub source: Vec<u8>,
+}
+
 /// What [`Index::related`] found: the archived submissions a query under
 /// MOSS's rule needs and the hashes common in the whole archive.
 #[derive(Clone, Debug)]
@@ -888,21 +1055,6 @@ pub struct Related {
     pub documents: u64,
     /// Documents of `archived`.
     pub loaded_documents: u64,
-}
-
-/// A file ready for the catalogue: analyzed, fingerprinted, compressed.
-struct Prepared {
-    path: String,
-    language: &'static str,
-    frontend: &'static str,
-    fallback: Option<String>,
-    notes: String,
-    symbols: u64,
-    raw: u64,
-    normalized: u64,
-    prints: Vec<bryo_engine::Fingerprint>,
-    stream: Vec<u8>,
-    source: Vec<u8>,
 }
 
 /// Input bytes analyzed per batch of `add`.

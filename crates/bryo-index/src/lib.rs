@@ -26,15 +26,27 @@
 //! the HTML report's text come from the source, decoded again (decoding
 //! is deterministic; front-ends are not run again).
 //!
-//! **Crash safety.** `add` and `compact` write a new segment file first
-//! (flushed to disk), then switch the catalogue in one SQLite transaction;
-//! `remove` is one transaction. A command interrupted at any point leaves
-//! the index as it was before it; segment files no catalogue row names are
-//! deleted by the next writer. Every segment is checked against the size
-//! and checksum the catalogue recorded before it is parsed, and every
-//! document's stream and source against their fingerprints, so damage is
-//! an error ([`IndexError::CorruptSegment`], [`IndexError::CorruptDocument`]),
-//! never a wrong answer.
+//! **Crash safety.** `add`, `commit` and `compact` write a new segment
+//! file first (flushed to disk), then switch the catalogue in one SQLite
+//! transaction; `remove` is one transaction. A command interrupted at any
+//! point leaves the index as it was before it; segment files no catalogue
+//! row names are deleted by the next writer. Every segment is checked
+//! against the size and checksum the catalogue recorded before it is
+//! parsed, and every document's stream and source against their
+//! fingerprints, so damage is an error ([`IndexError::CorruptSegment`],
+//! [`IndexError::CorruptDocument`]), never a wrong answer.
+//!
+//! **Adding in two steps.** [`Index::add`] is a [`Preparer`] and
+//! [`Index::commit`], which can run apart (e.g. on the workers and the
+//! driver of a cluster job). The preparer analyzes, fingerprints and
+//! compresses a file under the index's settings — a pure function of the
+//! settings and the bytes — into a [`PreparedDocument`] stamped with the
+//! settings' [`IndexSettings::key`]. `commit` takes prepared documents in
+//! any order, refuses those of other settings, and stores them as one new
+//! segment and their catalogue rows in one transaction: documents with the
+//! same submission name form one submission, submissions are stored in name
+//! order and their files in path order. The same files under the same names
+//! therefore make the same catalogue and postings, whichever way they came.
 //!
 //! **Removal.** Removing a tag or a document deletes its catalogue rows;
 //! its postings stay in the segments, ignored by every query, until
@@ -59,6 +71,14 @@
 //! let archived = index.archived()?;
 //! assert_eq!(archived[0].tag, "fall");
 //! assert!(archived[0].submission.files[0].0.normalized.len() > 10);
+//!
+//! // The same in two steps: prepare (anywhere), then commit.
+//! let mut preparer = index.preparer()?;
+//! let doc = preparer.prepare("b.py", "b.py", b"def g(y):\n    return [y] * 3\n");
+//! assert!(doc.content.is_ok());
+//! let committed = index.commit([Ok(doc)], "spring")?;
+//! assert_eq!((committed.submissions, committed.documents), (1, 1));
+//! assert_eq!(index.documents()?[1].source, b"def g(y):\n    return [y] * 3\n");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![deny(missing_docs)]
@@ -66,14 +86,16 @@
 
 mod error;
 mod index;
+mod prepare;
 mod segment;
 mod settings;
 mod stream;
 
 pub use error::{IndexError, Result};
 pub use index::{
-    AddSummary, Archived, CompactSummary, Index, IndexInfo, Related, TagInfo, CATALOG_FILE,
-    SEGMENTS_DIR,
+    AddSummary, Archived, ArchivedDocument, CompactSummary, Index, IndexInfo, Related, TagInfo,
+    CATALOG_FILE, SEGMENTS_DIR,
 };
+pub use prepare::{DocumentData, PreparedDocument, Preparer};
 pub use segment::{Posting, ROW_GROUP_ROWS};
 pub use settings::{IndexSettings, INDEX_FORMAT_VERSION};

@@ -82,6 +82,18 @@ impl IndexSettings {
         ]
     }
 
+    /// Every option that shapes fingerprints and the scheme versions, in
+    /// one line (`format_version=1, hash_scheme_version=…, k=…, w=…`):
+    /// documents prepared under settings with another key cannot join the
+    /// index ([`PreparedDocument::settings`](crate::PreparedDocument::settings)).
+    pub fn key(&self) -> String {
+        self.to_meta()
+            .into_iter()
+            .map(|(key, value)| format!("{key}={value}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     /// Settings back from `meta` rows; versions other than this build's
     /// are refused.
     pub(crate) fn from_meta(dir: &Path, get: impl Fn(&str) -> Option<String>) -> Result<Self> {

@@ -819,3 +819,231 @@ fn related_loads_identical_submissions_without_fingerprints() {
         assert!(whole.pairs[0].identical, "-m {m}");
     }
 }
+
+/// What an index holds, in a comparable form: per archived submission its
+/// tag, name, and per file the path, language, front-end, fingerprints,
+/// symbols with spans and source bytes; then the documents' ids and the
+/// postings of every hash in `hashes`.
+fn holdings(index: &Index, hashes: &[u64]) -> Vec<String> {
+    let mut out = Vec::new();
+    for a in index.archived().unwrap() {
+        out.push(format!("{} {}", a.tag, a.submission.name));
+        for ((file, fp), source) in a.submission.files.iter().zip(&a.sources) {
+            out.push(format!(
+                "  {} {} {:?} {:?} {:?} {:?}",
+                file.path,
+                file.language.name(),
+                file.frontend,
+                fp,
+                file.normalized,
+                source
+            ));
+        }
+    }
+    for d in index.documents().unwrap() {
+        out.push(format!(
+            "doc {} {} {} {} {}",
+            d.doc, d.path, d.submission, d.tag, d.symbols
+        ));
+    }
+    out.push(format!("{:?}", index.lookup(hashes).unwrap()));
+    out
+}
+
+/// A directory of submissions: two students with two files each, a file
+/// the front-end cannot take and one over the size limit.
+fn term_directory(root: &std::path::Path) {
+    let text = |i: usize, n: usize| {
+        (0..n)
+            .map(|j| WORDS[(i * 5 + j * j) % WORDS.len()])
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    for (i, (dir, name)) in [
+        ("bob", "a.txt"),
+        ("bob", "b.txt"),
+        ("alice", "main.txt"),
+        ("alice", "zz.txt"),
+        ("carol", "big.txt"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        std::fs::create_dir_all(root.join(dir)).unwrap();
+        let n = if *dir == "carol" { 3000 } else { 300 };
+        std::fs::write(root.join(dir).join(name), text(i, n)).unwrap();
+    }
+    std::fs::write(root.join("alice").join("bin.txt"), b"\x00\x01binary\xff").unwrap();
+}
+
+#[test]
+fn prepare_and_commit_store_what_add_stores() {
+    let dir = tempfile::tempdir().unwrap();
+    let term = dir.path().join("term");
+    term_directory(&term);
+    for directory_mode in [false, true] {
+        let discover = || {
+            bryo_input::discover(&bryo_input::InputOptions {
+                roots: vec![term.clone()],
+                directory_mode,
+                max_file_size: 8000,
+                ..bryo_input::InputOptions::default()
+            })
+            .unwrap()
+        };
+        let mode = if directory_mode { "d" } else { "files" };
+        let mut added = Index::create(&dir.path().join(format!("add-{mode}")), settings()).unwrap();
+        let add_summary = added.add(discover(), "fall").unwrap();
+
+        // The same files, prepared one by one in reverse order (as workers
+        // would hand them in), the one over the limit given with its reason.
+        let mut committed =
+            Index::create(&dir.path().join(format!("commit-{mode}")), settings()).unwrap();
+        let mut preparer = committed.preparer().unwrap();
+        let inputs = discover();
+        let mut prepared: Vec<bryo_index::PreparedDocument> = inputs
+            .submissions
+            .iter()
+            .flat_map(|s| s.files.iter().map(move |f| (s.name.clone(), f)))
+            .map(|(name, f)| preparer.prepare(&name, &f.display_path, &f.bytes))
+            .collect();
+        prepared.extend(
+            inputs
+                .skipped
+                .iter()
+                .map(|s| preparer.skipped(&s.path, &s.path, s.reason.to_string())),
+        );
+        prepared.reverse();
+        let hashes: Vec<u64> = prepared
+            .iter()
+            .filter_map(|d| d.content.as_ref().ok())
+            .flat_map(|d| d.fingerprints.iter().map(|f| f.hash))
+            .collect();
+        let commit_summary = committed
+            .commit(prepared.into_iter().map(Ok), "fall")
+            .unwrap();
+
+        assert_eq!(commit_summary, add_summary, "{mode}");
+        assert_eq!(add_summary.submissions, if directory_mode { 2 } else { 4 });
+        assert_eq!(add_summary.documents, 4);
+        assert_eq!(add_summary.skipped.len(), 2, "{:?}", add_summary.skipped);
+        assert!(add_summary.postings > 0);
+        let a = holdings(&added, &hashes);
+        assert_eq!(a, holdings(&committed, &hashes), "{mode}");
+        assert!(a.len() > 10, "{a:?}");
+        let (ia, ic) = (added.info().unwrap(), committed.info().unwrap());
+        assert_eq!(
+            (
+                ia.submissions,
+                ia.documents,
+                ia.symbols,
+                ia.source_bytes,
+                ia.tags
+            ),
+            (
+                ic.submissions,
+                ic.documents,
+                ic.symbols,
+                ic.source_bytes,
+                ic.tags
+            )
+        );
+        assert_eq!((ia.segments, ia.postings), (ic.segments, ic.postings));
+    }
+}
+
+#[test]
+fn commit_interrupted_or_refused_leaves_the_index_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut index = small_index(dir.path());
+    let before_info = format!("{:?}", {
+        let i = index.info().unwrap();
+        (
+            i.submissions,
+            i.documents,
+            i.symbols,
+            i.tags,
+            i.segments,
+            i.postings,
+        )
+    });
+    let before = holdings(&index, &[]);
+    let segments = || {
+        let mut files: Vec<_> = std::fs::read_dir(dir.path().join(bryo_index::SEGMENTS_DIR))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        files.sort();
+        files
+    };
+    let before_files = segments();
+    let text = |i: usize| WORDS[i..].join(" ").repeat(30);
+    let mut preparer = index.preparer().unwrap();
+    let good: Vec<bryo_index::PreparedDocument> = (0..3)
+        .map(|i| preparer.prepare(&format!("n{i}"), &format!("n{i}.txt"), text(i).as_bytes()))
+        .collect();
+    let mut other = bryo_index::Preparer::new(
+        IndexSettings::new(settings().analyze, Some(5), Some(3), None).unwrap(),
+    )
+    .unwrap();
+    let foreign = other.prepare("x", "x.txt", text(4).as_bytes());
+    assert!(good.iter().all(|d| d.content.is_ok()));
+
+    // An iterator that fails after two documents.
+    let failing =
+        good[..2]
+            .iter()
+            .cloned()
+            .map(Ok)
+            .chain(std::iter::once(Err(IndexError::Prepared(
+                "injected".into(),
+            ))));
+    let err = index.commit(failing, "spring").unwrap_err();
+    assert!(err.to_string().contains("injected"), "{err}");
+    // Settings of another index.
+    let mixed = vec![good[0].clone(), foreign].into_iter().map(Ok);
+    let err = index.commit(mixed, "spring").unwrap_err();
+    assert!(
+        matches!(
+            err,
+            IndexError::Mismatch {
+                what: "settings",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().contains("k=5"), "{err}");
+    // A path twice.
+    let twice = vec![good[0].clone(), good[1].clone(), good[0].clone()]
+        .into_iter()
+        .map(Ok);
+    let err = index.commit(twice, "spring").unwrap_err();
+    assert!(matches!(err, IndexError::Prepared(_)), "{err}");
+
+    let after_info = format!("{:?}", {
+        let i = index.info().unwrap();
+        (
+            i.submissions,
+            i.documents,
+            i.symbols,
+            i.tags,
+            i.segments,
+            i.postings,
+        )
+    });
+    assert_eq!(after_info, before_info);
+    assert_eq!(holdings(&index, &[]), before);
+    assert_eq!(segments(), before_files);
+    // And the index still takes a commit, with the next document ids.
+    let summary = index.commit(good.into_iter().map(Ok), "spring").unwrap();
+    assert_eq!((summary.submissions, summary.documents), (3, 3));
+    let docs = index.documents().unwrap();
+    assert_eq!(
+        docs.iter().map(|d| d.doc).collect::<Vec<_>>(),
+        (0..6).collect::<Vec<_>>()
+    );
+    assert_eq!(docs[3].path, "n0.txt");
+    assert_eq!(docs[3].source, text(0).into_bytes());
+    assert_eq!(index.segment_files().unwrap().len(), 2);
+}

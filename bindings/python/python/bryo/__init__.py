@@ -15,12 +15,24 @@ Python object per document:
 * :func:`thresholds` — ``(k, w)`` as ``bryo compare`` chooses them;
 * :func:`seed_order` — the order of the rarity rule's sampled pairs;
 * :func:`discount_below` — the length under which the rarity discount
-  weighs a match (``stats.discount_below`` of the CLI's JSON).
+  weighs a match (``stats.discount_below`` of the CLI's JSON);
+* :func:`index_settings`, :func:`index_documents`, :func:`index_segments`
+  — read an index of ``bryo index`` (its options, its archived documents
+  with their text and ``doc`` ids, its Parquet segments of postings);
+* :func:`index_create`, :func:`index_prepare`, :func:`index_commit` —
+  write one: create it, prepare documents on workers (analysis,
+  fingerprints, compression; nothing written), then commit them on the
+  driver as one new segment in one transaction. ``bryo compare --against
+  DIR`` reads an index written this way as one made by ``bryo index
+  add``, and gives the same report when the same files are added under
+  the same names (see :func:`index_commit`).
 
 ``python -m bryo.spark`` runs the whole job on Apache Spark.
 """
 
 from __future__ import annotations
+
+import os
 
 import pyarrow as pa
 
@@ -33,6 +45,12 @@ __all__ = [
     "schemes",
     "seed_order",
     "discount_below",
+    "index_settings",
+    "index_documents",
+    "index_segments",
+    "index_create",
+    "index_prepare",
+    "index_commit",
     "__version__",
 ]
 
@@ -195,3 +213,125 @@ def _uint(values, type_) -> pa.Array:
 def schemes():
     """``(hash scheme version, symbol scheme version)`` of these postings."""
     return _bryo.schemes()
+
+
+# The fingerprint index of ``bryo index`` (a directory: ``catalog.sqlite``
+# and ``segments/*.parquet``), read and written from Python.
+
+
+def _dir(dir) -> str:
+    return os.fspath(dir)
+
+
+def index_settings(dir) -> dict:
+    """The options the index in ``dir`` was made with: ``language`` (None:
+    detected per file), ``text_mode`` (``chars`` or ``words``), ``k``,
+    ``w``, ``normalize`` (token normalization), ``parser``,
+    ``normalization``, ``format_version``, ``hash_scheme_version``,
+    ``symbol_scheme_version`` and ``key`` (all of them in one string, as
+    :func:`index_prepare` stamps its rows). An index of another format or
+    scheme version, or no index, raises ``ValueError``."""
+    return _bryo.index_settings(_dir(dir))
+
+
+def index_documents(dir) -> pa.RecordBatch:
+    """The live archived documents of the index, in catalogue order: ``doc``
+    (uint32: the ``doc`` column of the segments' postings), ``path`` (the
+    display path as added), ``submission`` (its name as added), ``tag``,
+    ``symbols`` (uint64) and ``text`` (binary: the source bytes as read,
+    checked against their stored fingerprint; damage raises
+    ``ValueError``). Removed documents are left out."""
+    return _bryo.index_documents(_dir(dir))
+
+
+def index_segments(dir) -> list:
+    """Absolute paths of the index's segment files (Parquet: ``hash``
+    uint64, ``doc`` uint32, ``pos`` uint32, sorted by hash), each checked
+    against the size and checksum in the catalogue (``ValueError`` if
+    one differs). They keep the postings of removed documents until
+    ``bryo index compact``: join their ``doc`` with
+    :func:`index_documents`."""
+    return _bryo.index_segments(_dir(dir))
+
+
+def index_create(dir, *, language=None, kind=None, text_mode=None, k=None, w=None) -> None:
+    """Creates an empty index in ``dir``, as ``bryo index create DIR -l
+    LANGUAGE [-k K] [-w W]``: ``k`` and ``w`` default to the language's
+    front-end (or, without a language, to ``kind``'s — ``code``, ``text``,
+    ``html`` — else to source code's). A directory that already holds an
+    index raises ``ValueError``."""
+    for name, value in (("k", k), ("w", w)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+            raise ValueError(f"{name} must be a non-negative integer, not {value!r}")
+    _bryo.index_create(_dir(dir), language=language, kind=kind, text_mode=text_mode, k=k, w=w)
+
+
+def index_prepare(documents, *, dir, max_file_size=None) -> pa.RecordBatch:
+    """Prepares documents for :func:`index_commit` (the worker side of a
+    cluster job): analyzes and fingerprints each one exactly as ``bryo
+    index add`` does, under the settings of the index in ``dir`` (read
+    only; nothing is written).
+
+    ``documents`` has ``doc_id`` (the file's display path), ``text``
+    (string or binary) or ``bytes``, and optionally ``submission`` (its
+    submission's name; absent or null: the document is a submission of
+    its own, named by its ``doc_id``). A ``language`` column must agree
+    with the index's. Documents over ``max_file_size`` bytes (default
+    4 MiB, as the CLI) or that a front-end cannot take are kept with
+    ``ok`` false and the CLI's ``reason``.
+
+    Returns one row per document: ``doc_id``, ``submission``, ``ok``,
+    ``reason``, and what the index stores — ``settings`` (the index's
+    settings key), ``language``, ``frontend``, ``fallback``, ``notes``,
+    ``symbols``, ``source_bytes``, ``raw_fingerprint``,
+    ``normalized_fingerprint`` (uint64), ``stream``, ``source``
+    (compressed, binary), ``hashes`` (list of uint64) and ``positions``
+    (list of uint32): the document's postings. The uint64 columns may be
+    cast to int64 with the same bits (``cast(..., safe=False)``, e.g. for
+    Spark, which has no unsigned types): :func:`index_commit` takes both.
+    """
+    options = {}
+    if max_file_size is not None:
+        if isinstance(max_file_size, bool) or not isinstance(max_file_size, int) or max_file_size < 0:
+            raise ValueError(f"max_file_size must be a non-negative integer, not {max_file_size!r}")
+        options["max_file_size"] = max_file_size
+    return _bryo.index_prepare(_batch(documents), dir=_dir(dir), **options)
+
+
+def _prepared_batches(prepared):
+    """Record batches, one at a time, from a batch, a table, or an
+    iterable of either."""
+    if isinstance(prepared, (pa.RecordBatch, pa.Table)):
+        prepared = [prepared]
+    for item in prepared:
+        if isinstance(item, pa.Table):
+            yield from item.to_batches()
+        elif isinstance(item, pa.RecordBatch):
+            yield item
+        else:
+            raise TypeError(f"expected pyarrow RecordBatches or Tables, not {type(item).__name__}")
+
+
+def index_commit(dir, prepared, *, tag="") -> dict:
+    """Stores documents prepared by :func:`index_prepare` in the index in
+    ``dir`` under ``tag`` (the driver side of a cluster job), as ``bryo
+    index add --tag TAG`` would: one new segment and the catalogue rows in
+    one transaction, so that an error or an interruption (a failing
+    generator too) leaves the index as it was.
+
+    ``prepared`` is a batch or table, or an iterable of them (from any
+    number of workers, in any order; a generator is read one batch at a
+    time). Rows with the same ``submission`` form one submission; the
+    index stores submissions in name order and their files in path order.
+    ``bryo index add --tag T DIR`` makes every file a submission named by
+    its display path (``doc_id = submission = "DIR/sub/a.py"``, the path
+    as given on the command line joined with the file's path below it);
+    with ``-d``, every directory directly under ``DIR`` is a submission
+    (``submission = "DIR/alice"``). Rows prepared under other settings than
+    the index's, or a ``doc_id`` given twice, are refused (``ValueError``).
+
+    Returns ``{"submissions", "documents", "symbols", "postings",
+    "segment_bytes", "skipped"}``, ``skipped`` listing ``(doc_id,
+    reason)`` of the documents not stored, sorted.
+    """
+    return _bryo.index_commit(_dir(dir), _prepared_batches(prepared), tag=tag)
