@@ -1180,8 +1180,10 @@ fn index_settings<'py>(py: Python<'py>, dir: PathBuf) -> PyResult<Bound<'py, PyD
 
 /// The live archived documents of an index in id order: `doc` (u32, the
 /// `doc` of the segments' postings), `path`, `submission`, `tag`,
-/// `symbols` (u64), `text` (binary: the source bytes as read, checked
-/// against their stored fingerprint).
+/// `symbols` (u64), `content_fingerprint` (u64: the Rabin fingerprint of
+/// the normalized symbols, as `fingerprint`'s documents have it), `text`
+/// (binary: the source bytes as read, checked against their stored
+/// fingerprint).
 #[pyfunction]
 fn index_documents(py: Python<'_>, dir: PathBuf) -> PyResult<PyArrowType<RecordBatch>> {
     let docs = py
@@ -1195,6 +1197,7 @@ fn index_documents(py: Python<'_>, dir: PathBuf) -> PyResult<PyArrowType<RecordB
             text("submission"),
             text("tag"),
             u64_field("symbols"),
+            u64_field("content_fingerprint"),
             Field::new("text", DataType::Binary, false),
         ],
         vec![
@@ -1206,6 +1209,9 @@ fn index_documents(py: Python<'_>, dir: PathBuf) -> PyResult<PyArrowType<RecordB
             Arc::new(StringArray::from_iter_values(docs.iter().map(|d| &d.tag))),
             Arc::new(UInt64Array::from_iter_values(
                 docs.iter().map(|d| d.symbols),
+            )),
+            Arc::new(UInt64Array::from_iter_values(
+                docs.iter().map(|d| d.normalized_fingerprint),
             )),
             Arc::new(BinaryArray::from_iter_values(
                 docs.iter().map(|d| d.source.as_slice()),

@@ -691,12 +691,13 @@ impl Index {
         let mut stmt = self
             .conn
             .prepare(
-                "SELECT d.id, d.path, s.name, s.tag, d.symbols, d.raw_fingerprint, d.source
+                "SELECT d.id, d.path, s.name, s.tag, d.symbols, d.raw_fingerprint, d.source,
+                        d.normalized_fingerprint
                  FROM documents d JOIN submissions s ON d.submission = s.id
                  ORDER BY d.id",
             )
             .map_err(&db)?;
-        type Row = (u32, String, String, String, i64, i64, Vec<u8>);
+        type Row = (u32, String, String, String, i64, i64, Vec<u8>, i64);
         let rows: Vec<Row> = stmt
             .query_map([], |r| {
                 Ok((
@@ -707,13 +708,14 @@ impl Index {
                     r.get(4)?,
                     r.get(5)?,
                     r.get(6)?,
+                    r.get(7)?,
                 ))
             })
             .and_then(|rows| rows.collect())
             .map_err(&db)?;
         let fingerprinter = FileFingerprinter::new();
         rows.into_par_iter()
-            .map(|(doc, path, submission, tag, symbols, raw, source)| {
+            .map(|(doc, path, submission, tag, symbols, raw, source, normalized)| {
                 let corrupt = |reason: String| IndexError::CorruptDocument {
                     path: path.clone(),
                     reason,
@@ -728,6 +730,7 @@ impl Index {
                     submission,
                     tag,
                     symbols: symbols as u64,
+                    normalized_fingerprint: normalized as u64,
                     source,
                 })
             })
@@ -1036,6 +1039,10 @@ pub struct ArchivedDocument {
     pub tag: String,
     /// Its normalized symbols.
     pub symbols: u64,
+    /// The Rabin fingerprint of its normalized symbols
+    /// (`FileFingerprinter::normalized`): documents with the same symbols
+    /// have the same one.
+    pub normalized_fingerprint: u64,
     /// Its source bytes as read.
     pub source: Vec<u8>,
 }

@@ -238,7 +238,9 @@ def index_documents(dir) -> pa.RecordBatch:
     """The live archived documents of the index, in catalogue order: ``doc``
     (uint32: the ``doc`` column of the segments' postings), ``path`` (the
     display path as added), ``submission`` (its name as added), ``tag``,
-    ``symbols`` (uint64) and ``text`` (binary: the source bytes as read,
+    ``symbols`` (uint64), ``content_fingerprint`` (uint64: the Rabin
+    fingerprint of the normalized symbols, as :func:`fingerprint`'s
+    documents have it) and ``text`` (binary: the source bytes as read,
     checked against their stored fingerprint; damage raises
     ``ValueError``). Removed documents are left out."""
     return _bryo.index_documents(_dir(dir))

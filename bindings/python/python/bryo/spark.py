@@ -543,9 +543,9 @@ def _archive(spark, directory: str):
         "submission": [f"{s} {l}" for s, l in zip(table.column("submission").to_pylist(), labels)],
         "text": table.column("text"),
         "symbols": table.column("symbols").cast(pa.int64()),
-        "content_fingerprint": table.column("content_fingerprint").cast(pa.uint64()).view(pa.int64())
-        if hasattr(table.column("content_fingerprint"), "view")
-        else table.column("content_fingerprint"),
+        "content_fingerprint": pa.chunked_array(
+            [c.view(pa.int64()) for c in table.column("content_fingerprint").chunks], pa.int64()
+        ),
     }
     archived = pa.table(rows)
     # Submissions in catalogue order, after the new and old ones.
