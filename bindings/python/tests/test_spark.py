@@ -356,6 +356,77 @@ def test_submissions_of_several_documents_and_old_ones_equal_bryo_compare(spark,
         run(spark, args)
 
 
+def test_an_index_both_ways_equals_bryo_compare_against(spark, tmp_path):
+    """An index made by `bryo index add` is queried by the job (`--against`:
+    postings read from its Parquet segments, texts from its catalogue), and
+    an index the job builds (`--add-to`) is queried by `bryo compare
+    --against`: both give the pairs, scores and fragments of `bryo compare
+    --against` on the CLI's own index, archived submissions named `PATH
+    [TAG]`."""
+    import subprocess
+
+    from bryo.spark import InputError, run
+
+    from conftest import bryo_binary, make_corpus, write_corpus
+
+    docs = make_corpus(60, seed=13)
+    names = sorted(docs)
+    # An earlier term (the last 20 documents and an exact copy of a new one)
+    # and the new one.
+    layout = {n.replace("docs/", "old/") if i >= 40 else n: docs[n] for i, n in enumerate(names)}
+    layout["old/copy.py"] = docs[names[5]]
+    root = tmp_path / "corpus"
+    write_corpus(root, layout)
+
+    def cli(*args):
+        subprocess.run([bryo_binary(), *args], cwd=root, check=True, capture_output=True)
+
+    cli("index", "create", "cli-index", "-l", "python")
+    cli("index", "add", "cli-index", "--tag", "fall", "old")
+    expected = cli_pairs(run_cli(root, "--against", "cli-index", "-n", "0"))
+    assert any(p[1].endswith(" [fall]") for p in expected)
+    assert any(p[1] == "old/copy.py [fall]" and p[6] for p in expected)  # identical
+
+    def parquet(path, prefix):
+        chosen = {n: layout[n] for n in layout if n.startswith(prefix)}
+        _write_parquet(path, chosen, row_group_size=5)
+
+    parquet(tmp_path / "new.parquet", "docs/")
+    parquet(tmp_path / "old.parquet", "old/")
+    # The job against the CLI's index: language, k and w are the index's.
+    out = tmp_path / "out"
+    record = run(
+        spark,
+        _args(input=tmp_path / "new.parquet", output=out, against=root / "cli-index", pairs=0, partitions=4),
+    )
+    got = sorted(_read(out / "pairs.parquet"), key=lambda r: r["rank"])
+    assert arrow_pairs(got) == expected
+    # Every archived document (the binary one was skipped by `index add`).
+    archived = {d["doc_id"] for d in _read(out / "documents.parquet") if d["archived"]}
+    assert archived == {f"{n} [fall]" for n in layout if n.startswith("old/") and "binary" not in n}
+    assert record["counts"]["archived_documents"] == len(archived)
+
+    # The job builds an index of the earlier term; the CLI queries it.
+    run(
+        spark,
+        _args(
+            input=tmp_path / "old.parquet", output=tmp_path / "o2", language="python",
+            add_to=root / "spark-index", tag="fall", partitions=3,
+        ),
+    )
+    assert cli_pairs(run_cli(root, "--against", "spark-index", "-n", "0")) == expected
+    info = lambda d: subprocess.run(  # noqa: E731
+        [bryo_binary(), "index", "info", d], cwd=root, check=True, capture_output=True, text=True
+    ).stdout.replace(d, "")
+    assert info("spark-index") == info("cli-index")
+
+    # An index made under other options is refused with the reason.
+    with pytest.raises(InputError, match="-k 12, not 9|made with -k"):
+        run(spark, _args("-k", "9", input=tmp_path / "new.parquet", output=tmp_path / "o3", against=root / "cli-index"))
+    with pytest.raises(InputError, match="--against"):
+        run(spark, _args(input=tmp_path / "new.parquet", output=tmp_path / "o4", against=tmp_path / "nowhere"))
+
+
 def test_bad_base_code(spark, tmp_path):
     from bryo.spark import InputError, run
 

@@ -557,14 +557,17 @@ def _archive(spark, directory: str):
     )
     documents = spark.createDataFrame(archived)
     if segments:
-        hash_ = F.col("hash")
+        segments_df = spark.read.parquet(*segments)
+        # Spark reads the unsigned 64-bit hashes as decimal(20,0): back to
+        # its signed long, bit for bit.
+        signed = F.expr(
+            "CAST(CASE WHEN hash >= 9223372036854775808BD THEN hash - 18446744073709551616BD "
+            "ELSE hash END AS BIGINT)"
+        )
+        if dict(segments_df.dtypes)["hash"] == "bigint":
+            signed = F.col("hash")
         postings = (
-            spark.read.parquet(*segments)
-            .select(
-                # Unsigned 64-bit hashes as Spark's signed long, bit for bit.
-                F.when(hash_ >= F.lit(1 << 63), hash_ - F.lit(1 << 64)).otherwise(hash_).cast("long").alias("hash"),
-                F.col("doc").cast("long").alias("doc"),
-            )
+            segments_df.select(signed.alias("hash"), F.col("doc").cast("long").alias("doc"))
             .join(documents.select("doc", "doc_id"), "doc")
             .select("hash", "doc_id")
         )
