@@ -315,10 +315,14 @@ impl Indexed<'_> {
     /// two). Empty for a candidate that is not from [`Indexed::pairs`] of
     /// this index.
     ///
-    /// A caller that compares the pair again on its own — a corpus of the
-    /// two submissions, with this corpus's excluded hashes
-    /// ([`Corpus::exclude_hashes`]) — and restricts the seeds to these
-    /// ([`Indexed::restrict_seeds`]) gets the fragments of this run.
+    /// A caller that compares the pair again on its own, with the same
+    /// options — a corpus of the two submissions and the base documents,
+    /// with this corpus's excluded hashes ([`Corpus::exclude_hashes`]) —
+    /// and restricts the seeds to these ([`Indexed::restrict_seeds`]) gets
+    /// this run's fragments, totals and shared fingerprints (the rarity
+    /// discount needs this corpus's counts: [`Rarity::evidence`]).
+    ///
+    /// [`Rarity::evidence`]: crate::Rarity::evidence
     pub fn record_hashes(&self, candidate: &Candidate) -> Vec<u64> {
         let recs = &self.index.records;
         let (lo, hi) = candidate.records;
