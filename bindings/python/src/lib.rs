@@ -531,13 +531,15 @@ struct RarityCounts {
 /// not among the candidates it scored. With `rarity`, a scored pair's
 /// similarity is discounted by the larger corpus's counts
 /// ([`Rarity::evidence`]), as `bryo compare` discounts it on the whole
-/// corpus.
+/// corpus. With `seeds`, only those hashes seed pairs and fragments
+/// ([`bryo_match::Indexed::restrict_seeds`]).
 fn run_compare(
     inputs: Inputs,
     options: &CompareOptions,
     excluded: &[u64],
     whole: bool,
     rarity: Option<&RarityCounts>,
+    seeds: Option<&[u64]>,
 ) -> Result<(Vec<PairRow>, SkippedDocs), CompareError> {
     let analysis = analyze_inputs(inputs, options, &Silent)?;
     let mut corpus = analysis.corpus();
@@ -562,7 +564,10 @@ fn run_compare(
         }
         _ => None,
     };
-    let indexed = fingerprinted.index(&Silent)?;
+    let mut indexed = fingerprinted.index(&Silent)?;
+    if let Some(seeds) = seeds {
+        indexed.restrict_seeds(seeds);
+    }
     let mut candidates = indexed.pairs(&Silent)?;
     if whole {
         candidates.pairs.clear();
@@ -843,6 +848,71 @@ fn rarity_counts(
     }))
 }
 
+/// Hashes of a `seeds` column, whatever their integer type: uint64 as
+/// they are, int64 bit for bit (Spark has no unsigned type); a null
+/// stays `None`. A list of nothing but nulls has type null.
+fn seed_values(values: &ArrayRef) -> Option<Vec<Option<u64>>> {
+    Some(match values.data_type() {
+        DataType::UInt64 => values
+            .as_primitive::<arrow_array::types::UInt64Type>()
+            .iter()
+            .collect(),
+        DataType::Int64 => values
+            .as_primitive::<arrow_array::types::Int64Type>()
+            .iter()
+            .map(|v| v.map(|v| v as u64))
+            .collect(),
+        DataType::Null => vec![None; values.len()],
+        _ => return None,
+    })
+}
+
+/// The hashes of every row of a list column, sorted and distinct; `None`
+/// for a null row.
+fn seed_lists<O: arrow_array::OffsetSizeTrait>(
+    lists: &arrow_array::GenericListArray<O>,
+) -> PyResult<Vec<Option<Vec<u64>>>> {
+    let Some(values) = seed_values(lists.values()) else {
+        return Err(value_error(format!(
+            "column `seeds` must be a list of uint64 or int64 hashes, not {}",
+            lists.data_type()
+        )));
+    };
+    let offsets = lists.value_offsets();
+    (0..lists.len())
+        .map(|row| {
+            if lists.is_null(row) {
+                return Ok(None);
+            }
+            let (start, end) = (offsets[row].as_usize(), offsets[row + 1].as_usize());
+            let mut hashes = values[start..end]
+                .iter()
+                .copied()
+                .collect::<Option<Vec<u64>>>()
+                .ok_or_else(|| value_error(format!("`seeds` holds a null hash in row {row}")))?;
+            hashes.sort_unstable();
+            hashes.dedup();
+            Ok(Some(hashes))
+        })
+        .collect()
+}
+
+/// The optional `seeds` column of a pairs batch: for every pair, the
+/// hashes its fragments are seeded by, or `None` (a null, or no column):
+/// every hash the two share.
+fn pair_seeds(pairs: &RecordBatch) -> PyResult<Vec<Option<Vec<u64>>>> {
+    match column(pairs, "seeds") {
+        None => Ok(vec![None; pairs.num_rows()]),
+        Some(c) => match c.data_type() {
+            DataType::List(_) => seed_lists(c.as_list::<i32>()),
+            DataType::LargeList(_) => seed_lists(c.as_list::<i64>()),
+            other => Err(value_error(format!(
+                "column `seeds` must be a list of uint64 or int64 hashes, not {other}"
+            ))),
+        },
+    }
+}
+
 /// Symbols below which `bryo compare` discounts a matched fragment by
 /// rarity on a corpus of thresholds `k` and template threshold
 /// `template_above` under the default rule (its JSON's
@@ -890,6 +960,18 @@ fn discount_below(k: usize, template_above: u64, discount: bool) -> u64 {
 /// of the whole corpus, identical ones counted once) and `template_above`
 /// (the whole corpus's template threshold) discount it as `bryo compare`
 /// does on the whole corpus.
+///
+/// The `pairs` batch may have a `seeds` column (list of uint64, or of
+/// int64 read bit for bit): the hashes that seed the pair's fragments, as
+/// the pair's records of the whole corpus give them
+/// (`bryo_match::Indexed::record_hashes`). Under the rarity rule a hash
+/// above the seed limit pairs only a sample of its submissions, while a
+/// pair compared alone is seeded by every hash the two share; with its
+/// seeds, the pair gets the fragments (and `shared_fingerprints`) of the
+/// whole run. Other shared hashes stay matchable by extension. A null (or
+/// no column) seeds by every shared hash; an empty list seeds nothing, so
+/// the pair is not reported, unless its documents are identical (then
+/// whole).
 ///
 /// `pairs` result: `doc_a`, `doc_b`, `similarity`, `a_percent`,
 /// `b_percent`, `shared_fingerprints`, `symbols_a`/`_b`, `covered_a`/`_b`,
@@ -1065,7 +1147,7 @@ fn compare(
                     });
                 }
             }
-            py.detach(|| run_compare(inputs, &options, &excluded, false, None))
+            py.detach(|| run_compare(inputs, &options, &excluded, false, None, None))
                 .map_err(fail)?
         }
         Some(p) => {
@@ -1090,8 +1172,9 @@ fn compare(
                     )))
                 }
             };
+            let seeds = pair_seeds(&p)?;
             let mut jobs = Vec::with_capacity(a.len());
-            for ((x, y), &whole) in a.iter().zip(&b).zip(&whole) {
+            for (((x, y), &whole), seeds) in a.iter().zip(&b).zip(&whole).zip(seeds) {
                 let (Some(x), Some(y)) = (x, y) else {
                     return Err(value_error("doc_a and doc_b must not be null"));
                 };
@@ -1119,13 +1202,21 @@ fn compare(
                         ..Inputs::default()
                     },
                     whole,
+                    seeds,
                 ));
             }
             py.detach(|| {
                 let mut rows = Vec::new();
                 let mut skipped = Vec::new();
-                for (inputs, whole) in jobs {
-                    let (r, s) = run_compare(inputs, &options, &excluded, whole, rarity.as_ref())?;
+                for (inputs, whole, seeds) in jobs {
+                    let (r, s) = run_compare(
+                        inputs,
+                        &options,
+                        &excluded,
+                        whole,
+                        rarity.as_ref(),
+                        seeds.as_deref(),
+                    )?;
                     rows.extend(r);
                     skipped.extend(s);
                 }

@@ -88,24 +88,25 @@ def _gibberish(rng: random.Random, words: int) -> str:
 
 
 def make_wide_corpus(n_docs: int, seed: int) -> dict[str, bytes]:
-    """`n_docs` text files where one passage is in 45% of them: too few for
-    template code (more than half), enough that its pairs exceed the rarity
-    rule's records budget (2^18), so the seed limit cuts and the passage
-    pairs only a sample of its documents. A few other documents share
-    passages in pairs. No document shares both kinds and the rest is
-    random, so a pair's shared passage always holds a seed of the hashes
-    that brought the pair together (where the job's fragments and the
-    CLI's can differ, see the README)."""
+    """`n_docs` text files where 150 short passages are each in 45% of
+    them: too few for template code (more than half), enough that their
+    pairs exceed the rarity rule's records budget (2^18), so the seed limit
+    cuts and each passage pairs only a sample of its documents. Each
+    document has them in its own order, between words of its own, so a
+    match never runs from one into the next: two documents get a fragment
+    of a passage only where one of its few hashes sampled them (or, compared
+    alone, always). Some documents also share a passage in pairs."""
     rng = random.Random(seed)
-    wide = _gibberish(rng, 400)
+    wide = [_gibberish(rng, 10) for _ in range(150)]
     pair_passages = [_gibberish(rng, 60) for _ in range(n_docs // 20 + 1)]
     docs: dict[str, bytes] = {}
     for d in range(n_docs):
         parts = [_gibberish(rng, 80)]
-        if d % 20 < 9:
-            parts.insert(rng.randrange(2), wide)
-        elif d % 20 in (10, 11):
-            parts.append(pair_passages[d // 20])
+        if d % 20 < 7 or d % 20 in (10, 11):
+            for p in rng.sample(wide, len(wide)):
+                parts += [p, _gibberish(rng, 3)]
+        if d % 20 in (10, 11):
+            parts.insert(rng.randrange(len(parts) + 1), pair_passages[d // 20])
         docs[f"docs/w{d:04}.txt"] = ("\n".join(parts) + "\n").encode()
     return docs
 

@@ -244,6 +244,69 @@ def test_pairs_alone_with_rarity_counts_equal_the_cli_discount(corpus):
         )
 
 
+def test_pairs_alone_seeded_by_given_hashes(corpus):
+    """A `seeds` column restricts the hashes that seed each pair compared
+    alone: every hash the two share (as uint64, or as Spark's int64 bit for
+    bit) changes nothing, one hash still finds what extends from it, none
+    finds nothing (an identical pair still comes out whole), and a column
+    of another type is a clear error. On a corpus this small the seed limit
+    never cuts, so the CLI's pairs are those alone without seeds."""
+    root, docs = corpus
+    plain = cli_pairs(run_cli(root, "--no-discount", "-n", "0"))
+    _, template, _ = _rarity_counts(docs)
+    postings, _ = bryo.fingerprint(batch_of(docs), language="python")
+    hashes = defaultdict(set)
+    for h, d in zip(postings.column("hash").to_pylist(), postings.column("doc_id").to_pylist()):
+        hashes[d].add(h)
+    names = [(p[0], p[1]) for p in plain]
+    shared = [sorted(hashes[a] & hashes[b]) for a, b in names]
+    identical = [p[6] for p in plain]
+    assert len(names) > 5 and any(identical) and not all(identical)
+
+    def alone(seeds, type_=pa.list_(pa.uint64())):
+        wanted = pa.RecordBatch.from_pydict(
+            {
+                "doc_a": [a for a, _ in names],
+                "doc_b": [b for _, b in names],
+                "seeds": pa.array(seeds, type_),
+            }
+        )
+        pairs, _ = bryo.compare(
+            batch_of(docs), pairs=wanted, excluded_hashes=template, language="python"
+        )
+        return arrow_pairs(pairs.to_pylist())
+
+    assert alone(shared) == plain
+    # These hashes fit in 63 bits; a negative int64 (here 2**64 - 1, no
+    # hash of the corpus) is read bit for bit, not rejected.
+    signed = [[h - 2**64 if h >= 2**63 else h for h in s] + [-1] for s in shared]
+    assert alone(signed, pa.list_(pa.int64())) == plain
+    assert alone(shared, pa.large_list(pa.uint64())) == plain
+    # A null is no restriction.
+    assert alone([None if i % 2 else s for i, s in enumerate(shared)]) == plain
+    # One seed: the pair is found by it alone (its shared fingerprints are
+    # that hash's occurrences), its first fragment extends from it.
+    matched = [[h for h in s if h not in set(template)] for s in shared]
+    one = alone([s[:1] for s in matched])
+    assert [p[:2] for p in one] == names
+    assert all(0 < p[5] <= 16 for p in one) and any(p[7] for p in one)
+    assert sum(p[5] for p in one) < sum(p[5] for p in plain)
+    # No seed: only the identical pairs, whole.
+    none = alone([[] for _ in shared])
+    assert none and all(p[6] and p[5] == 0 for p in none)
+    assert {p[:2] for p in none} == {n for n, i in zip(names, identical) if i}
+
+    wanted = {"doc_a": [names[0][0]], "doc_b": [names[0][1]]}
+    for seeds, message in [
+        (pa.array([["1"]], pa.list_(pa.string())), "list of uint64 or int64"),
+        (pa.array([1], pa.uint64()), "list of uint64 or int64"),
+        (pa.array([[1, None]], pa.list_(pa.uint64())), "null hash in row 0"),
+    ]:
+        batch = pa.RecordBatch.from_pydict({**wanted, "seeds": seeds})
+        with pytest.raises(ValueError, match=message):
+            bryo.compare(batch_of(docs), pairs=batch, language="python")
+
+
 def test_bad_calls_are_clear_errors(corpus):
     _, docs = corpus
     no_text = pa.RecordBatch.from_pydict({"doc_id": ["a"]})

@@ -133,7 +133,12 @@ def test_rarity_seed_limit_when_the_budget_cuts(spark, tmp_path):
     """A passage in 45% of 200 text documents: not template code, but its
     pairs exceed the records budget, so the seed limit cuts and the passage
     pairs only a sample of its documents. The limit, the candidate pairs
-    (the sample) and the reported pairs equal `bryo compare`'s."""
+    (the sample) and the reported pairs equal `bryo compare`'s — fragments
+    included: pairs found by a passage of their own also share the wide
+    one, which seeds them only where the sample paired them, and the job
+    seeds each pair it compares alone by its records' hashes, as the CLI
+    does (compared alone by every shared hash, some of these pairs gain the
+    wide passage)."""
     from bryo.spark import run
 
     from conftest import make_wide_corpus, write_corpus
@@ -152,6 +157,19 @@ def test_rarity_seed_limit_when_the_budget_cuts(spark, tmp_path):
     assert record["counts"]["candidate_pairs"] == report["stats"]["candidate_pairs"]
     got = sorted(_read(out / "pairs.parquet"), key=lambda r: r["rank"])
     assert arrow_pairs(got) == cli_pairs(report)
+    # The seeds matter: compared alone by every shared hash, some reported
+    # pair gets more fragments than the whole run gives it.
+    import bryo
+
+    gained = 0
+    for p in got:
+        pair = {n: docs[n] for n in (p["doc_a"], p["doc_b"])}
+        batch = pa.RecordBatch.from_pydict({"doc_id": list(pair), "bytes": list(pair.values())})
+        alone, _ = bryo.compare(
+            batch, pairs=pa.RecordBatch.from_pydict({"doc_a": [p["doc_a"]], "doc_b": [p["doc_b"]]}), kind="text"
+        )
+        gained += len(alone.to_pylist()[0]["fragments"]) > len(p["fragments"])
+    assert gained > 0
 
 
 def test_merged_fragments_list_their_parts(spark, tmp_path):

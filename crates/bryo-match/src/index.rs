@@ -434,6 +434,13 @@ pub(crate) struct Index {
     pub rule: AppliedRule,
 }
 
+impl Index {
+    /// The hash a pair record stands for (its first kept occurrence's).
+    pub fn record_hash(&self, r: &Record) -> u64 {
+        self.buckets[r.bucket as usize].entries[r.a_start as usize].hash
+    }
+}
+
 /// The common-code rule with the thresholds it took on this corpus.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct AppliedRule {

@@ -44,7 +44,10 @@
 //! 2. [`Fingerprinted::index`] → [`Indexed`]: shared hashes grouped, the
 //!    common-code rule applied, pair records formed;
 //! 3. [`Indexed::pairs`] → [`Candidates`]: pairs sharing fingerprints,
-//!    ranked and cut to [`scored_candidates`];
+//!    ranked and cut to [`scored_candidates`] (before it,
+//!    [`Indexed::restrict_seeds`] may keep only the records of given
+//!    hashes: a pair of a larger corpus compared alone is then seeded as in
+//!    the larger run, [`Indexed::record_hashes`]);
 //! 4. [`Indexed::fragments`] → [`Comparison`]: exact fragments, scores,
 //!    ranking and clusters.
 //!

@@ -309,6 +309,90 @@ impl Indexed<'_> {
         Ok(Candidates { pairs, total })
     }
 
+    /// The distinct hashes of a candidate's pair records, sorted: the
+    /// shared hashes that seed its fragments (under the rarity rule, a hash
+    /// above the seed limit is among them only if its sample paired the
+    /// two). Empty for a candidate that is not from [`Indexed::pairs`] of
+    /// this index.
+    ///
+    /// A caller that compares the pair again on its own, with the same
+    /// options — a corpus of the two submissions and the base documents,
+    /// with this corpus's excluded hashes ([`Corpus::exclude_hashes`]) —
+    /// and restricts the seeds to these ([`Indexed::restrict_seeds`]) gets
+    /// this run's fragments, totals and shared fingerprints (the rarity
+    /// discount needs this corpus's counts: [`Rarity::evidence`]).
+    ///
+    /// [`Rarity::evidence`]: crate::Rarity::evidence
+    pub fn record_hashes(&self, candidate: &Candidate) -> Vec<u64> {
+        let recs = &self.index.records;
+        let (lo, hi) = candidate.records;
+        if lo >= hi || hi > recs.len() || (recs[lo].a, recs[lo].b) != candidate.dense {
+            return Vec::new();
+        }
+        let mut hashes: Vec<u64> = recs[lo..hi]
+            .iter()
+            .map(|r| self.index.record_hash(r))
+            .collect();
+        hashes.sort_unstable();
+        hashes.dedup();
+        hashes
+    }
+
+    /// Keeps only the pair records whose hash is in `hashes` (any order;
+    /// sorted, it is used as it is, otherwise a sorted copy is made): the
+    /// pairs and fragments that follow are seeded by those hashes alone.
+    /// A pair none of them brings together is no candidate; a candidate's
+    /// [`shared_fingerprints`](Candidate::shared_fingerprints) counts the
+    /// kept records only. Other shared hashes stay matchable: fragments
+    /// extend through them as through any symbols, and nothing else — base
+    /// and common code, totals, the rarity discount, [`MatchStats`]'
+    /// index counts — changes.
+    ///
+    /// Call it before [`Indexed::pairs`]: the record ranges of candidates
+    /// taken earlier no longer apply. Without it nothing is restricted.
+    ///
+    /// ```
+    /// use bryo_engine::Config;
+    /// use bryo_match::{fingerprint, Corpus, Document, MatchOptions, Silent, SubmissionId};
+    ///
+    /// let (a, b): (Vec<u64>, Vec<u64>) = ((0..40).collect(), (0..40).collect());
+    /// let corpus: Corpus = [Document::new(SubmissionId(0), &a), Document::new(SubmissionId(1), &b)]
+    ///     .into_iter()
+    ///     .collect();
+    /// let options = MatchOptions::new(Config::new(5, 4)?);
+    /// let mut indexed = fingerprint(&corpus, &options, &Silent)?.index(&Silent)?;
+    /// let all = indexed.record_hashes(&indexed.pairs(&Silent)?.pairs[0]);
+    /// // Seeded by one hash, the pair is still matched whole by extension.
+    /// indexed.restrict_seeds(&all[..1]);
+    /// let candidates = indexed.pairs(&Silent)?;
+    /// assert_eq!(candidates.pairs[0].shared_fingerprints, 1);
+    /// let result = indexed.fragments(candidates, &Silent)?;
+    /// assert_eq!(result.pairs[0].fragments[0].len, 40);
+    /// # Ok::<(), bryo_match::Error>(())
+    /// ```
+    pub fn restrict_seeds(&mut self, hashes: &[u64]) {
+        let sorted;
+        let hashes = if hashes.is_sorted() {
+            hashes
+        } else {
+            sorted = {
+                let mut v = hashes.to_vec();
+                v.sort_unstable();
+                v
+            };
+            &sorted
+        };
+        let Index {
+            buckets, records, ..
+        } = &mut self.index;
+        // `retain` keeps the order by pair that `pairs` relies on.
+        records.retain(|r| {
+            hashes
+                .binary_search(&buckets[r.bucket as usize].entries[r.a_start as usize].hash)
+                .is_ok()
+        });
+    }
+
     /// The last stage: exact fragments of every candidate (one unit of work
     /// each), scores, the identical pairs declared by the caller, the
     /// ranking and cut to `max_pairs`, and clusters.
@@ -344,6 +428,7 @@ impl Indexed<'_> {
                 && c.records.0 < c.records.1
                 && c.records.1 <= recs.len()
                 && (recs[c.records.0].a, recs[c.records.0].b) == c.dense
+                && (recs[c.records.1 - 1].a, recs[c.records.1 - 1].b) == c.dense
         };
         let mut internal = vec![u32::MAX; documents];
         for (i, d) in prep.docs.iter().enumerate() {

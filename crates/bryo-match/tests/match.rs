@@ -1417,3 +1417,145 @@ proptest! {
         }
     }
 }
+
+/// The crowded corpus under a rarity rule whose seed limit cuts: a budget
+/// of one record, so that hashes in more than `min_seed_limit` submissions
+/// pair only a sample, template code above 30% of the class, no discount
+/// (a pair compared alone has no rarity counts of the class).
+fn cut_options(min_seed_limit: usize, merge: bool) -> MatchOptions {
+    let mut o = options(4, 3);
+    o.max_pairs = 0;
+    o.common = CommonRule::Rarity(Rarity {
+        template_share: 0.3,
+        records_per_fingerprint: 0,
+        min_records: 1,
+        min_seed_limit,
+        full_weight_kgrams: 0,
+        ..Rarity::default()
+    });
+    if merge {
+        o.merge = Some(Merging {
+            max_gap: 6,
+            gap_ratio: 1.0,
+        });
+        o.min_fragment_symbols = 8;
+    }
+    o
+}
+
+/// What comparing each pair of a run alone gives against the whole run.
+struct AloneRuns {
+    /// Pairs of the whole run.
+    pairs: usize,
+    /// Pairs whose seeded run alone differs from the whole run's.
+    seeded_differ: Vec<String>,
+    /// Pairs whose unrestricted run alone has other fragments.
+    unrestricted_differ: usize,
+}
+
+/// Runs the whole corpus, then every reported pair alone — a corpus of its
+/// two submissions with the whole run's template hashes excluded — once
+/// seeded by the hashes of its records in the whole run, once not.
+fn pairs_alone(docs: &[TestDoc], o: &MatchOptions) -> AloneRuns {
+    let silent = &bryo_match::Silent;
+    let c = corpus(docs);
+    let indexed = bryo_match::fingerprint(&c, o, silent)
+        .unwrap()
+        .index(silent)
+        .unwrap();
+    let candidates = indexed.pairs(silent).unwrap();
+    let seeds: BTreeMap<(SubmissionId, SubmissionId), Vec<u64>> = candidates
+        .pairs
+        .iter()
+        .map(|p| ((p.a, p.b), indexed.record_hashes(p)))
+        .collect();
+    let whole = indexed.fragments(candidates, silent).unwrap();
+    if o.merge.is_none() {
+        // Merged fragments hold gaps, which the structure check takes as
+        // inexact.
+        check_structure(docs, o, &whole);
+    }
+    assert!(whole.stats.seed_limit < 40, "{}", whole.stats.seed_limit);
+    let excluded = hashes_above(docs, o, whole.stats.exclude_above as usize);
+    let mut out = AloneRuns {
+        pairs: whole.pairs.len(),
+        seeded_differ: Vec::new(),
+        unrestricted_differ: 0,
+    };
+    for p in &whole.pairs {
+        let (ids, two): (Vec<u32>, Vec<TestDoc>) = docs
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| sub_id(d.sub) == p.a || sub_id(d.sub) == p.b)
+            .map(|(i, d)| (i as u32, d.clone()))
+            .unzip();
+        let mut c = corpus(&two);
+        c.exclude_hashes(excluded.iter().copied());
+        let alone = |restrict: Option<&[u64]>| {
+            let mut indexed = bryo_match::fingerprint(&c, o, silent)
+                .unwrap()
+                .index(silent)
+                .unwrap();
+            if let Some(hashes) = restrict {
+                indexed.restrict_seeds(hashes);
+            }
+            let candidates = indexed.pairs(silent).unwrap();
+            let mut r = indexed.fragments(candidates, silent).unwrap();
+            for m in &mut r.pairs {
+                for f in &mut m.fragments {
+                    f.a_doc = DocId(ids[f.a_doc.0 as usize]);
+                    f.b_doc = DocId(ids[f.b_doc.0 as usize]);
+                }
+            }
+            r.pairs
+        };
+        let seeded = alone(Some(&seeds[&(p.a, p.b)]));
+        if seeded.len() != 1 || &seeded[0] != p {
+            out.seeded_differ
+                .push(format!("whole {p:?}\nalone {seeded:?}"));
+        }
+        let unrestricted = alone(None);
+        if unrestricted.len() != 1 || unrestricted[0].fragments != p.fragments {
+            out.unrestricted_differ += 1;
+        }
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    /// A distributed job under the rarity rule: each pair compared alone,
+    /// with the whole corpus's template hashes excluded and its seeds
+    /// restricted to the hashes of its records in the whole run, comes out
+    /// exactly as in the whole run (fragments, totals, shared fingerprints,
+    /// scores) even where the seed limit sampled the pairs.
+    #[test]
+    fn pairs_alone_seeded_by_their_records_equal_the_whole_run(
+        seed in any::<u64>(), min_seed_limit in 2usize..5, merge in any::<bool>(),
+    ) {
+        let runs = pairs_alone(&crowded_corpus(seed), &cut_options(min_seed_limit, merge));
+        prop_assert!(runs.pairs > 20, "{} pairs", runs.pairs);
+        prop_assert!(runs.seeded_differ.is_empty(), "{}", runs.seeded_differ.join("\n"));
+    }
+}
+
+/// Without the restriction, a pair compared alone is seeded by every hash
+/// the two share, also by the frequent ones whose sample did not pair them
+/// in the whole run: its fragments differ. With it, they agree.
+#[test]
+fn pairs_alone_differ_without_their_seeds() {
+    for seed in [1, 2, 3] {
+        let runs = pairs_alone(&crowded_corpus(seed), &cut_options(2, false));
+        assert!(
+            runs.seeded_differ.is_empty(),
+            "{}",
+            runs.seeded_differ.join("\n")
+        );
+        assert!(
+            runs.unrestricted_differ > 0,
+            "seed {seed}: {} pairs",
+            runs.pairs
+        );
+    }
+}

@@ -148,6 +148,18 @@ def compare(
     submissions before old ones, each in name order), and each fragment
     names its files (``file_a``, ``file_b``): the documents the passage is
     in, as the CLI's JSON does.
+
+    The ``pairs`` batch may have a ``seeds`` column (a list of uint64
+    hashes, or of int64 read bit for bit, as Spark stores them): the
+    hashes that seed the pair's fragments, its pair records' hashes on the
+    whole corpus. Under the rarity rule a hash above the seed limit pairs
+    only a sample of its documents, while a pair compared alone is seeded
+    by every hash the two share; with its seeds, the pair gets the whole
+    run's fragments and ``shared_fingerprints``. Other shared hashes stay
+    matchable by extension. A null (or no column) seeds by every shared
+    hash; an empty list seeds nothing, so the pair is not reported unless
+    its documents are identical (then whole). The column is passed on as it
+    is.
     """
     if excluded_hashes is not None:
         excluded_hashes = _uint(excluded_hashes, pa.uint64())

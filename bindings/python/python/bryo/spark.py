@@ -223,6 +223,8 @@ def _fragment_partitions(
                 [b.column("doc_a"), b.column("doc_b"), b.column("whole")],
                 names=["doc_a", "doc_b", "whole"],
             )
+            if "seeds" in b.schema.names:
+                pairs = pairs.append_column("seeds", b.column("seeds"))
             hashes = pa.array(sorted(excluded), pa.int64()).view(pa.uint64())
             rarity = {}
             if template_above is not None:
@@ -390,6 +392,7 @@ def _sampled_records(kept, seed_limit: int):
             F.least("x_sub", "y_sub").alias("a"),
             F.greatest("x_sub", "y_sub").alias("b"),
             F.least("x_occ", "y_occ").alias("c"),
+            "hash",
         )
     )
 
@@ -865,9 +868,13 @@ def run(spark, args) -> dict:
         F.col("x.sub").alias("a"),
         F.col("y.sub").alias("b"),
         F.least(F.col("x.occurrences"), F.col("y.occurrences")).alias("c"),
+        F.col("x.hash").alias("hash"),
     )
     if seed_limit is not None:
-        records = records.unionByName(_sampled_records(kept, seed_limit))
+        records = (
+            records.unionByName(_sampled_records(kept, seed_limit))
+            .persist(StorageLevel.MEMORY_AND_DISK)
+        )
     candidates = (
         records.groupBy("a", "b")
         .agg(F.sum("c").alias("shared_fingerprints"))
@@ -935,12 +942,18 @@ def run(spark, args) -> dict:
     from pyspark.sql.types import _parse_datatype_string
 
     arrow_schema = to_arrow_schema(_parse_datatype_string(_PAIR_SCHEMA))
-    joined = (
-        chosen.join(side("a"), "a")
-        .join(side("b"), "b")
-        .withColumnRenamed("a", "sub_a")
-        .withColumnRenamed("b", "sub_b")
-    )
+    joined = chosen.join(side("a"), "a").join(side("b"), "b")
+    if seed_limit is not None:
+        # When the seed limit cuts, a pair is seeded, as in `bryo compare`,
+        # only by the hashes of the records that brought it together (a
+        # hash above the limit pairs a sample), not by every hash it shares.
+        seeds = (
+            records.join(chosen.where(~F.col("whole")).select("a", "b"), ["a", "b"])
+            .groupBy("a", "b")
+            .agg(F.collect_set("hash").alias("seeds"))
+        )
+        joined = joined.join(seeds, ["a", "b"], "left")
+    joined = joined.withColumnRenamed("a", "sub_a").withColumnRenamed("b", "sub_b")
     pair_parts = max(1, min(partitions, n_chosen // 8 + 1))
     ranking = [
         F.desc(F.col("covered_a") + F.col("covered_b")),
@@ -1075,6 +1088,8 @@ def run(spark, args) -> dict:
     fp.unpersist()
     occurrences.unpersist()
     compared.unpersist()
+    if seed_limit is not None:
+        records.unpersist()
     return record
 
 
