@@ -1058,7 +1058,13 @@ fn compare(
              drop the `language` column",
         ));
     }
-    if docs.ids.iter().collect::<std::collections::HashSet<_>>().len() != docs.ids.len() {
+    if docs
+        .ids
+        .iter()
+        .collect::<std::collections::HashSet<_>>()
+        .len()
+        != docs.ids.len()
+    {
         return Err(value_error("doc_id values must be distinct"));
     }
     let groups = group_submissions(&docs)?;

@@ -715,25 +715,27 @@ impl Index {
             .map_err(&db)?;
         let fingerprinter = FileFingerprinter::new();
         rows.into_par_iter()
-            .map(|(doc, path, submission, tag, symbols, raw, source, normalized)| {
-                let corrupt = |reason: String| IndexError::CorruptDocument {
-                    path: path.clone(),
-                    reason,
-                };
-                let source = decompress(&source).map_err(corrupt)?;
-                if fingerprinter.raw(&source) != raw as u64 {
-                    return Err(corrupt("the source's fingerprint differs".to_string()));
-                }
-                Ok(ArchivedDocument {
-                    doc,
-                    path,
-                    submission,
-                    tag,
-                    symbols: symbols as u64,
-                    normalized_fingerprint: normalized as u64,
-                    source,
-                })
-            })
+            .map(
+                |(doc, path, submission, tag, symbols, raw, source, normalized)| {
+                    let corrupt = |reason: String| IndexError::CorruptDocument {
+                        path: path.clone(),
+                        reason,
+                    };
+                    let source = decompress(&source).map_err(corrupt)?;
+                    if fingerprinter.raw(&source) != raw as u64 {
+                        return Err(corrupt("the source's fingerprint differs".to_string()));
+                    }
+                    Ok(ArchivedDocument {
+                        doc,
+                        path,
+                        submission,
+                        tag,
+                        symbols: symbols as u64,
+                        normalized_fingerprint: normalized as u64,
+                        source,
+                    })
+                },
+            )
             .collect()
     }
 
