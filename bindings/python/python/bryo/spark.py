@@ -4,8 +4,15 @@
     spark-submit --master URL -m bryo.spark ...   (see the README)
 
 DOCS is Parquet or JSON Lines with the columns ``id`` (document id) and
-``text`` (string, or binary for undecoded bytes); ``-b PATH`` files of
-base code have the same columns. The stages are those of ``bryo compare``:
+``text`` (string, or binary for undecoded bytes), and with ``-d`` a
+``submission`` column (the documents of one name are one submission, as
+``bryo compare -d`` groups a directory); ``-b PATH`` files of base code and
+``--old PATH`` files of earlier terms have the same columns. ``--against
+DIR`` adds the submissions of a ``bryo index`` (postings read from its
+Parquet segments) like old ones; ``--add-to DIR`` adds the new documents
+to an index afterwards. Submissions are numbered as ``bryo compare``
+numbers them (new, then old, then archived), and every count below is of
+submissions. The stages are those of ``bryo compare``:
 
 1. fingerprint — ``mapInArrow`` runs the CLI's front-end and winnowing on
    each partition of documents (:func:`bryo.fingerprint`);
