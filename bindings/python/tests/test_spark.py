@@ -409,13 +409,18 @@ def test_an_index_both_ways_equals_bryo_compare_against(spark, tmp_path):
         chosen = {n: layout[n] for n in layout if n.startswith(prefix)}
         _write_parquet(path, chosen, row_group_size=5)
 
-    parquet(tmp_path / "new.parquet", "docs/")
+    # The new term as JSON Lines (text as strings), the old one as Parquet.
+    (tmp_path / "new.jsonl").write_text(
+        "\n".join(
+            json.dumps({"id": n, "text": layout[n].decode()}) for n in sorted(layout) if n.startswith("docs/")
+        )
+    )
     parquet(tmp_path / "old.parquet", "old/")
     # The job against the CLI's index: language, k and w are the index's.
     out = tmp_path / "out"
     record = run(
         spark,
-        _args(input=tmp_path / "new.parquet", output=out, against=root / "cli-index", pairs=0, partitions=4),
+        _args(input=tmp_path / "new.jsonl", output=out, against=root / "cli-index", pairs=0, partitions=4),
     )
     got = sorted(_read(out / "pairs.parquet"), key=lambda r: r["rank"])
     assert arrow_pairs(got) == expected
@@ -440,9 +445,9 @@ def test_an_index_both_ways_equals_bryo_compare_against(spark, tmp_path):
 
     # An index made under other options is refused with the reason.
     with pytest.raises(InputError, match="-k 12, not 9|made with -k"):
-        run(spark, _args("-k", "9", input=tmp_path / "new.parquet", output=tmp_path / "o3", against=root / "cli-index"))
+        run(spark, _args("-k", "9", input=tmp_path / "new.jsonl", output=tmp_path / "o3", against=root / "cli-index"))
     with pytest.raises(InputError, match="--against"):
-        run(spark, _args(input=tmp_path / "new.parquet", output=tmp_path / "o4", against=tmp_path / "nowhere"))
+        run(spark, _args(input=tmp_path / "new.jsonl", output=tmp_path / "o4", against=tmp_path / "nowhere"))
 
 
 def test_bad_base_code(spark, tmp_path):

@@ -749,7 +749,10 @@ def run(spark, args) -> dict:
             )
         )
         postings = postings.unionByName(archived_postings)
-        texts = texts.unionByName(archived.select("doc_id", F.col("text").cast("binary")))
+        # Archived texts are bytes; the input's may be strings (UTF-8).
+        texts = texts.select("doc_id", F.col("text").cast("binary")).unionByName(
+            archived.select("doc_id", F.col("text").cast("binary"))
+        )
         n_archived = archived.count()
         n_postings += archived_postings.count()
     base_docs = []
