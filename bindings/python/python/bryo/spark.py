@@ -782,6 +782,7 @@ def run(spark, args) -> dict:
         .rdd.zipWithIndex()
         .map(lambda row: (row[0][2], row[0][0] != NEW, row[1]))
         .toDF("submission string, old boolean, sub long")
+        .persist(StorageLevel.MEMORY_AND_DISK)
     )
     # Each compared document with its submission's number, and whether it is
     # the first of its content in that order (a document identical to an
@@ -1098,6 +1099,7 @@ def run(spark, args) -> dict:
     fp.unpersist()
     occurrences.unpersist()
     compared.unpersist()
+    numbers.unpersist()
     if seed_limit is not None:
         records.unpersist()
     return record
