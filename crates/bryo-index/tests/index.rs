@@ -952,21 +952,27 @@ fn prepare_and_commit_store_what_add_stores() {
     }
 }
 
-#[test]
-fn commit_interrupted_or_refused_leaves_the_index_as_it_was() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut index = small_index(dir.path());
-    let before_info = format!("{:?}", {
-        let i = index.info().unwrap();
+/// The index's counts, to compare before and after a command.
+fn counts(index: &Index) -> String {
+    let i = index.info().unwrap();
+    format!(
+        "{:?}",
         (
             i.submissions,
             i.documents,
             i.symbols,
             i.tags,
             i.segments,
-            i.postings,
+            i.postings
         )
-    });
+    )
+}
+
+#[test]
+fn commit_interrupted_or_refused_leaves_the_index_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut index = small_index(dir.path());
+    let before_info = counts(&index);
     let before = holdings(&index, &[]);
     let segments = || {
         let mut files: Vec<_> = std::fs::read_dir(dir.path().join(bryo_index::SEGMENTS_DIR))
@@ -1021,17 +1027,7 @@ fn commit_interrupted_or_refused_leaves_the_index_as_it_was() {
     let err = index.commit(twice, "spring").unwrap_err();
     assert!(matches!(err, IndexError::Prepared(_)), "{err}");
 
-    let after_info = format!("{:?}", {
-        let i = index.info().unwrap();
-        (
-            i.submissions,
-            i.documents,
-            i.symbols,
-            i.tags,
-            i.segments,
-            i.postings,
-        )
-    });
+    let after_info = counts(&index);
     assert_eq!(after_info, before_info);
     assert_eq!(holdings(&index, &[]), before);
     assert_eq!(segments(), before_files);

@@ -20,6 +20,16 @@ fn corpus(docs: &[TestDoc]) -> Corpus<'_> {
         .collect()
 }
 
+/// The documents of a pair's two submissions, and their ids in the whole
+/// corpus.
+fn pair_documents(docs: &[TestDoc], p: &bryo_match::PairMatch) -> (Vec<u32>, Vec<TestDoc>) {
+    docs.iter()
+        .enumerate()
+        .filter(|(_, d)| sub_id(d.sub) == p.a || sub_id(d.sub) == p.b)
+        .map(|(i, d)| (i as u32, d.clone()))
+        .unzip()
+}
+
 fn options(k: usize, w: usize) -> MatchOptions {
     MatchOptions::new(Config::new(k, w).unwrap())
 }
@@ -1398,13 +1408,7 @@ proptest! {
         let mut alone = o;
         alone.common = CommonRule::MaxSubmissions(0);
         for p in &whole.pairs {
-            // The pair's documents, and their ids in the whole corpus.
-            let (ids, two): (Vec<u32>, Vec<TestDoc>) = docs
-                .iter()
-                .enumerate()
-                .filter(|(_, d)| sub_id(d.sub) == p.a || sub_id(d.sub) == p.b)
-                .map(|(i, d)| (i as u32, d.clone()))
-                .unzip();
+            let (ids, two) = pair_documents(&docs, p);
             let mut c = corpus(&two);
             c.exclude_hashes(excluded.iter().copied());
             let mut r = match_corpus(&c, &alone).unwrap();
@@ -1483,12 +1487,7 @@ fn pairs_alone(docs: &[TestDoc], o: &MatchOptions) -> AloneRuns {
         unrestricted_differ: 0,
     };
     for p in &whole.pairs {
-        let (ids, two): (Vec<u32>, Vec<TestDoc>) = docs
-            .iter()
-            .enumerate()
-            .filter(|(_, d)| sub_id(d.sub) == p.a || sub_id(d.sub) == p.b)
-            .map(|(i, d)| (i as u32, d.clone()))
-            .unzip();
+        let (ids, two) = pair_documents(docs, p);
         let mut c = corpus(&two);
         c.exclude_hashes(excluded.iter().copied());
         let alone = |restrict: Option<&[u64]>| {
