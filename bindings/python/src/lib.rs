@@ -23,10 +23,10 @@ use arrow_pyarrow::PyArrowType;
 use arrow_schema::{ArrowError, DataType, Field, Fields, Schema};
 use bryo_compare::{
     analyze, analyze_inputs, default_thresholds, AnalyzeOptions, Analyzed, CompareError,
-    CompareOptions, FileFingerprinter, Silent,
+    CompareOptions, FileFingerprinter, Parser, Silent,
 };
 use bryo_engine::Config;
-use bryo_frontend::{FrontendKind, Language, TextMode};
+use bryo_frontend::{FrontendKind, Language, Normalization, TextMode};
 use bryo_index::{DocumentData, Index, IndexError, IndexSettings, PreparedDocument};
 use bryo_input::{InputFile, Inputs, Submission};
 use bryo_match::{CommonRule, Corpus, DocId, Document, MatchOptions, Rarity, SubmissionId};
@@ -179,11 +179,42 @@ fn text_mode(name: Option<&str>) -> PyResult<TextMode> {
     }
 }
 
-fn analyze_options(language_name: Option<&str>, mode: Option<&str>) -> PyResult<AnalyzeOptions> {
+/// The front-end options of `bryo compare`: `-l`, `--text-mode`,
+/// `--parser` (`lexer`, `tree-sitter`; default the lexer, tree-sitter with
+/// `normalize`), `--normalization` (`full`, `keep-strings`, `verbatim`) and
+/// `--normalize`.
+fn analyze_options(
+    language_name: Option<&str>,
+    mode: Option<&str>,
+    parser: Option<&str>,
+    normalization: Option<&str>,
+    normalize: bool,
+) -> PyResult<AnalyzeOptions> {
+    let parser = match (parser, normalize) {
+        (Some("lexer"), true) => {
+            return Err(value_error(
+                "normalize works on syntax trees: use it with parser=\"tree-sitter\" \
+                 (its default) or without a parser",
+            ))
+        }
+        (Some("lexer"), false) | (None, false) => Parser::Lexer,
+        (Some("tree-sitter"), _) | (None, true) => Parser::TreeSitter,
+        (Some(other), _) => {
+            return Err(value_error(format!(
+                "unknown parser `{other}` (lexer or tree-sitter)"
+            )))
+        }
+    };
+    let normalization = match normalization {
+        None => Normalization::default(),
+        Some(name) => name.parse().map_err(value_error)?,
+    };
     Ok(AnalyzeOptions {
         language: language_name.map(language).transpose()?,
+        parser,
+        normalization,
         text_mode: text_mode(mode)?,
-        ..AnalyzeOptions::default()
+        normalize,
     })
 }
 
@@ -312,7 +343,8 @@ fn batch(fields: Vec<Field>, columns: Vec<ArrayRef>) -> PyResult<RecordBatch> {
 #[pyfunction]
 #[pyo3(signature = (
     documents, *, language=None, kind=None, text_mode=None, k=None, w=None,
-    max_file_size=bryo_input::DEFAULT_MAX_FILE_SIZE,
+    max_file_size=bryo_input::DEFAULT_MAX_FILE_SIZE, parser=None, normalization=None,
+    normalize=false,
 ))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn fingerprint(
@@ -324,10 +356,13 @@ fn fingerprint(
     k: Option<usize>,
     w: Option<usize>,
     max_file_size: u64,
+    parser: Option<&str>,
+    normalization: Option<&str>,
+    normalize: bool,
 ) -> PyResult<(PyArrowType<RecordBatch>, PyArrowType<RecordBatch>)> {
     let (k, w) = resolve_thresholds(language, kind, text_mode, k, w)?;
     let config = Config::new(k, w).map_err(|e| value_error(format!("invalid thresholds: {e}")))?;
-    let base_options = analyze_options(language, text_mode)?;
+    let base_options = analyze_options(language, text_mode, parser, normalization, normalize)?;
     let input = documents.0;
     let docs = self::documents(&input)?;
     let per_doc: Vec<AnalyzeOptions> = docs
@@ -984,7 +1019,7 @@ fn discount_below(k: usize, template_above: u64, discount: bool) -> u64 {
     text_mode=None,
     k=None, w=None, max_submissions=None, max_pairs=250, min_similarity=0.0,
     max_file_size=bryo_input::DEFAULT_MAX_FILE_SIZE, discount=true, hash_submissions=None,
-    template_above=None,
+    template_above=None, parser=None, normalization=None, normalize=false,
 ))]
 #[allow(clippy::too_many_arguments)]
 fn compare(
@@ -1005,6 +1040,9 @@ fn compare(
     discount: bool,
     hash_submissions: Option<PyArrowType<RecordBatch>>,
     template_above: Option<u64>,
+    parser: Option<&str>,
+    normalization: Option<&str>,
+    normalize: bool,
 ) -> PyResult<(PyArrowType<RecordBatch>, PyArrowType<RecordBatch>)> {
     let rarity = rarity_counts(
         hash_submissions.map(|b| b.0),
@@ -1023,7 +1061,7 @@ fn compare(
         return Err(value_error("min_similarity must be in 0..1"));
     }
     let mut options = CompareOptions {
-        analyze: analyze_options(language, text_mode)?,
+        analyze: analyze_options(language, text_mode, parser, normalization, normalize)?,
         k,
         w,
         max_submissions,
@@ -1333,9 +1371,14 @@ fn index_segments(py: Python<'_>, dir: PathBuf) -> PyResult<Vec<String>> {
         .collect())
 }
 
-/// Creates an empty index, as `bryo index create DIR -l LANGUAGE -k K -w W`.
+/// Creates an empty index, as `bryo index create DIR -l LANGUAGE -k K -w W
+/// [--parser P] [--normalization N] [--normalize]`.
 #[pyfunction]
-#[pyo3(signature = (dir, *, language=None, kind=None, text_mode=None, k=None, w=None))]
+#[pyo3(signature = (
+    dir, *, language=None, kind=None, text_mode=None, k=None, w=None, parser=None,
+    normalization=None, normalize=false,
+))]
+#[allow(clippy::too_many_arguments)]
 fn index_create(
     dir: PathBuf,
     language: Option<&str>,
@@ -1343,8 +1386,11 @@ fn index_create(
     text_mode: Option<&str>,
     k: Option<usize>,
     w: Option<usize>,
+    parser: Option<&str>,
+    normalization: Option<&str>,
+    normalize: bool,
 ) -> PyResult<()> {
-    let analyze = analyze_options(language, text_mode)?;
+    let analyze = analyze_options(language, text_mode, parser, normalization, normalize)?;
     // Without a language, `kind` chooses the defaults (IndexSettings
     // takes those of source code).
     let (k, w) = match (language, kind) {

@@ -31,6 +31,53 @@ def test_compare_on_a_batch_equals_the_cli(corpus):
         ]
 
 
+@pytest.mark.parametrize(
+    "flags,kwargs",
+    [
+        (("--parser", "tree-sitter"), {"parser": "tree-sitter"}),
+        (("--normalization", "full"), {"normalization": "full"}),
+        (("--verbatim",), {"normalization": "verbatim"}),
+        (("--normalize",), {"normalize": True}),
+    ],
+)
+def test_front_end_options_equal_the_cli(corpus, tmp_path, flags, kwargs):
+    """The CLI's front-end options, as keywords of `compare` and
+    `fingerprint`: the same pairs as the CLI, and an effect (other
+    symbols, or the tree-sitter front-end, whose Python tokens are the
+    lexer's on this corpus). Two added files differ only in their strings,
+    which `full` normalization does not see."""
+    from conftest import write_corpus
+
+    _, docs = corpus
+    body = "".join(f"    print('{{}} {i}', x * {i})\n" for i in range(30))
+    docs = dict(docs)
+    docs["docs/s1.py"] = ("def report(x):\n" + body.replace("{}", "total")).encode()
+    docs["docs/s2.py"] = ("def report(x):\n" + body.replace("{}", "count of items")).encode()
+    root = tmp_path
+    write_corpus(root, docs)
+    report = run_cli(root, *flags, "-n", "0")
+    expected = cli_pairs(report)
+    pairs, _ = bryo.compare(batch_of(docs), max_pairs=0, **kwargs)
+    assert arrow_pairs(pairs.to_pylist()) == expected
+    postings, documents = bryo.fingerprint(batch_of(docs), kind="code", **kwargs)
+    default, _ = bryo.fingerprint(batch_of(docs), kind="code")
+    if kwargs.get("parser") or kwargs.get("normalize"):
+        assert set(documents.column("frontend").drop_null().to_pylist()) == {"tree-sitter"}
+    if "parser" not in kwargs:
+        assert expected != cli_pairs(run_cli(root, "-n", "0"))
+        assert postings.column("hash") != default.column("hash")
+
+
+def test_front_end_options_are_checked(corpus):
+    _, docs = corpus
+    with pytest.raises(ValueError, match="syntax trees"):
+        bryo.compare(batch_of(docs), parser="lexer", normalize=True)
+    with pytest.raises(ValueError, match="unknown parser"):
+        bryo.fingerprint(batch_of(docs), kind="code", parser="yacc")
+    with pytest.raises(ValueError, match="unknown normalization"):
+        bryo.fingerprint(batch_of(docs), kind="code", normalization="none")
+
+
 def test_compare_with_base_code_equals_the_cli_b(corpus, tmp_path):
     """`base` documents are `bryo compare -b` (pair by pair, in the Spark
     job's fragment stage, see test_spark.py)."""

@@ -70,7 +70,14 @@ def _rule(report):
 
 @pytest.mark.parametrize(
     "m,n,flags",
-    [(None, 250, ()), (10, 250, ()), (5, 0, ()), (None, 6, ()), (None, 0, ("--no-discount",))],
+    [
+        (None, 250, ()),
+        (10, 250, ()),
+        (5, 0, ()),
+        (None, 6, ()),
+        (None, 0, ("--no-discount",)),
+        (None, 0, ("--normalize", "--normalization", "verbatim")),
+    ],
 )
 def test_job_equals_bryo_compare(spark, corpus, tmp_path, m, n, flags):
     """Pairs, scores and fragments equal `bryo compare [-m M] -n N` on a
@@ -99,7 +106,11 @@ def test_job_equals_bryo_compare(spark, corpus, tmp_path, m, n, flags):
     assert record["counts"]["pairs"] == len(expected)
     assert record["counts"]["candidate_pairs"] == report["stats"]["candidate_pairs"]
     assert record["rule"] == _rule(report)
-    if m is None:
+    if "--normalize" in flags:
+        # The front-end options change what is found.
+        assert record["options"]["parser"] == "tree-sitter" and record["options"]["normalize"]
+        assert expected != cli_pairs(run_cli(root, "-n", str(n)))
+    elif m is None:
         assert record["rule"]["template_above"] is not None
         # The rarity discount applies to this corpus unless turned off, and
         # changes the similarity (only) of some pairs.
@@ -448,6 +459,16 @@ def test_an_index_both_ways_equals_bryo_compare_against(spark, tmp_path):
         run(spark, _args("-k", "9", input=tmp_path / "new.jsonl", output=tmp_path / "o3", against=root / "cli-index"))
     with pytest.raises(InputError, match="--against"):
         run(spark, _args(input=tmp_path / "new.jsonl", output=tmp_path / "o4", against=tmp_path / "nowhere"))
+    with pytest.raises(InputError, match="made without --normalize"):
+        run(spark, _args("--normalize", input=tmp_path / "new.jsonl", output=tmp_path / "o5", against=root / "cli-index"))
+    with pytest.raises(InputError, match=r"other options: normalization keep-strings \(the job: verbatim\)"):
+        run(
+            spark,
+            _args(
+                "--normalization", "verbatim", input=tmp_path / "old.parquet", output=tmp_path / "o6",
+                language="python", add_to=root / "spark-index",
+            ),
+        )
 
 
 def test_bad_base_code(spark, tmp_path):

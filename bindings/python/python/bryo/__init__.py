@@ -66,21 +66,50 @@ def _batch(data) -> pa.RecordBatch:
     raise TypeError(f"expected a pyarrow RecordBatch or Table, not {type(data).__name__}")
 
 
-def _options(*, language, kind, text_mode, k, w, max_file_size) -> dict:
+_FRONT_END = """The front-end options are the CLI's: ``language`` (``-l``),
+    ``text_mode`` (``chars``, ``words``), ``parser`` (``lexer``, the default,
+    or ``tree-sitter``), ``normalization`` (``full``, ``keep-strings``, the
+    default, or ``verbatim``: what of identifiers and literals survives) and
+    ``normalize`` (token-sequence normalization on syntax trees, ``bryo
+    compare --normalize``; it implies ``parser="tree-sitter"``)."""
+
+
+def _options(
+    *, language, kind, text_mode, k, w, max_file_size, parser=None, normalization=None, normalize=False
+) -> dict:
     """The keyword arguments that :func:`fingerprint` and :func:`compare`
     share, checked once: the front-end, ``k`` and ``w``, and the size limit
     (left to the Rust default, the CLI's, when not given)."""
     for name, value in (("k", k), ("w", w), ("max_file_size", max_file_size)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
             raise ValueError(f"{name} must be a non-negative integer, not {value!r}")
-    options = {"language": language, "kind": kind, "text_mode": text_mode, "k": k, "w": w}
+    options = {
+        "language": language,
+        "kind": kind,
+        "text_mode": text_mode,
+        "k": k,
+        "w": w,
+        "parser": parser,
+        "normalization": normalization,
+        "normalize": bool(normalize),
+    }
     if max_file_size is not None:
         options["max_file_size"] = max_file_size
     return options
 
 
 def fingerprint(
-    documents, *, language=None, kind=None, text_mode=None, k=None, w=None, max_file_size=None
+    documents,
+    *,
+    language=None,
+    kind=None,
+    text_mode=None,
+    k=None,
+    w=None,
+    max_file_size=None,
+    parser=None,
+    normalization=None,
+    normalize=False,
 ):
     """Fingerprints documents: returns ``(postings, documents)``.
 
@@ -93,9 +122,13 @@ def fingerprint(
     return _bryo.fingerprint(
         _batch(documents),
         **_options(
-            language=language, kind=kind, text_mode=text_mode, k=k, w=w, max_file_size=max_file_size
+            language=language, kind=kind, text_mode=text_mode, k=k, w=w, max_file_size=max_file_size,
+            parser=parser, normalization=normalization, normalize=normalize,
         ),
     )
+
+
+fingerprint.__doc__ += "\n    " + _FRONT_END + "\n"
 
 
 def compare(
@@ -116,6 +149,9 @@ def compare(
     discount=True,
     hash_submissions=None,
     template_above=None,
+    parser=None,
+    normalization=None,
+    normalize=False,
 ):
     """Compares documents as ``bryo compare`` does: returns ``(pairs, skipped)``.
 
@@ -184,9 +220,13 @@ def compare(
         hash_submissions=hash_submissions,
         template_above=template_above,
         **_options(
-            language=language, kind=kind, text_mode=text_mode, k=k, w=w, max_file_size=max_file_size
+            language=language, kind=kind, text_mode=text_mode, k=k, w=w, max_file_size=max_file_size,
+            parser=parser, normalization=normalization, normalize=normalize,
         ),
     )
+
+
+compare.__doc__ += "\n    " + _FRONT_END + "\n"
 
 
 def thresholds(*, language=None, kind=None, text_mode=None, k=None, w=None):
@@ -268,7 +308,18 @@ def index_segments(dir) -> list:
     return _bryo.index_segments(_dir(dir))
 
 
-def index_create(dir, *, language=None, kind=None, text_mode=None, k=None, w=None) -> None:
+def index_create(
+    dir,
+    *,
+    language=None,
+    kind=None,
+    text_mode=None,
+    k=None,
+    w=None,
+    parser=None,
+    normalization=None,
+    normalize=False,
+) -> None:
     """Creates an empty index in ``dir``, as ``bryo index create DIR -l
     LANGUAGE [-k K] [-w W]``: ``k`` and ``w`` default to the language's
     front-end (or, without a language, to ``kind``'s — ``code``, ``text``,
@@ -277,7 +328,13 @@ def index_create(dir, *, language=None, kind=None, text_mode=None, k=None, w=Non
     for name, value in (("k", k), ("w", w)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
             raise ValueError(f"{name} must be a non-negative integer, not {value!r}")
-    _bryo.index_create(_dir(dir), language=language, kind=kind, text_mode=text_mode, k=k, w=w)
+    _bryo.index_create(
+        _dir(dir), language=language, kind=kind, text_mode=text_mode, k=k, w=w, parser=parser,
+        normalization=normalization, normalize=bool(normalize),
+    )
+
+
+index_create.__doc__ += "\n    " + _FRONT_END + "\n"
 
 
 def index_prepare(documents, *, dir, max_file_size=None) -> pa.RecordBatch:

@@ -505,22 +505,25 @@ def _index_options(args) -> dict:
     """The settings of the `--against` index, checked against the job's
     options, which take the index's where not given (as `bryo compare
     --against` does): a language, text mode, k or w other than the index's
-    is an error, as is an index made with token normalization (which the
-    job's front-ends do not apply)."""
+    is an error, and so are a parser, normalization or token normalization
+    other than the index's when given."""
     try:
         settings = bryo.index_settings(args.against)
     except ValueError as e:
         raise InputError(f"--against {args.against}: {e}") from None
-    if settings.get("normalize"):
+    if args.normalize and not settings["normalize"]:
         raise InputError(
-            f"--against {args.against}: the index was made with --normalize, which the Spark job "
-            "does not apply; compare it with `bryo compare --against`"
+            f"--against {args.against}: the index was made without --normalize; leave it out"
         )
+    if settings["normalize"]:
+        args.normalize = True
     for name, given, stored in (
         ("-l", args.language, settings["language"]),
         ("--text-mode", args.text_mode, settings["text_mode"]),
         ("-k", args.k, settings["k"]),
         ("-w", args.w, settings["w"]),
+        ("--parser", args.parser, settings["parser"]),
+        ("--normalization", args.normalization, settings["normalization"]),
     ):
         if given is not None and given != stored:
             raise InputError(
@@ -530,6 +533,7 @@ def _index_options(args) -> dict:
     args.language = settings["language"]
     args.text_mode = settings["text_mode"]
     args.k, args.w = settings["k"], settings["w"]
+    args.parser, args.normalization = settings["parser"], settings["normalization"]
     return settings
 
 
@@ -610,6 +614,37 @@ def _prepare_partitions(directory: str, max_file_size: int):
     return run
 
 
+def _check_add_to(args, k: int, w: int, create: bool = False) -> None:
+    """`--add-to`: the index must have the job's options (checked before the
+    job starts when it exists); with `create`, a missing one is created
+    with them."""
+    target = Path(args.add_to)
+    try:
+        if not (target / "catalog.sqlite").exists():
+            if not create:
+                return
+            bryo.index_create(
+                str(target), language=args.language, kind=args.kind, text_mode=args.text_mode,
+                k=k, w=w, parser=args.parser, normalization=args.normalization,
+                normalize=args.normalize,
+            )
+        settings = bryo.index_settings(str(target))
+    except ValueError as e:
+        raise InputError(f"--add-to {target}: {e}") from None
+    job = {
+        "language": args.language,
+        "text_mode": args.text_mode or "chars",
+        "k": k,
+        "w": w,
+        "parser": args.parser or ("tree-sitter" if args.normalize else "lexer"),
+        "normalization": args.normalization or "keep-strings",
+        "normalize": bool(args.normalize),
+    }
+    differ = [f"{key} {settings[key]} (the job: {job[key]})" for key in job if settings[key] != job[key]]
+    if differ:
+        raise InputError(f"--add-to {target}: the index was made with other options: " + ", ".join(differ))
+
+
 def _add_to_index(docs, args, partitions: int, k: int, w: int) -> dict:
     """`--add-to`: the new documents analyzed for the index on the workers,
     committed by the driver as one segment and one catalogue transaction
@@ -618,22 +653,7 @@ def _add_to_index(docs, args, partitions: int, k: int, w: int) -> dict:
     from pyspark.sql import functions as F
 
     target = Path(args.add_to)
-    try:
-        if not (target / "catalog.sqlite").exists():
-            bryo.index_create(
-                str(target), language=args.language, kind=args.kind, text_mode=args.text_mode,
-                k=k, w=w,
-            )
-        settings = bryo.index_settings(str(target))
-    except ValueError as e:
-        raise InputError(f"--add-to {target}: {e}") from None
-    job = {"language": args.language, "text_mode": args.text_mode or "chars", "k": k, "w": w}
-    differ = [f"{key} {settings[key]} (the job: {job[key]})" for key in job if settings[key] != job[key]]
-    if differ or settings.get("normalize"):
-        raise InputError(
-            f"--add-to {target}: the index was made with other options: "
-            + ", ".join(differ or ["--normalize"])
-        )
+    _check_add_to(args, k, w, create=True)
     payloads = (
         docs.where(F.col("origin") == NEW)
         .select("id", "text", "submission")
@@ -664,13 +684,28 @@ def run(spark, args) -> dict:
             "-m must be at least 2: it bounds the pairs a shared hash emits (m(m-1)/2); "
             "without -m the job applies the rarity rule, as `bryo compare` does"
         )
+    if args.normalize and args.parser == "lexer":
+        raise InputError(
+            "--normalize works on syntax trees: use it with --parser tree-sitter (its default) "
+            "or without --parser"
+        )
     index = None
     if args.against:
         index = _index_options(args)
     k, w = bryo.thresholds(
         language=args.language, kind=args.kind, text_mode=args.text_mode, k=args.k, w=args.w
     )
-    options = {"language": args.language, "text_mode": args.text_mode, "k": k, "w": w}
+    if args.add_to:
+        _check_add_to(args, k, w)
+    options = {
+        "language": args.language,
+        "text_mode": args.text_mode,
+        "k": k,
+        "w": w,
+        "parser": args.parser,
+        "normalization": args.normalization,
+        "normalize": args.normalize,
+    }
     fp_options = dict(options, max_file_size=args.max_file_size)
     timings: dict[str, float] = {}
     clock = time.perf_counter()
@@ -1059,6 +1094,9 @@ def run(spark, args) -> dict:
             "max_pairs": n,
             "min_similarity": args.min_similarity,
             "max_file_size": args.max_file_size,
+            "parser": args.parser or ("tree-sitter" if args.normalize else "lexer"),
+            "normalization": args.normalization or "keep-strings",
+            "normalize": bool(args.normalize),
             "partitions": partitions,
         },
         "counts": {
@@ -1155,6 +1193,24 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("-l", "--language", help="language of every document (as bryo compare -l); default: detected from the id as a file name")
     p.add_argument("--kind", choices=["code", "text", "html"], help="kind of front-end for the default k and w when -l is not given")
     p.add_argument("--text-mode", choices=["chars", "words"], help="symbols of prose and HTML (default chars)")
+    p.add_argument(
+        "--parser",
+        choices=["lexer", "tree-sitter"],
+        help="front-end for source code, as bryo compare --parser (default: the lexers; "
+        "tree-sitter with --normalize)",
+    )
+    p.add_argument(
+        "--normalization",
+        choices=["full", "keep-strings", "verbatim"],
+        help="what of identifiers and literals survives, as bryo compare --normalization "
+        "(default keep-strings)",
+    )
+    p.add_argument(
+        "--normalize",
+        action="store_true",
+        help="token-sequence normalization on syntax trees (statements with no effect left out, "
+        "equivalent forms written one way), as bryo compare --normalize",
+    )
     p.add_argument("-k", type=int, help="noise threshold (default: the front-end's)")
     p.add_argument("-w", type=int, help="winnowing window (default: the front-end's)")
     p.add_argument(
