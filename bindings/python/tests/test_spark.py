@@ -31,6 +31,9 @@ def spark():
         .appName("bryo-tests")
         .config("spark.sql.shuffle.partitions", "4")
         .config("spark.ui.showConsoleProgress", "false")
+        # One JVM for the whole module: room for the archive and base
+        # documents the driver holds.
+        .config("spark.driver.memory", "2g")
         .getOrCreate()
     )
     yield session

@@ -927,6 +927,7 @@ def run(spark, args) -> dict:
         .persist(StorageLevel.MEMORY_AND_DISK)
     )
     n_candidates = candidates.count()
+    all_candidates = candidates
     n = args.max_pairs
     if n > 0 and args.min_similarity == 0:
         scored = max(4 * n, n + 200)
@@ -1134,12 +1135,14 @@ def run(spark, args) -> dict:
         "spark": {"version": spark.version, "master": spark.sparkContext.master},
     }
     (out / "run.json").write_text(json.dumps(record, indent=2) + "\n")
-    fp.unpersist()
-    occurrences.unpersist()
-    compared.unpersist()
-    numbers.unpersist()
+    # Everything this run cached leaves the session's memory (a session may
+    # run many jobs).
+    for cached in (fp, occurrences, compared, numbers, all_candidates, chosen, results):
+        cached.unpersist()
     if seed_limit is not None:
         records.unpersist()
+    if index is not None:
+        archived_postings.unpersist()
     return record
 
 
