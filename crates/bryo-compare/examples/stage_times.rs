@@ -14,6 +14,8 @@
 //! - fingerprint: the symbols winnowed on all cores at the measured
 //!   one-core speed of the engine.
 //!
+//! The JSON is written to a sink (its time is the serializer's).
+//!
 //! Memory: the heap in use when each stage starts and its peak while the
 //! stage runs, counted by a global allocator that wraps the system's (one
 //! atomic add per allocation; the times include it).
@@ -21,6 +23,7 @@
 //! ```text
 //! cargo run --release -p bryo-compare --example stage_times -- python /path/to/dir
 //! REPS=10 cargo run --release -p bryo-compare --example stage_times -- python DIR
+//! MAX_SUBMISSIONS=0 PAIRS=0 REPS=1 cargo run … -- java DIR   # as -m 0 -n 0
 //! ```
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -165,6 +168,8 @@ fn run(language: &'static Language, root: &str) -> Vec<StageCost> {
             language: Some(language),
             ..AnalyzeOptions::default()
         },
+        max_submissions: env_number("MAX_SUBMISSIONS"),
+        max_pairs: env_number("PAIRS").unwrap_or(CompareOptions::default().max_pairs),
         ..CompareOptions::default()
     };
     let analysis = analyze_inputs(inputs, &options, &marks).expect("two submissions at least");
@@ -180,8 +185,7 @@ fn run(language: &'static Language, root: &str) -> Vec<StageCost> {
     };
     let outcome = analysis.report(comparison, &options, &marks);
     marks.mark("json");
-    let mut json = Vec::new();
-    bryo_report::write_json(&outcome.report, &mut json).expect("writes to memory");
+    bryo_report::write_json(&outcome.report, std::io::sink()).expect("writes to a sink");
     marks.mark("end");
     let marks = marks.0.into_inner().expect("not poisoned");
     marks
@@ -194,6 +198,11 @@ fn run(language: &'static Language, root: &str) -> Vec<StageCost> {
             peak: w[1].peak_before,
         })
         .collect()
+}
+
+/// A number from the environment, e.g. `PAIRS=0`.
+fn env_number(name: &str) -> Option<usize> {
+    std::env::var(name).ok().and_then(|v| v.parse().ok())
 }
 
 fn main() {

@@ -102,4 +102,5 @@ pub use result::{
 };
 pub use stages::{
     fingerprint, match_corpus, scored_candidates, Candidate, Candidates, Fingerprinted, Indexed,
+    Ranked, Retain,
 };

@@ -262,7 +262,7 @@ impl<'c> Fingerprinted<'c> {
     }
 }
 
-impl Indexed<'_> {
+impl<'c> Indexed<'c> {
     /// The third stage: the pairs of submissions that share indexed
     /// fingerprints, ranked by shared fingerprints and cut to
     /// [`scored_candidates`] (MOSS ranks pairs by shared fingerprints;
@@ -404,173 +404,228 @@ impl Indexed<'_> {
         candidates: Candidates,
         progress: &dyn Progress,
     ) -> Result<Comparison, Error> {
+        Ok(self
+            .rank(candidates, Retain::Fragments, progress)?
+            .into_comparison())
+    }
+
+    /// The last stage, for a caller that writes the reported pairs as they
+    /// come: everything [`Indexed::fragments`] does, but with
+    /// [`Retain::Scores`] the fragments of each candidate are dropped once
+    /// it is scored, and [`Ranked::pairs`] computes them again, batch by
+    /// batch, for the reported pairs. The memory then grows by a few dozen
+    /// bytes per candidate, not by its fragments; the fragments of the
+    /// reported pairs cost a second computation.
+    ///
+    /// ```
+    /// use bryo_engine::Config;
+    /// use bryo_match::{fingerprint, Corpus, Document, MatchOptions, Retain, Silent, SubmissionId};
+    ///
+    /// let passage: Vec<u64> = (100..140).collect();
+    /// let docs: Vec<Vec<u64>> = (0..4u64)
+    ///     .map(|i| (i * 1000..i * 1000 + 20).chain(passage.iter().copied()).collect())
+    ///     .collect();
+    /// let corpus: Corpus = docs
+    ///     .iter()
+    ///     .enumerate()
+    ///     .map(|(i, d)| Document::new(SubmissionId(i as u32), d))
+    ///     .collect();
+    /// let options = MatchOptions::new(Config::new(5, 4)?);
+    /// let indexed = fingerprint(&corpus, &options, &Silent)?.index(&Silent)?;
+    /// let candidates = indexed.pairs(&Silent)?;
+    /// let ranked = indexed.rank(candidates, Retain::Scores, &Silent)?;
+    /// assert_eq!(ranked.len(), 6);
+    /// // Two batches, each computed again in parallel.
+    /// let mut pairs = ranked.pairs(0..3);
+    /// pairs.extend(ranked.pairs(3..6));
+    /// assert_eq!(pairs, bryo_match::match_corpus(&corpus, &options)?.pairs);
+    /// # Ok::<(), bryo_match::Error>(())
+    /// ```
+    pub fn rank(
+        self,
+        candidates: Candidates,
+        retain: Retain,
+        progress: &dyn Progress,
+    ) -> Result<Ranked<'c>, Error> {
         check(progress)?;
         progress.start(Stage::Fragments, candidates.pairs.len() as u64);
         let Indexed {
-            run:
-                Run {
-                    options,
-                    prep,
-                    base_ranges,
-                    declared,
-                    canonical,
-                    documents,
-                },
+            run,
             index,
             fp_counts,
         } = self;
-        let k = options.config.k();
-        let subs = prep.subs.len() as u32;
-        let recs = &index.records;
-        let valid = |c: &Candidate| {
-            c.dense.0 < c.dense.1
-                && c.dense.1 < subs
-                && c.records.0 < c.records.1
-                && c.records.1 <= recs.len()
-                && (recs[c.records.0].a, recs[c.records.0].b) == c.dense
-                && (recs[c.records.1 - 1].a, recs[c.records.1 - 1].b) == c.dense
-        };
-        let mut internal = vec![u32::MAX; documents];
-        for (i, d) in prep.docs.iter().enumerate() {
+        let Candidates {
+            pairs: candidates,
+            total,
+        } = candidates;
+        let mut internal = vec![u32::MAX; run.documents];
+        for (i, d) in run.prep.docs.iter().enumerate() {
             internal[d.id as usize] = i as u32;
         }
-        let discount_below = match options.common {
-            CommonRule::Rarity(r) if !index.rarity.is_empty() => {
-                u64::from(r.full_weight_kgrams) * k as u64
-            }
-            _ => 0,
+        let mut ranked = Ranked {
+            run,
+            index,
+            internal,
+            order: Vec::new(),
+            kept: Vec::new(),
+            best: None,
+            summary: Comparison {
+                pairs: Vec::new(),
+                clusters: Vec::new(),
+                documents: Vec::new(),
+                base_ranges: Vec::new(),
+                stats: MatchStats::default(),
+            },
         };
-        let scored: Vec<(PairMatch, PairCounts)> = candidates
-            .pairs
+        let candidates: Vec<Candidate> = candidates
+            .into_iter()
+            .filter(|c| ranked.valid(c))
+            .collect();
+
+        // Every candidate scored; with `Retain::Scores`, its fragments
+        // dropped at once.
+        let keep = retain == Retain::Fragments;
+        let computed: Vec<(Scored, Option<PairMatch>, PairCounts)> = candidates
             .par_iter()
-            .filter(|c| valid(c))
-            .map(|c| {
+            .enumerate()
+            .map(|(i, c)| {
                 check(progress)?;
-                let (a, b) = c.dense;
-                // With merging, every exact match of at least k symbols is
-                // a part; the shortest-fragment rule judges merged lengths.
-                let part_floor = match options.merge {
-                    Some(_) => k,
-                    None => options.min_fragment_symbols,
-                };
-                let mut f = pair_fragments(
-                    &recs[c.records.0..c.records.1],
-                    &index,
-                    &prep,
-                    k,
-                    part_floor,
-                );
-                let floor = fragment_floor(&prep, a, b, &options);
-                f.fragments = merge(std::mem::take(&mut f.fragments), options.merge, floor);
-                let counts = PairCounts {
-                    seeds: f.seeds,
-                    steps: f.steps,
-                    exhausted: f.exhausted,
-                };
-                let mut m = score(
-                    &prep,
-                    a,
-                    b,
-                    c.shared_fingerprints,
-                    f.fragments,
-                    options.score,
-                );
-                if let (CommonRule::Rarity(r), false) = (options.common, index.rarity.is_empty()) {
-                    m.similarity *= r.evidence_by(
-                        &m.fragments,
-                        &index.rarity,
-                        |d| u64::from(internal[d.0 as usize]),
-                        k,
-                        index.rule.exclude_above,
-                    );
-                }
+                let (m, counts) = ranked.compute(c);
                 progress.advance(1);
-                Ok((m, counts))
+                Ok((
+                    Scored::of(&m, Source::Candidate(i as u32), c.dense),
+                    keep.then_some(m),
+                    counts,
+                ))
             })
             .collect::<Result<_, Error>>()?;
 
+        let Run {
+            options,
+            prep,
+            declared,
+            canonical,
+            documents,
+            base_ranges,
+        } = &mut ranked.run;
+        let k = options.config.k();
         let mut stats = MatchStats {
             documents: prep.docs.len() as u64,
             submissions: prep.subs.len() as u64,
             base_documents: prep.base_docs.len() as u64,
             fingerprints: fp_counts.iter().map(|&n| n as u64).sum(),
-            dropped_base: index.counts.dropped_base,
-            dropped_common: index.counts.dropped_common,
-            dropped_cap: index.counts.dropped_cap,
-            indexed: index.counts.indexed,
-            shared_hashes: index.counts.shared_hashes,
-            candidate_pairs: candidates.total,
+            dropped_base: ranked.index.counts.dropped_base,
+            dropped_common: ranked.index.counts.dropped_common,
+            dropped_cap: ranked.index.counts.dropped_cap,
+            indexed: ranked.index.counts.indexed,
+            shared_hashes: ranked.index.counts.shared_hashes,
+            candidate_pairs: total,
             duplicate_documents: canonical.iter().filter(|&&c| !c).count() as u64,
-            seed_limit: index.rule.seed_limit,
-            exclude_above: index.rule.exclude_above,
-            discount_below,
+            seed_limit: ranked.index.rule.seed_limit,
+            exclude_above: ranked.index.rule.exclude_above,
+            discount_below: match options.common {
+                CommonRule::Rarity(r) if !ranked.index.rarity.is_empty() => {
+                    u64::from(r.full_weight_kgrams) * k as u64
+                }
+                _ => 0,
+            },
             ..MatchStats::default()
         };
-        let mut all: Vec<PairMatch> = Vec::with_capacity(scored.len());
-        for (m, counts) in scored {
+        let mut scored = Vec::with_capacity(computed.len());
+        let mut matches = Vec::with_capacity(if keep { computed.len() } else { 0 });
+        for (s, m, counts) in computed {
             stats.seeds += counts.seeds;
             stats.extension_steps += counts.steps;
             stats.budget_exhausted += counts.exhausted;
-            all.push(m);
+            scored.push(s);
+            matches.extend(m);
         }
 
         // Pairs the caller knows to be identical are reported whatever their
         // score: as matched, or, if no shared fingerprint brought them
         // together, each document matched whole with its equal.
-        let found: std::collections::HashSet<(u32, u32)> = candidates
-            .pairs
-            .iter()
-            .filter(|c| valid(c))
-            .map(|c| c.dense)
-            .collect();
-        for &(a, b) in &declared {
+        let found: std::collections::HashSet<(u32, u32)> =
+            candidates.iter().map(|c| c.dense).collect();
+        for &(a, b) in declared.iter() {
             if !found.contains(&(a, b)) {
-                all.push(whole_pair(&prep, a, b));
+                let m = whole_pair(prep, a, b);
+                scored.push(Scored::of(&m, Source::Whole(a, b), (a, b)));
+                if keep {
+                    matches.push(m);
+                }
             }
         }
-        for m in &mut all {
-            m.identical = m.identical
-                || declared
-                    .binary_search(&(dense(&prep, m.a), dense(&prep, m.b)))
-                    .is_ok();
+        drop(found);
+        for s in &mut scored {
+            s.declared = declared.binary_search(&s.dense).is_ok();
+            s.identical |= s.declared;
         }
-        all.sort_by(|x, y| {
-            (y.covered_a + y.covered_b)
-                .cmp(&(x.covered_a + x.covered_b))
-                .then(y.shared_fingerprints.cmp(&x.shared_fingerprints))
-                .then((x.a, x.b).cmp(&(y.a, y.b)))
+        let mut by_rank: Vec<u32> = (0..scored.len() as u32).collect();
+        by_rank.sort_by(|&x, &y| {
+            let (x, y) = (&scored[x as usize], &scored[y as usize]);
+            y.covered
+                .cmp(&x.covered)
+                .then(y.shared.cmp(&x.shared))
+                .then(x.ids.cmp(&y.ids))
         });
 
         // Clusters from every scored pair, before the report's cut.
-        let mut links: Vec<(u32, u32, f64)> = all
+        let mut links: Vec<(u32, u32, f64)> = by_rank
             .iter()
-            .filter(|m| m.similarity >= options.cluster_threshold)
-            .map(|m| (dense(&prep, m.a), dense(&prep, m.b), m.similarity))
+            .map(|&i| &scored[i as usize])
+            .filter(|s| s.similarity >= options.cluster_threshold)
+            .map(|s| (s.dense.0, s.dense.1, s.similarity))
             .collect();
-        for &(a, b) in &declared {
+        for &(a, b) in declared.iter() {
             links.push((a, b, 0.0));
         }
-        let scores: Vec<(u32, u32, f64)> = all
+        let scores: Vec<(u32, u32, f64)> = by_rank
             .iter()
-            .map(|m| (dense(&prep, m.a), dense(&prep, m.b), m.similarity))
+            .map(|&i| &scored[i as usize])
+            .map(|s| (s.dense.0, s.dense.1, s.similarity))
             .collect();
-        let clusters = clusters(&prep, &links, &scores);
+        let clusters = clusters(prep, &links, &scores);
+        drop((links, scores));
 
-        let mut pairs: Vec<PairMatch> = all
+        let mut reported: Vec<u32> = by_rank
             .into_iter()
-            .filter(|m| {
-                m.identical
-                    && declared
-                        .binary_search(&(dense(&prep, m.a), dense(&prep, m.b)))
-                        .is_ok()
-                    || m.similarity >= options.min_similarity
+            .filter(|&i| {
+                let s = &scored[i as usize];
+                s.declared || s.similarity >= options.min_similarity
             })
             .collect();
         if options.max_pairs != 0 {
-            pairs.truncate(options.max_pairs);
+            reported.truncate(options.max_pairs);
         }
+        ranked.best = reported
+            .iter()
+            .map(|&i| scored[i as usize].similarity)
+            .reduce(f64::max);
+        if keep {
+            let mut matches: Vec<Option<PairMatch>> = matches.into_iter().map(Some).collect();
+            ranked.kept = reported
+                .iter()
+                .map(|&i| {
+                    let mut m = matches[i as usize].take().expect("each pair reported once");
+                    m.identical = scored[i as usize].identical;
+                    m
+                })
+                .collect();
+        }
+        let mut candidates: Vec<Option<Candidate>> = candidates.into_iter().map(Some).collect();
+        ranked.order = reported
+            .iter()
+            .map(|&i| match scored[i as usize].source {
+                Source::Candidate(c) => Slot::Candidate(
+                    candidates[c as usize]
+                        .take()
+                        .expect("each candidate reported once"),
+                ),
+                Source::Whole(a, b) => Slot::Whole(a, b),
+            })
+            .collect();
 
-        let mut summaries = vec![DocumentSummary::default(); documents];
+        let mut summaries = vec![DocumentSummary::default(); *documents];
         for (doc, &n) in prep.docs.iter().zip(&fp_counts) {
             summaries[doc.id as usize] = DocumentSummary {
                 fingerprints: u32::try_from(n).unwrap_or(u32::MAX),
@@ -578,13 +633,216 @@ impl Indexed<'_> {
                 common_symbols: doc.common_symbols,
             };
         }
-        Ok(Comparison {
-            pairs,
+        ranked.summary = Comparison {
+            pairs: Vec::new(),
             clusters,
             documents: summaries,
-            base_ranges,
+            base_ranges: std::mem::take(base_ranges),
             stats,
-        })
+        };
+        Ok(ranked)
+    }
+}
+
+/// What [`Indexed::rank`] keeps of each scored candidate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Retain {
+    /// Its fragments: [`Ranked::pairs`] and [`Ranked::into_comparison`]
+    /// hand them out as computed. Memory grows with the fragments of every
+    /// reported pair.
+    Fragments,
+    /// Its scores only: the fragments of a reported pair are computed
+    /// again when [`Ranked::pairs`] asks for it. For `-n 0` on large
+    /// classes, whose fragments would not fit in memory together.
+    Scores,
+}
+
+/// The reported pairs of [`Indexed::rank`], ranked and cut, with their
+/// clusters and totals; their fragments are handed out batch by batch
+/// ([`Ranked::pairs`]) or all at once ([`Ranked::into_comparison`]).
+pub struct Ranked<'c> {
+    run: Run<'c>,
+    index: Index,
+    /// Internal position of every document, by [`DocId`].
+    internal: Vec<u32>,
+    /// The reported pairs, best first.
+    order: Vec<Slot>,
+    /// Their matches, in the same order, under [`Retain::Fragments`].
+    kept: Vec<PairMatch>,
+    /// The highest similarity of a reported pair.
+    best: Option<f64>,
+    /// Everything but the pairs.
+    summary: Comparison,
+}
+
+impl std::fmt::Debug for Ranked<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ranked")
+            .field("pairs", &self.order.len())
+            .field("retained", &!self.kept.is_empty())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Where a reported pair comes from.
+enum Slot {
+    Candidate(Candidate),
+    /// Declared identical, sharing no indexed fingerprint (dense indices).
+    Whole(u32, u32),
+}
+
+/// Where a scored pair comes from, while ranking: a candidate by its
+/// position, or a declared pair matched whole.
+#[derive(Clone, Copy)]
+enum Source {
+    Candidate(u32),
+    Whole(u32, u32),
+}
+
+/// What the ranking, the cut and the clusters need of a scored pair.
+struct Scored {
+    source: Source,
+    ids: (SubmissionId, SubmissionId),
+    dense: (u32, u32),
+    covered: u64,
+    shared: u64,
+    similarity: f64,
+    identical: bool,
+    /// Declared identical by the caller.
+    declared: bool,
+}
+
+impl Scored {
+    fn of(m: &PairMatch, source: Source, dense: (u32, u32)) -> Scored {
+        Scored {
+            source,
+            ids: (m.a, m.b),
+            dense,
+            covered: m.covered_a + m.covered_b,
+            shared: m.shared_fingerprints,
+            similarity: m.similarity,
+            identical: m.identical,
+            declared: false,
+        }
+    }
+}
+
+impl<'c> Ranked<'c> {
+    /// Whether a candidate is one of this index's.
+    fn valid(&self, c: &Candidate) -> bool {
+        let subs = self.run.prep.subs.len() as u32;
+        let recs = &self.index.records;
+        c.dense.0 < c.dense.1
+            && c.dense.1 < subs
+            && c.records.0 < c.records.1
+            && c.records.1 <= recs.len()
+            && (recs[c.records.0].a, recs[c.records.0].b) == c.dense
+            && (recs[c.records.1 - 1].a, recs[c.records.1 - 1].b) == c.dense
+    }
+
+    /// A valid candidate's fragments and scores (the caller's identical
+    /// pairs not yet marked).
+    fn compute(&self, c: &Candidate) -> (PairMatch, PairCounts) {
+        let Run { options, prep, .. } = &self.run;
+        let index = &self.index;
+        let k = options.config.k();
+        let (a, b) = c.dense;
+        // With merging, every exact match of at least k symbols is a part;
+        // the shortest-fragment rule judges merged lengths.
+        let part_floor = match options.merge {
+            Some(_) => k,
+            None => options.min_fragment_symbols,
+        };
+        let mut f = pair_fragments(
+            &index.records[c.records.0..c.records.1],
+            index,
+            prep,
+            k,
+            part_floor,
+        );
+        let floor = fragment_floor(prep, a, b, options);
+        f.fragments = merge(std::mem::take(&mut f.fragments), options.merge, floor);
+        let counts = PairCounts {
+            seeds: f.seeds,
+            steps: f.steps,
+            exhausted: f.exhausted,
+        };
+        let mut m = score(
+            prep,
+            a,
+            b,
+            c.shared_fingerprints,
+            f.fragments,
+            options.score,
+        );
+        if let (CommonRule::Rarity(r), false) = (options.common, index.rarity.is_empty()) {
+            m.similarity *= r.evidence_by(
+                &m.fragments,
+                &index.rarity,
+                |d| u64::from(self.internal[d.0 as usize]),
+                k,
+                index.rule.exclude_above,
+            );
+        }
+        (m, counts)
+    }
+
+    /// The number of reported pairs.
+    pub fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    /// Whether no pair is reported.
+    pub fn is_empty(&self) -> bool {
+        self.order.is_empty()
+    }
+
+    /// The highest similarity of a reported pair.
+    pub fn max_similarity(&self) -> Option<f64> {
+        self.best
+    }
+
+    /// Clusters, per-document facts, base ranges and counters: the
+    /// [`Comparison`] without its pairs.
+    pub fn summary(&self) -> &Comparison {
+        &self.summary
+    }
+
+    /// The reported pairs in `range` of ranks (0 = best), with their
+    /// fragments, exactly as [`Indexed::fragments`] reports them: taken
+    /// from memory under [`Retain::Fragments`], computed again in parallel
+    /// under [`Retain::Scores`]. A range beyond [`Ranked::len`] is cut.
+    pub fn pairs(&self, range: std::ops::Range<usize>) -> Vec<PairMatch> {
+        let end = range.end.min(self.order.len());
+        let range = range.start.min(end)..end;
+        if !self.kept.is_empty() {
+            return self.kept[range].to_vec();
+        }
+        let declared = &self.run.declared;
+        self.order[range]
+            .par_iter()
+            .map(|slot| match slot {
+                Slot::Candidate(c) => {
+                    let (mut m, _) = self.compute(c);
+                    m.identical |= declared.binary_search(&c.dense).is_ok();
+                    m
+                }
+                Slot::Whole(a, b) => whole_pair(&self.run.prep, *a, *b),
+            })
+            .collect()
+    }
+
+    /// The whole [`Comparison`], every reported pair with its fragments.
+    pub fn into_comparison(self) -> Comparison {
+        let pairs = if self.kept.is_empty() {
+            self.pairs(0..self.order.len())
+        } else {
+            self.kept
+        };
+        Comparison {
+            pairs,
+            ..self.summary
+        }
     }
 }
 
@@ -625,11 +883,6 @@ struct PairCounts {
     seeds: u64,
     steps: u64,
     exhausted: u64,
-}
-
-/// Dense index of a submission id.
-fn dense(prep: &Prepared<'_>, id: SubmissionId) -> u32 {
-    prep.subs.partition_point(|s| s.id < id) as u32
 }
 
 /// The caller's identical pairs as sorted `(a, b)` dense indices, `a < b`,

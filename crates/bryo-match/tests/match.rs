@@ -1272,6 +1272,54 @@ proptest! {
         prop_assert_eq!(watcher.done.load(std::sync::atomic::Ordering::Relaxed), current - duplicates + scored);
     }
 
+    /// Ranked with its scores only, a run's pairs computed again batch by
+    /// batch are exactly what the whole run reports, with the same
+    /// clusters, totals and best similarity: under a cut to `max_pairs`, a
+    /// minimum similarity, and pairs the caller declares identical.
+    #[test]
+    fn pairs_computed_again_in_batches_equal_the_whole_run(
+        (docs, mut options) in small_corpus(),
+        max_pairs in 0usize..6,
+        min_similarity in prop::sample::select(vec![0.0, 0.2, 0.6]),
+        declared in prop::collection::vec((0u32..5, 0u32..5), 0..3),
+        batch in 1usize..5,
+    ) {
+        use bryo_match::Retain;
+        options.max_pairs = max_pairs;
+        options.min_similarity = min_similarity;
+        let mut corpus = corpus(&docs);
+        for (a, b) in declared {
+            corpus.declare_identical(sub_id(a), sub_id(b));
+        }
+        let whole = match_corpus(&corpus, &options).unwrap();
+        for retain in [Retain::Scores, Retain::Fragments] {
+            let indexed = bryo_match::fingerprint(&corpus, &options, &bryo_match::Silent)
+                .and_then(|f| f.index(&bryo_match::Silent))
+                .unwrap();
+            let candidates = indexed.pairs(&bryo_match::Silent).unwrap();
+            let ranked = indexed.rank(candidates, retain, &bryo_match::Silent).unwrap();
+            prop_assert_eq!(ranked.len(), whole.pairs.len());
+            prop_assert_eq!(
+                ranked.max_similarity(),
+                whole.pairs.iter().map(|p| p.similarity).reduce(f64::max)
+            );
+            let mut pairs = Vec::new();
+            let mut start = 0;
+            while start < ranked.len() + 2 {
+                pairs.extend(ranked.pairs(start..start + batch));
+                start += batch;
+            }
+            prop_assert_eq!(&pairs, &whole.pairs);
+            let summary = ranked.summary().clone();
+            prop_assert_eq!(&summary.clusters, &whole.clusters);
+            prop_assert_eq!(&summary.documents, &whole.documents);
+            prop_assert_eq!(&summary.base_ranges, &whole.base_ranges);
+            prop_assert_eq!(&summary.stats, &whole.stats);
+            prop_assert!(summary.pairs.is_empty());
+            prop_assert_eq!(&ranked.into_comparison(), &whole);
+        }
+    }
+
     /// A caller's content fingerprints spare a hash pass and never change
     /// the result, even when they are wrong.
     #[test]
