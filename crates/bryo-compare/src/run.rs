@@ -217,6 +217,8 @@ pub struct Analysis {
     config: Config,
     min_fragment: usize,
     match_options: MatchOptions,
+    /// Of every document of [`Analysis::corpus`], its submission and file.
+    doc_owner: Vec<(usize, usize)>,
 }
 
 /// The first stages of [`compare`] after discovery: decodes and analyzes
@@ -424,7 +426,13 @@ pub fn analyze_inputs_with_archive(
     match_options.min_fragment_symbols = min_fragment;
     match_options.cluster_threshold = options.cluster_threshold;
     match_options.score = options.score;
+    let doc_owner = kept
+        .iter()
+        .enumerate()
+        .flat_map(|(i, (_, files))| (0..files.len()).map(move |j| (i, j)))
+        .collect();
     Ok(Analysis {
+        doc_owner,
         kept,
         fingerprints,
         base_files,
@@ -490,79 +498,28 @@ impl Analysis {
         progress: &dyn Progress,
     ) -> Outcome {
         progress.start(Stage::Report, 0);
-        let Analysis {
-            mut kept,
-            base_files,
-            skipped,
-            identical,
-            identical_pairs,
-            config,
-            min_fragment,
-            match_options,
-            ..
-        } = self;
-        let doc_owner: Vec<(usize, usize)> = kept
-            .iter()
-            .enumerate()
-            .flat_map(|(i, (_, files))| (0..files.len()).map(move |j| (i, j)))
+        let mut report = self.report_head(&comparison, options);
+        report.pairs = comparison
+            .pairs
+            .par_iter()
+            .map(|m| self.report_pair(m))
             .collect();
-        let to_pair = |m: &bryo_match::PairMatch| {
-            let mut fragments = Vec::with_capacity(m.fragments.len());
-            let mut a_lines = Vec::new();
-            let mut b_lines = Vec::new();
-            for f in &m.fragments {
-                let (ai, aj) = doc_owner[f.a_doc.0 as usize];
-                let (bi, bj) = doc_owner[f.b_doc.0 as usize];
-                let (fa, fb) = (&kept[ai].1[aj], &kept[bi].1[bj]);
-                let (ra, rb) = (f.a_range(), f.b_range());
-                let a = location(fa, ra.start, ra.len());
-                let b = location(fb, rb.start, rb.len());
-                // Lines matched count the parts, never the gaps.
-                let parts: Vec<FragmentPart> = f
-                    .parts
-                    .iter()
-                    .map(|p| FragmentPart {
-                        a: location(fa, p.a_start as usize, p.len as usize),
-                        b: location(fb, p.b_start as usize, p.len as usize),
-                        symbols: u64::from(p.len),
-                    })
-                    .collect();
-                if parts.is_empty() {
-                    a_lines.push((aj, a.lines));
-                    b_lines.push((bj, b.lines));
-                } else {
-                    for p in &parts {
-                        a_lines.push((aj, p.a.lines));
-                        b_lines.push((bj, p.b.lines));
-                    }
-                }
-                fragments.push(Fragment {
-                    a,
-                    b,
-                    symbols: u64::from(f.len),
-                    parts,
-                });
-            }
-            let a_lines_matched = count_lines(a_lines);
-            let b_lines_matched = count_lines(b_lines);
-            let (a, b) = (m.a.0 as usize, m.b.0 as usize);
-            Pair {
-                a,
-                b,
-                similarity: m.similarity,
-                a_percent: m.a_percent,
-                b_percent: m.b_percent,
-                a_lines_matched,
-                b_lines_matched,
-                lines_matched: a_lines_matched.max(b_lines_matched),
-                longest_fragment: u64::from(m.longest_fragment),
-                shared_fingerprints: m.shared_fingerprints,
-                identical: identical_pairs.contains(&(a.min(b), a.max(b))),
-                fragments,
-            }
-        };
-        // The matcher's ranking, cut and clusters.
-        let pairs: Vec<Pair> = comparison.pairs.iter().map(to_pair).collect();
+        let Analysis {
+            kept, base_files, ..
+        } = self;
+        Outcome {
+            report,
+            files: kept.into_iter().map(|(_, files)| files).collect(),
+            base: base_files,
+        }
+    }
+
+    /// The report of a run without its pairs (whatever `comparison.pairs`
+    /// holds): options, submissions, clusters, exact copies, skipped files
+    /// and totals. With [`Analysis::report_pair`], for a caller that writes
+    /// the pairs as they come ([`bryo_match::Indexed::rank`]).
+    pub fn report_head(&self, comparison: &Comparison, options: &CompareOptions) -> Report {
+        let kept = &self.kept;
         let clusters = comparison
             .clusters
             .iter()
@@ -571,10 +528,9 @@ impl Analysis {
                 max_similarity: c.max_similarity,
             })
             .collect();
-
         let stats = Stats {
             files: kept.iter().map(|(s, _)| s.files.len() as u64).sum(),
-            base_files: base_files.len() as u64,
+            base_files: self.base_files.len() as u64,
             symbols: kept
                 .iter()
                 .flat_map(|(s, _)| &s.files)
@@ -592,15 +548,16 @@ impl Analysis {
             seed_limit: Some(comparison.stats.seed_limit).filter(|&l| l != u64::MAX),
             discount_below: Some(comparison.stats.discount_below).filter(|&d| d != 0),
         };
+        let match_options = &self.match_options;
         let language = options.analyze.language.map(|l| l.name().to_string());
         let report_options = Options {
             language,
-            k: config.k() as u32,
-            w: config.w() as u32,
+            k: self.config.k() as u32,
+            w: self.config.w() as u32,
             max_submissions: options.max_submissions.map(|m| m as u32),
             max_pairs: options.max_pairs as u32,
             min_similarity: options.min_similarity,
-            min_fragment_symbols: min_fragment as u32,
+            min_fragment_symbols: self.min_fragment as u32,
             merge_gap: match_options
                 .merge
                 .map_or(0, |m| u32::try_from(m.max_gap).unwrap_or(u32::MAX)),
@@ -626,25 +583,82 @@ impl Analysis {
             }),
         };
         let mut report = Report::new(env!("CARGO_PKG_VERSION"), report_options);
+        let mut submissions: Vec<Submission> = kept.iter().map(|(s, _)| s.clone()).collect();
         // Base-code passages of every file, for renderers that grey them out.
-        for (d, &(i, j)) in doc_owner.iter().enumerate() {
-            if let Some(ranges) = comparison.base_ranges.get(d).filter(|r| !r.is_empty()) {
-                let (sub, files) = &mut kept[i];
-                sub.files[j].base_code = base_regions(&files[j], ranges);
+        let mut d = 0;
+        for (sub, (_, files)) in submissions.iter_mut().zip(kept) {
+            for (entry, file) in sub.files.iter_mut().zip(files) {
+                if let Some(ranges) = comparison.base_ranges.get(d).filter(|r| !r.is_empty()) {
+                    entry.base_code = base_regions(file, ranges);
+                }
+                d += 1;
             }
         }
-        let (subs, files): (Vec<Submission>, Vec<Vec<Analyzed>>) = kept.into_iter().unzip();
-        report.submissions = subs;
-        report.pairs = pairs;
+        report.submissions = submissions;
         report.clusters = clusters;
-        report.identical_submissions = identical.groups;
-        report.identical_files = identical.files;
-        report.skipped = skipped;
+        report.identical_submissions = self.identical.groups.clone();
+        report.identical_files = self.identical.files.clone();
+        report.skipped = self.skipped.clone();
         report.stats = stats;
-        Outcome {
-            report,
-            files,
-            base: base_files,
+        report
+    }
+
+    /// One of the matcher's pairs in the report's terms: files, lines and
+    /// bytes.
+    pub fn report_pair(&self, m: &bryo_match::PairMatch) -> Pair {
+        let kept = &self.kept;
+        let mut fragments = Vec::with_capacity(m.fragments.len());
+        let mut a_lines = Vec::new();
+        let mut b_lines = Vec::new();
+        for f in &m.fragments {
+            let (ai, aj) = self.doc_owner[f.a_doc.0 as usize];
+            let (bi, bj) = self.doc_owner[f.b_doc.0 as usize];
+            let (fa, fb) = (&kept[ai].1[aj], &kept[bi].1[bj]);
+            let (ra, rb) = (f.a_range(), f.b_range());
+            let a = location(fa, ra.start, ra.len());
+            let b = location(fb, rb.start, rb.len());
+            // Lines matched count the parts, never the gaps.
+            let parts: Vec<FragmentPart> = f
+                .parts
+                .iter()
+                .map(|p| FragmentPart {
+                    a: location(fa, p.a_start as usize, p.len as usize),
+                    b: location(fb, p.b_start as usize, p.len as usize),
+                    symbols: u64::from(p.len),
+                })
+                .collect();
+            if parts.is_empty() {
+                a_lines.push((aj, a.lines));
+                b_lines.push((bj, b.lines));
+            } else {
+                for p in &parts {
+                    a_lines.push((aj, p.a.lines));
+                    b_lines.push((bj, p.b.lines));
+                }
+            }
+            fragments.push(Fragment {
+                a,
+                b,
+                symbols: u64::from(f.len),
+                parts,
+            });
+        }
+        let a_lines_matched = count_lines(a_lines);
+        let b_lines_matched = count_lines(b_lines);
+        let (a, b) = (m.a.0 as usize, m.b.0 as usize);
+        Pair {
+            a,
+            b,
+            similarity: m.similarity,
+            a_percent: m.a_percent,
+            b_percent: m.b_percent,
+            a_lines_matched,
+            b_lines_matched,
+            lines_matched: a_lines_matched.max(b_lines_matched),
+            longest_fragment: u64::from(m.longest_fragment),
+            shared_fingerprints: m.shared_fingerprints,
+            identical: self.identical_pairs.contains(&(a.min(b), a.max(b))),
+            fragments,
         }
     }
 }

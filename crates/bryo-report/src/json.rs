@@ -40,6 +40,37 @@ impl Report {
         Ok(report)
     }
 
+    /// Checks pair `i` (0 = best) of a report of `submissions` submissions.
+    pub(crate) fn validate_pair(
+        i: usize,
+        p: &crate::Pair,
+        submissions: usize,
+    ) -> Result<(), ReportError> {
+        if p.a >= submissions || p.b >= submissions {
+            return Err(ReportError::Invalid(format!(
+                "pair {i} joins submissions {} and {} but there are {submissions}",
+                p.a,
+                p.b
+            )));
+        }
+        if p.a == p.b {
+            return Err(ReportError::Invalid(format!(
+                "pair {i} joins submission {} with itself",
+                p.a
+            )));
+        }
+        for (x, field) in [
+            (p.similarity, "similarity"),
+            (p.a_percent, "a_percent"),
+            (p.b_percent, "b_percent"),
+        ] {
+            if !x.is_finite() {
+                return Err(ReportError::Invalid(format!("pairs[{i}].{field} is {x}")));
+            }
+        }
+        Ok(())
+    }
+
     /// Checks what the types cannot: every submission index is in range,
     /// no pair joins a submission with itself, and every number is finite
     /// (JSON has no NaN or infinity).
@@ -63,21 +94,7 @@ impl Report {
             finite(r, || "options.merge_ratio".into())?;
         }
         for (i, p) in self.pairs.iter().enumerate() {
-            if p.a >= n || p.b >= n {
-                return Err(ReportError::Invalid(format!(
-                    "pair {i} joins submissions {} and {} but there are {n}",
-                    p.a, p.b
-                )));
-            }
-            if p.a == p.b {
-                return Err(ReportError::Invalid(format!(
-                    "pair {i} joins submission {} with itself",
-                    p.a
-                )));
-            }
-            finite(p.similarity, || format!("pairs[{i}].similarity"))?;
-            finite(p.a_percent, || format!("pairs[{i}].a_percent"))?;
-            finite(p.b_percent, || format!("pairs[{i}].b_percent"))?;
+            Report::validate_pair(i, p, n)?;
         }
         for (i, c) in self.clusters.iter().enumerate() {
             if let Some(&m) = c.members.iter().find(|&&m| m >= n) {

@@ -101,6 +101,7 @@ mod error;
 mod json;
 mod model;
 mod numbers;
+mod stream;
 mod table;
 
 pub use columns::Columns;
@@ -113,4 +114,5 @@ pub use model::{
     Submission, SCHEMA_ID,
 };
 pub use numbers::{percent_down, plural, thousands};
+pub use stream::{CsvPairs, JsonPairs};
 pub use table::{write_table, TableOptions};

@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use bryo_report::{
-    write_csv, write_json, write_table, Cluster, FileEntry, FileRef, FileStatus, Fragment,
+    write_csv, write_json, write_table, Cluster, CsvPairs, JsonPairs, FileEntry, FileRef, FileStatus, Fragment,
     FragmentPart, Frontend, IdenticalFiles, Location, Options, Pair, Region, Report, ReportError,
     Scheme, Score, Skipped, Stats, Submission, TableOptions, SCHEMA_ID,
 };
@@ -671,6 +671,32 @@ proptest! {
         prop_assert_eq!(&back, &r);
         // And writing it again gives the same bytes.
         prop_assert_eq!(render_json(&back), json);
+    }
+
+    /// Written pair by pair (encoded out of order, as threads would),
+    /// a report is byte for byte the whole report's JSON, and its CSV.
+    #[test]
+    fn streamed_reports_equal_whole_ones(r in report()) {
+        let mut head = r.clone();
+        head.pairs.clear();
+        let mut json = JsonPairs::begin(&head, Vec::new()).unwrap();
+        let encoded: Vec<Vec<u8>> = r
+            .pairs
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(i, p)| json.encode(i + 1, p).unwrap())
+            .collect();
+        for e in encoded.iter().rev() {
+            json.write_encoded(e).unwrap();
+        }
+        let json = String::from_utf8(json.finish().unwrap()).unwrap();
+        prop_assert_eq!(json, render_json(&r));
+        let mut csv = CsvPairs::begin(&head, Vec::new()).unwrap();
+        for p in &r.pairs {
+            csv.pair(p).unwrap();
+        }
+        prop_assert_eq!(String::from_utf8(csv.finish().unwrap()).unwrap(), render_csv(&r));
     }
 
     #[test]

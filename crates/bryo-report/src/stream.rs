@@ -1,0 +1,167 @@
+//! Reports written pair by pair: the head first, then each pair as it is
+//! computed, so that a run with a million pairs never holds them together.
+
+use std::io::Write;
+
+use crate::{Pair, Report, ReportError, CSV_HEADER};
+
+/// What the pretty JSON of a report with no pairs holds where the pairs
+/// go. A JSON string never holds a raw line break, so this cannot occur
+/// inside a name.
+const PAIRS_KEY: &str = "\n  \"pairs\": [";
+
+/// A report written as JSON pair by pair, byte for byte what
+/// [`write_json`](crate::write_json) writes for the whole report: the head
+/// (options, submissions) when it begins, each pair as it is given, the
+/// rest (clusters, exact copies, skipped files, totals) at the end.
+///
+/// [`JsonPairs::encode`] takes `&self`, so that pairs can be encoded on
+/// many threads and written in order with [`JsonPairs::write_encoded`].
+///
+/// (`tests/report.rs` checks the bytes against `write_json` on random
+/// reports.)
+#[derive(Debug)]
+pub struct JsonPairs<W: Write> {
+    out: W,
+    /// The head's JSON after the opening bracket of the pairs.
+    tail: String,
+    submissions: usize,
+    written: usize,
+}
+
+impl<W: Write> JsonPairs<W> {
+    /// Checks `head` ([`Report::validate`]; its `pairs` must be empty) and
+    /// writes everything before the first pair.
+    pub fn begin(head: &Report, mut out: W) -> Result<Self, ReportError> {
+        if !head.pairs.is_empty() {
+            return Err(ReportError::Invalid(format!(
+                "the head of a streamed report holds {} pairs; they are written one by one",
+                head.pairs.len()
+            )));
+        }
+        head.validate()?;
+        let mut text = serde_json::to_string_pretty(head)?;
+        let at = text
+            .find(PAIRS_KEY)
+            .ok_or_else(|| ReportError::Invalid("no pairs key in the report".into()))?
+            + PAIRS_KEY.len();
+        let tail = text.split_off(at);
+        out.write_all(text.as_bytes())?;
+        Ok(JsonPairs {
+            out,
+            tail,
+            submissions: head.submissions.len(),
+            written: 0,
+        })
+    }
+
+    /// The JSON of `pair`, ranked `rank` (1 = best), to be written with
+    /// [`JsonPairs::write_encoded`]; fails as [`Report::validate`] would on
+    /// a report holding it.
+    pub fn encode(&self, rank: usize, pair: &Pair) -> Result<Vec<u8>, ReportError> {
+        Report::validate_pair(rank.saturating_sub(1), pair, self.submissions)?;
+        let json = serde_json::to_vec_pretty(pair)?;
+        // Two levels deeper than a report's top-level keys.
+        let mut out = Vec::with_capacity(json.len() + json.len() / 8);
+        for (i, line) in json.split(|&b| b == b'\n').enumerate() {
+            if i > 0 {
+                out.push(b'\n');
+            }
+            out.extend_from_slice(b"    ");
+            out.extend_from_slice(line);
+        }
+        Ok(out)
+    }
+
+    /// Writes a pair encoded by [`JsonPairs::encode`] after those written
+    /// before.
+    pub fn write_encoded(&mut self, encoded: &[u8]) -> Result<(), ReportError> {
+        let separator: &[u8] = if self.written == 0 { b"\n" } else { b",\n" };
+        self.out.write_all(separator)?;
+        self.out.write_all(encoded)?;
+        self.written += 1;
+        Ok(())
+    }
+
+    /// Encodes and writes the next pair (ranked after those written).
+    pub fn pair(&mut self, pair: &Pair) -> Result<(), ReportError> {
+        let encoded = self.encode(self.written + 1, pair)?;
+        self.write_encoded(&encoded)
+    }
+
+    /// Writes the rest of the report and a final newline, flushes, and
+    /// hands the writer back.
+    pub fn finish(mut self) -> Result<W, ReportError> {
+        if self.written > 0 {
+            self.out.write_all(b"\n  ")?;
+        }
+        self.out.write_all(self.tail.as_bytes())?;
+        self.out.write_all(b"\n")?;
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+/// A report written as CSV pair by pair: the header, then one row per pair
+/// in rank order, as [`write_csv`](crate::write_csv) writes them.
+#[derive(Debug)]
+pub struct CsvPairs<'h, W: Write> {
+    out: W,
+    head: &'h Report,
+    written: usize,
+}
+
+impl<'h, W: Write> CsvPairs<'h, W> {
+    /// Writes the header row; `head` gives the submission names (a pair
+    /// naming a submission it does not hold shows `#N`, as in
+    /// [`Report::submission_name`]).
+    pub fn begin(head: &'h Report, mut out: W) -> Result<Self, ReportError> {
+        let mut header = csv::Writer::from_writer(Vec::new());
+        header.write_record(CSV_HEADER)?;
+        out.write_all(&header.into_inner().map_err(|e| e.into_error())?)?;
+        Ok(CsvPairs {
+            out,
+            head,
+            written: 0,
+        })
+    }
+
+    /// The row of the pair ranked `rank` (1 = best).
+    pub fn encode(&self, rank: usize, pair: &Pair) -> Result<Vec<u8>, ReportError> {
+        let mut w = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(Vec::new());
+        w.write_record([
+            rank.to_string().as_str(),
+            &self.head.submission_name(pair.a),
+            &self.head.submission_name(pair.b),
+            &pair.a_percent.to_string(),
+            &pair.b_percent.to_string(),
+            &pair.similarity.to_string(),
+            &pair.lines_matched.to_string(),
+            &pair.longest_fragment.to_string(),
+            &pair.shared_fingerprints.to_string(),
+            &pair.identical.to_string(),
+        ])?;
+        w.into_inner().map_err(|e| e.into_error().into())
+    }
+
+    /// Writes a row encoded by [`CsvPairs::encode`].
+    pub fn write_encoded(&mut self, encoded: &[u8]) -> Result<(), ReportError> {
+        self.out.write_all(encoded)?;
+        self.written += 1;
+        Ok(())
+    }
+
+    /// Encodes and writes the next pair (ranked after those written).
+    pub fn pair(&mut self, pair: &Pair) -> Result<(), ReportError> {
+        let encoded = self.encode(self.written + 1, pair)?;
+        self.write_encoded(&encoded)
+    }
+
+    /// Flushes and hands the writer back.
+    pub fn finish(mut self) -> Result<W, ReportError> {
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
