@@ -7,13 +7,17 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use bryo_compare::{
-    analyze_inputs_with_archive, compare_with_progress, ArchivedSubmission, CompareError,
-    CompareOptions, Outcome, Progress, Stage,
+    analyze_inputs_with_archive, Analysis, ArchivedSubmission, CompareError, CompareOptions,
+    Progress, Stage,
 };
+use bryo_match::{Ranked, Retain};
+use rayon::prelude::*;
 use bryo_html::write_html;
 use bryo_index::{Index, IndexSettings};
 use bryo_input::{discover, parse_file_list, InputOptions};
-use bryo_report::{write_csv, write_json, write_table, Report, TableOptions};
+use bryo_report::{
+    write_csv, write_json, write_table, CsvPairs, JsonPairs, Report, TableOptions,
+};
 
 use crate::args::{Format, ThreadsArg};
 use crate::frontend_args::FrontendArgs;
@@ -324,35 +328,121 @@ fn compare(args: &Args) -> Result<bool> {
         keep_text: false,
     };
     let bar = StageBar::new();
-    let outcome = run_stages(inputs, archive, &options, &bar);
+    let result = run_stages(inputs, archive, &options, args, &sources, &bar);
     bar.0.finish_and_clear();
-    let outcome = outcome?;
+    result
+}
+
+/// Candidates above which JSON and CSV reports are written pair by pair
+/// (see [`run_stages`]); `BRYO_STREAM_CANDIDATES` overrides it.
+const STREAM_CANDIDATES: usize = 20_000;
+
+/// Reported pairs computed, converted and encoded together when streaming.
+const STREAM_BATCH: usize = 4096;
+
+/// The compare job's stages, with archived submissions among the old ones,
+/// and the report written; `Ok(true)` when `--fail-above` was reached.
+///
+/// A JSON or CSV report of many candidates (`-n 0` on a large class) is
+/// written pair by pair: each candidate's fragments are dropped once it is
+/// scored, and those of the reported pairs are computed again, batch by
+/// batch, on all cores, and written at once, so that memory does not grow
+/// with the pairs' fragments. The output is the same byte for byte.
+fn run_stages(
+    inputs: bryo_input::Inputs,
+    archive: Vec<ArchivedSubmission>,
+    options: &CompareOptions,
+    args: &Args,
+    sources: &HashMap<String, Vec<u8>>,
+    progress: &StageBar,
+) -> Result<bool> {
+    let analysis = analyze_inputs_with_archive(inputs, archive, options, progress)?;
+    let stream_above = std::env::var("BRYO_STREAM_CANDIDATES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(STREAM_CANDIDATES);
+    let comparison = {
+        let corpus = analysis.corpus();
+        let indexed = bryo_match::fingerprint(&corpus, analysis.match_options(), progress)
+            .and_then(|f| f.index(progress))
+            .map_err(CompareError::from)?;
+        let candidates = indexed.pairs(progress).map_err(CompareError::from)?;
+        let streamed = matches!(args.format, Format::Json | Format::Csv)
+            && candidates.pairs.len() > stream_above;
+        if streamed {
+            let ranked = indexed
+                .rank(candidates, Retain::Scores, progress)
+                .map_err(CompareError::from)?;
+            return write_streamed(&analysis, &ranked, options, args, progress);
+        }
+        indexed
+            .fragments(candidates, progress)
+            .map_err(CompareError::from)?
+    };
+    let outcome = analysis.report(comparison, options, progress);
     warn_about_common_passages(&outcome.report);
-    write_report(&outcome.report, args, &sources)?;
+    write_report(&outcome.report, args, sources)?;
     Ok(args
         .fail_above
         .is_some_and(|limit| outcome.report.pairs.iter().any(|p| p.similarity >= limit)))
 }
 
-/// The compare job's stages, with archived submissions among the old ones.
-fn run_stages(
-    inputs: bryo_input::Inputs,
-    archive: Vec<ArchivedSubmission>,
+/// Writes a JSON or CSV report pair by pair (see [`run_stages`]).
+fn write_streamed(
+    analysis: &Analysis,
+    ranked: &Ranked<'_>,
     options: &CompareOptions,
-    progress: &dyn Progress,
-) -> Result<Outcome, CompareError> {
-    if archive.is_empty() {
-        return compare_with_progress(inputs, options, progress);
-    }
-    let analysis = analyze_inputs_with_archive(inputs, archive, options, progress)?;
-    let comparison = {
-        let corpus = analysis.corpus();
-        let indexed = bryo_match::fingerprint(&corpus, analysis.match_options(), progress)?
-            .index(progress)?;
-        let candidates = indexed.pairs(progress)?;
-        indexed.fragments(candidates, progress)?
+    args: &Args,
+    progress: &StageBar,
+) -> Result<bool> {
+    progress.start(Stage::Report, ranked.len() as u64);
+    let head = analysis.report_head(ranked.summary(), options);
+    warn_about_common_passages(&head);
+    // Shared with the threads that encode (which never write to it).
+    let out: Box<dyn Write + Send + Sync> = match &args.output {
+        Some(path) => Box::new(BufWriter::new(
+            File::create(path).with_context(|| format!("cannot create {}", path.display()))?,
+        )),
+        None => Box::new(BufWriter::new(io::stdout())),
     };
-    Ok(analysis.report(comparison, options, progress))
+    enum Writer<'h> {
+        Json(JsonPairs<Box<dyn Write + Send + Sync>>),
+        Csv(CsvPairs<'h, Box<dyn Write + Send + Sync>>),
+    }
+    let mut writer = match args.format {
+        Format::Json => Writer::Json(JsonPairs::begin(&head, out)?),
+        _ => Writer::Csv(CsvPairs::begin(&head, out)?),
+    };
+    for start in (0..ranked.len()).step_by(STREAM_BATCH) {
+        let encoded: Vec<Vec<u8>> = ranked
+            .pairs(start..start + STREAM_BATCH)
+            .par_iter()
+            .enumerate()
+            .map(|(i, m)| {
+                let pair = analysis.report_pair(m);
+                let rank = start + i + 1;
+                match &writer {
+                    Writer::Json(w) => w.encode(rank, &pair),
+                    Writer::Csv(w) => w.encode(rank, &pair),
+                }
+            })
+            .collect::<Result<_, _>>()?;
+        for e in &encoded {
+            match &mut writer {
+                Writer::Json(w) => w.write_encoded(e)?,
+                Writer::Csv(w) => w.write_encoded(e)?,
+            }
+        }
+        progress.advance(encoded.len() as u64);
+    }
+    match writer {
+        Writer::Json(w) => w.finish()?,
+        Writer::Csv(w) => w.finish()?,
+    };
+    Ok(args
+        .fail_above
+        .zip(ranked.max_similarity())
+        .is_some_and(|(limit, best)| best >= limit))
 }
 
 /// A progress bar on standard error, drawn only when it is a terminal.

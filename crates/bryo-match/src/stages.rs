@@ -485,7 +485,7 @@ impl<'c> Indexed<'c> {
         // Every candidate scored; with `Retain::Scores`, its fragments
         // dropped at once.
         let keep = retain == Retain::Fragments;
-        let computed: Vec<(Scored, Option<PairMatch>, PairCounts)> = candidates
+        let computed: Vec<(Scored, Option<Box<PairMatch>>, PairCounts)> = candidates
             .par_iter()
             .enumerate()
             .map(|(i, c)| {
@@ -494,7 +494,7 @@ impl<'c> Indexed<'c> {
                 progress.advance(1);
                 Ok((
                     Scored::of(&m, Source::Candidate(i as u32), c.dense),
-                    keep.then_some(m),
+                    keep.then(|| Box::new(m)),
                     counts,
                 ))
             })
@@ -551,7 +551,7 @@ impl<'c> Indexed<'c> {
                 let m = whole_pair(prep, a, b);
                 scored.push(Scored::of(&m, Source::Whole(a, b), (a, b)));
                 if keep {
-                    matches.push(m);
+                    matches.push(Box::new(m));
                 }
             }
         }
@@ -602,11 +602,11 @@ impl<'c> Indexed<'c> {
             .map(|&i| scored[i as usize].similarity)
             .reduce(f64::max);
         if keep {
-            let mut matches: Vec<Option<PairMatch>> = matches.into_iter().map(Some).collect();
+            let mut matches: Vec<Option<Box<PairMatch>>> = matches.into_iter().map(Some).collect();
             ranked.kept = reported
                 .iter()
                 .map(|&i| {
-                    let mut m = matches[i as usize].take().expect("each pair reported once");
+                    let mut m = *matches[i as usize].take().expect("each pair reported once");
                     m.identical = scored[i as usize].identical;
                     m
                 })
