@@ -10,14 +10,12 @@ use bryo_compare::{
     analyze_inputs_with_archive, Analysis, ArchivedSubmission, CompareError, CompareOptions,
     Progress, Stage,
 };
-use bryo_match::{Ranked, Retain};
-use rayon::prelude::*;
 use bryo_html::write_html;
 use bryo_index::{Index, IndexSettings};
 use bryo_input::{discover, parse_file_list, InputOptions};
-use bryo_report::{
-    write_csv, write_json, write_table, CsvPairs, JsonPairs, Report, TableOptions,
-};
+use bryo_match::{Ranked, Retain};
+use bryo_report::{write_csv, write_json, write_table, CsvPairs, JsonPairs, Report, TableOptions};
+use rayon::prelude::*;
 
 use crate::args::{Format, ThreadsArg};
 use crate::frontend_args::FrontendArgs;

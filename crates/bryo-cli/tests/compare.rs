@@ -549,6 +549,55 @@ fn json_is_byte_identical_at_1_2_and_8_threads() {
     assert_eq!(one, run("8"), "-j 1 vs -j 8");
 }
 
+/// Reports of many candidates are written pair by pair, each pair's
+/// fragments computed again: the same bytes as the whole report, in JSON
+/// and CSV, under a cut and a minimum similarity, with old submissions,
+/// identical ones and base code; `--fail-above` still sees every pair.
+#[test]
+fn reports_written_pair_by_pair_equal_whole_ones() {
+    let dir = TempDir::new().unwrap();
+    for i in 0..16 {
+        write(dir.path(), &format!("new/s{i:02}.py"), &program(i % 5));
+    }
+    write(dir.path(), "new/twin.py", &program(2));
+    for i in 0..4 {
+        write(dir.path(), &format!("old/o{i}.py"), &disguised(i));
+    }
+    write(dir.path(), "base/given.py", &program(4));
+    let run = |stream_above: &str, extra: &[&str]| {
+        let out = bryo()
+            .current_dir(dir.path())
+            .env("BRYO_STREAM_CANDIDATES", stream_above)
+            .args([
+                "compare",
+                "--old",
+                "old",
+                "-b",
+                "base",
+                "--fail-above",
+                "0.95",
+            ])
+            .args(extra)
+            .arg("new")
+            .output()
+            .unwrap();
+        (out.status.code(), out.stdout)
+    };
+    for format in ["json", "csv"] {
+        for cut in [
+            &["-n", "0"][..],
+            &["-n", "7"],
+            &["-n", "0", "--min-similarity", "0.3"],
+        ] {
+            let args = [&["--format", format][..], cut].concat();
+            let (code, whole) = run("1000000", &args);
+            assert_eq!(code, Some(1), "{args:?}: the twins reach 0.95");
+            assert!(whole.len() > 100, "{args:?}");
+            assert_eq!(run("0", &args), (code, whole), "{args:?}");
+        }
+    }
+}
+
 #[test]
 fn csv_has_one_row_per_pair() {
     let dir = TempDir::new().unwrap();

@@ -477,10 +477,8 @@ impl<'c> Indexed<'c> {
                 stats: MatchStats::default(),
             },
         };
-        let candidates: Vec<Candidate> = candidates
-            .into_iter()
-            .filter(|c| ranked.valid(c))
-            .collect();
+        let candidates: Vec<Candidate> =
+            candidates.into_iter().filter(|c| ranked.valid(c)).collect();
 
         // Every candidate scored; with `Retain::Scores`, its fragments
         // dropped at once.

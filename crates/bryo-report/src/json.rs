@@ -49,8 +49,7 @@ impl Report {
         if p.a >= submissions || p.b >= submissions {
             return Err(ReportError::Invalid(format!(
                 "pair {i} joins submissions {} and {} but there are {submissions}",
-                p.a,
-                p.b
+                p.a, p.b
             )));
         }
         if p.a == p.b {

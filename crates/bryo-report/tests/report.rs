@@ -7,9 +7,9 @@
 use std::path::PathBuf;
 
 use bryo_report::{
-    write_csv, write_json, write_table, Cluster, CsvPairs, JsonPairs, FileEntry, FileRef, FileStatus, Fragment,
-    FragmentPart, Frontend, IdenticalFiles, Location, Options, Pair, Region, Report, ReportError,
-    Scheme, Score, Skipped, Stats, Submission, TableOptions, SCHEMA_ID,
+    write_csv, write_json, write_table, Cluster, CsvPairs, FileEntry, FileRef, FileStatus,
+    Fragment, FragmentPart, Frontend, IdenticalFiles, JsonPairs, Location, Options, Pair, Region,
+    Report, ReportError, Scheme, Score, Skipped, Stats, Submission, TableOptions, SCHEMA_ID,
 };
 use proptest::prelude::*;
 
