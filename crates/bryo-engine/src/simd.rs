@@ -395,7 +395,8 @@ pub(crate) struct FoldKeys {
 static CLMUL: AtomicU8 = AtomicU8::new(0);
 
 /// Whether the carry-less multiplication path is used: the processor has
-/// PCLMULQDQ and SSSE3 and `BRYO_NO_SIMD` is not set. Checked once.
+/// PCLMULQDQ and SSSE3 (x86-64) or PMULL (aarch64) and `BRYO_NO_SIMD` is
+/// not set. Checked once.
 pub(crate) fn clmul_available() -> bool {
     match CLMUL.load(Ordering::Relaxed) {
         1 => false,
@@ -403,7 +404,9 @@ pub(crate) fn clmul_available() -> bool {
         _ => {
             #[cfg(target_arch = "x86_64")]
             let hw = is_x86_feature_detected!("pclmulqdq") && is_x86_feature_detected!("ssse3");
-            #[cfg(not(target_arch = "x86_64"))]
+            #[cfg(target_arch = "aarch64")]
+            let hw = std::arch::is_aarch64_feature_detected!("pmull");
+            #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
             let hw = false;
             let on = hw && !disabled_by_env();
             CLMUL.store(if on { 2 } else { 1 }, Ordering::Relaxed);
@@ -451,11 +454,91 @@ pub(crate) fn fold(g: u64, blocks: Blocks<'_>, keys: FoldKeys) -> Option<(u128, 
         // read whole blocks inside the slice (see its comment).
         Some(unsafe { fold_clmul(g, blocks, keys) })
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(target_arch = "aarch64")]
+    {
+        // SAFETY: `clmul_available()` checked that the processor has PMULL,
+        // the feature `fold_pmull` enables.
+        Some(unsafe { fold_pmull(g, blocks, keys) })
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     {
         let _ = (g, keys);
         None
     }
+}
+
+/// Block `i` as the 128-bit polynomial it stands for (bit `j` is the
+/// coefficient of `t^j`): sixteen bytes, the first most significant, or two
+/// symbols, the first the high half. `i` must be below `blocks.count()`.
+#[cfg(any(test, target_arch = "aarch64"))]
+#[inline(always)]
+fn block_value(blocks: Blocks<'_>, i: usize) -> u128 {
+    match blocks {
+        Blocks::Bytes(b) => {
+            u128::from_be_bytes(b[16 * i..16 * i + 16].try_into().expect("16 bytes"))
+        }
+        Blocks::Symbols(s) => (u128::from(s[2 * i]) << 64) | u128::from(s[2 * i + 1]),
+    }
+}
+
+/// [`fold`]'s rounds written once over 128-bit integers, with `clmul` the
+/// carry-less product of two 64-bit polynomials: the aarch64 path (PMULL)
+/// and, with [`clmul_bitwise`], the reference its folding is tested
+/// against on every machine. `blocks` must have at least four whole blocks.
+#[cfg(any(test, target_arch = "aarch64"))]
+#[inline(always)]
+pub(crate) fn fold_with(
+    g: u64,
+    blocks: Blocks<'_>,
+    keys: FoldKeys,
+    clmul: impl Fn(u64, u64) -> u128,
+) -> (u128, usize) {
+    let n = blocks.count();
+    // `a·t^n + d (mod P)` with `(high, low) = (t^(n+64), t^n) mod P`.
+    let step = |a: u128, (high, low): (u64, u64), d: u128| {
+        clmul((a >> 64) as u64, high) ^ clmul(a as u64, low) ^ d
+    };
+    let mut acc = [0u128; 4];
+    for (j, a) in acc.iter_mut().enumerate() {
+        *a = block_value(blocks, j);
+    }
+    // g precedes the first block: g·t^128 folded into it.
+    acc[0] = step(u128::from(g), keys.by128, acc[0]);
+    let rounds = n / 4;
+    for r in 1..rounds {
+        for (j, a) in acc.iter_mut().enumerate() {
+            *a = step(*a, keys.by512, block_value(blocks, 4 * r + j));
+        }
+    }
+    let mut a = step(acc[0], keys.by128, acc[1]);
+    a = step(a, keys.by128, acc[2]);
+    a = step(a, keys.by128, acc[3]);
+    for i in 4 * rounds..n {
+        a = step(a, keys.by128, block_value(blocks, i));
+    }
+    (a, n)
+}
+
+/// The carry-less product of two 64-bit polynomials, bit by bit.
+#[cfg(test)]
+pub(crate) fn clmul_bitwise(a: u64, b: u64) -> u128 {
+    (0..64)
+        .filter(|i| b >> i & 1 == 1)
+        .fold(0u128, |p, i| p ^ (u128::from(a) << i))
+}
+
+/// See [`fold`]: [`fold_with`] on PMULL (`vmull_p64`), one 64×64-bit
+/// carry-less multiplication per instruction.
+///
+/// # Safety
+///
+/// The processor must support PMULL (the `aes` feature), and `blocks` must
+/// have at least four whole blocks (loads are bounds-checked slices).
+#[cfg(target_arch = "aarch64")]
+#[target_feature(enable = "neon,aes")]
+unsafe fn fold_pmull(g: u64, blocks: Blocks<'_>, keys: FoldKeys) -> (u128, usize) {
+    // The closure has this function's target features: PMULL is safe here.
+    fold_with(g, blocks, keys, |a, b| std::arch::aarch64::vmull_p64(a, b))
 }
 
 /// Block `i` as the 128-bit polynomial it stands for (`u128` order: bit `j`

@@ -709,6 +709,71 @@ mod tests {
         }
     }
 
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// The folding written over 128-bit integers (the aarch64 path,
+        /// there on PMULL) with a bit-by-bit carry-less product gives the
+        /// byte-at-a-time values on every machine: bytes and symbols, any
+        /// starting residue, four blocks and more, random polynomials.
+        #[test]
+        fn folding_with_any_carry_less_product_equals_byte_at_a_time(
+            seed in any::<u64>(),
+            start in any::<u64>(),
+            bytes in prop::collection::vec(any::<u8>(), 64..300),
+        ) {
+            for m in [Modulus::default_64(), Modulus::random(64, seed).unwrap()] {
+                let wide = m.wide.as_ref().unwrap();
+                let a = Fp { value: u128::from(start), bits: 64 };
+                let reference = m.extend_bytes_bytewise(a, &bytes).value as u64;
+                let (folded, n) =
+                    simd::fold_with(start, Blocks::Bytes(&bytes), wide.keys, simd::clmul_bitwise);
+                prop_assert_eq!(n, bytes.len() / 16);
+                let rest = bytes[16 * n..]
+                    .iter()
+                    .fold(wide.step((folded >> 64) as u64, folded as u64), |g, &c| {
+                        (g << 8) ^ u64::from(c) ^ wide.slice[0][(g >> 56) as usize]
+                    });
+                prop_assert_eq!(rest, reference);
+
+                let symbols: Vec<u64> = bytes
+                    .chunks_exact(8)
+                    .map(|w| u64::from_be_bytes(w.try_into().unwrap()))
+                    .collect();
+                let reference = m
+                    .extend_bytes_bytewise(a, &bytes[..8 * symbols.len()])
+                    .value as u64;
+                let (folded, n) =
+                    simd::fold_with(start, Blocks::Symbols(&symbols), wide.keys, simd::clmul_bitwise);
+                let rest = symbols[2 * n..]
+                    .iter()
+                    .fold(wide.step((folded >> 64) as u64, folded as u64), |g, &s| wide.step(g, s));
+                prop_assert_eq!(rest, reference);
+            }
+        }
+    }
+
+    /// Where the processor has carry-less multiplication (PCLMULQDQ on
+    /// x86-64, PMULL on aarch64) the folding path is taken.
+    #[test]
+    fn carry_less_multiplication_is_used_where_the_processor_has_it() {
+        #[cfg(target_arch = "x86_64")]
+        let hw = is_x86_feature_detected!("pclmulqdq") && is_x86_feature_detected!("ssse3");
+        #[cfg(target_arch = "aarch64")]
+        let hw = std::arch::is_aarch64_feature_detected!("pmull");
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+        let hw = false;
+        let off = std::env::var_os("BRYO_NO_SIMD").is_some_and(|v| !v.is_empty() && v != "0");
+        if !hw || off {
+            eprintln!("SKIP: no carry-less multiplication here (or BRYO_NO_SIMD)");
+            return;
+        }
+        assert!(simd::clmul_available());
+        let m = Modulus::default_64();
+        let bytes = [7u8; 64];
+        assert!(simd::fold(0, Blocks::Bytes(&bytes), m.wide.as_ref().unwrap().keys).is_some());
+    }
+
     /// Long inputs exercise many folding rounds; the residue is also checked
     /// against bit-by-bit long division.
     #[test]
