@@ -295,8 +295,10 @@ impl<'c> Indexed<'c> {
             i += n;
         }
         let total = pairs.len() as u64;
-        if let Some(scored) = scored_candidates(&self.run.options) {
-            pairs.sort_unstable_by(|x, y| {
+        if let Some(scored) = scored_candidates(&self.run.options).filter(|&n| n < pairs.len()) {
+            // The best `scored` by shared fingerprints (ties by pair, a
+            // total order): selected in linear time, not sorted.
+            pairs.select_nth_unstable_by(scored, |x, y| {
                 y.shared_fingerprints
                     .cmp(&x.shared_fingerprints)
                     .then(x.dense.cmp(&y.dense))
