@@ -14,7 +14,9 @@ use bryo_html::write_html;
 use bryo_index::{Index, IndexSettings};
 use bryo_input::{discover, parse_file_list, InputOptions};
 use bryo_match::{Ranked, Retain};
-use bryo_report::{write_csv, write_json, write_table, CsvPairs, JsonPairs, Report, TableOptions};
+use bryo_report::{
+    write_csv, write_json, write_table, CsvPairs, JsonPairs, PairWriter, Report, TableOptions,
+};
 use rayon::prelude::*;
 
 use crate::args::{Format, ThreadsArg};
@@ -403,44 +405,46 @@ fn write_streamed(
         )),
         None => Box::new(BufWriter::new(io::stdout())),
     };
-    enum Writer<'h> {
-        Json(JsonPairs<Box<dyn Write + Send + Sync>>),
-        Csv(CsvPairs<'h, Box<dyn Write + Send + Sync>>),
+    match args.format {
+        Format::Json => {
+            let mut writer = JsonPairs::begin(&head, out)?;
+            stream_pairs(analysis, ranked, &mut writer, progress)?;
+            writer.finish()?;
+        }
+        _ => {
+            let mut writer = CsvPairs::begin(&head, out)?;
+            stream_pairs(analysis, ranked, &mut writer, progress)?;
+            writer.finish()?;
+        }
     }
-    let mut writer = match args.format {
-        Format::Json => Writer::Json(JsonPairs::begin(&head, out)?),
-        _ => Writer::Csv(CsvPairs::begin(&head, out)?),
-    };
+    Ok(args
+        .fail_above
+        .zip(ranked.max_similarity())
+        .is_some_and(|(limit, best)| best >= limit))
+}
+
+/// Every reported pair through `writer`, [`STREAM_BATCH`] at a time: the
+/// batch's fragments computed again, mapped to lines and encoded on all
+/// cores, then written in rank order.
+fn stream_pairs(
+    analysis: &Analysis,
+    ranked: &Ranked<'_>,
+    writer: &mut (impl PairWriter + Sync),
+    progress: &StageBar,
+) -> Result<()> {
     for start in (0..ranked.len()).step_by(STREAM_BATCH) {
         let encoded: Vec<Vec<u8>> = ranked
             .pairs(start..start + STREAM_BATCH)
             .par_iter()
             .enumerate()
-            .map(|(i, m)| {
-                let pair = analysis.report_pair(m);
-                let rank = start + i + 1;
-                match &writer {
-                    Writer::Json(w) => w.encode(rank, &pair),
-                    Writer::Csv(w) => w.encode(rank, &pair),
-                }
-            })
+            .map(|(i, m)| writer.encode(start + i + 1, &analysis.report_pair(m)))
             .collect::<Result<_, _>>()?;
         for e in &encoded {
-            match &mut writer {
-                Writer::Json(w) => w.write_encoded(e)?,
-                Writer::Csv(w) => w.write_encoded(e)?,
-            }
+            writer.write_encoded(e)?;
         }
         progress.advance(encoded.len() as u64);
     }
-    match writer {
-        Writer::Json(w) => w.finish()?,
-        Writer::Csv(w) => w.finish()?,
-    };
-    Ok(args
-        .fail_above
-        .zip(ranked.max_similarity())
-        .is_some_and(|(limit, best)| best >= limit))
+    Ok(())
 }
 
 /// A progress bar on standard error, drawn only when it is a terminal.

@@ -402,17 +402,23 @@ pub(crate) fn clmul_available() -> bool {
         1 => false,
         2 => true,
         _ => {
-            #[cfg(target_arch = "x86_64")]
-            let hw = is_x86_feature_detected!("pclmulqdq") && is_x86_feature_detected!("ssse3");
-            #[cfg(target_arch = "aarch64")]
-            let hw = std::arch::is_aarch64_feature_detected!("pmull");
-            #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-            let hw = false;
-            let on = hw && !disabled_by_env();
+            let on = clmul_hardware() && !disabled_by_env();
             CLMUL.store(if on { 2 } else { 1 }, Ordering::Relaxed);
             on
         }
     }
+}
+
+/// Whether the processor has carry-less multiplication: PCLMULQDQ and
+/// SSSE3 on x86-64, PMULL on aarch64.
+pub(crate) fn clmul_hardware() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    let hw = is_x86_feature_detected!("pclmulqdq") && is_x86_feature_detected!("ssse3");
+    #[cfg(target_arch = "aarch64")]
+    let hw = std::arch::is_aarch64_feature_detected!("pmull");
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    let hw = false;
+    hw
 }
 
 /// A string of 16-byte blocks to fold: bytes (most significant first), or

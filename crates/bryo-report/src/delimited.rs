@@ -1,6 +1,6 @@
 use std::io::Write;
 
-use crate::{CsvPairs, Report, ReportError};
+use crate::{CsvPairs, PairWriter, Report, ReportError};
 
 /// The CSV header, in column order.
 pub const CSV_HEADER: [&str; 10] = [

@@ -114,5 +114,5 @@ pub use model::{
     Submission, SCHEMA_ID,
 };
 pub use numbers::{percent_down, plural, thousands};
-pub use stream::{CsvPairs, JsonPairs};
+pub use stream::{CsvPairs, JsonPairs, PairWriter};
 pub use table::{write_table, TableOptions};

@@ -10,13 +10,32 @@ use crate::{Pair, Report, ReportError, CSV_HEADER};
 /// inside a name.
 const PAIRS_KEY: &str = "\n  \"pairs\": [";
 
+/// What [`JsonPairs`] and [`CsvPairs`] share: pairs encoded on any thread
+/// ([`PairWriter::encode`] takes `&self`), then written in rank order.
+pub trait PairWriter {
+    /// The bytes of `pair`, ranked `rank` (1 = best).
+    fn encode(&self, rank: usize, pair: &Pair) -> Result<Vec<u8>, ReportError>;
+
+    /// Writes an encoded pair after those written before.
+    fn write_encoded(&mut self, encoded: &[u8]) -> Result<(), ReportError>;
+
+    /// Pairs written so far.
+    fn written(&self) -> usize;
+
+    /// Encodes and writes the next pair (ranked after those written).
+    fn pair(&mut self, pair: &Pair) -> Result<(), ReportError> {
+        let encoded = self.encode(self.written() + 1, pair)?;
+        self.write_encoded(&encoded)
+    }
+}
+
 /// A report written as JSON pair by pair, byte for byte what
 /// [`write_json`](crate::write_json) writes for the whole report: the head
 /// (options, submissions) when it begins, each pair as it is given, the
 /// rest (clusters, exact copies, skipped files, totals) at the end.
 ///
-/// [`JsonPairs::encode`] takes `&self`, so that pairs can be encoded on
-/// many threads and written in order with [`JsonPairs::write_encoded`].
+/// Pairs are encoded on many threads and written in order through
+/// [`PairWriter`].
 ///
 /// (`tests/report.rs` checks the bytes against `write_json` on random
 /// reports.)
@@ -55,10 +74,23 @@ impl<W: Write> JsonPairs<W> {
         })
     }
 
-    /// The JSON of `pair`, ranked `rank` (1 = best), to be written with
-    /// [`JsonPairs::write_encoded`]; fails as [`Report::validate`] would on
-    /// a report holding it.
-    pub fn encode(&self, rank: usize, pair: &Pair) -> Result<Vec<u8>, ReportError> {
+    /// Writes the rest of the report and a final newline, flushes, and
+    /// hands the writer back.
+    pub fn finish(mut self) -> Result<W, ReportError> {
+        if self.written > 0 {
+            self.out.write_all(b"\n  ")?;
+        }
+        self.out.write_all(self.tail.as_bytes())?;
+        self.out.write_all(b"\n")?;
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+impl<W: Write> PairWriter for JsonPairs<W> {
+    /// The JSON of `pair`; fails as [`Report::validate`] would on a report
+    /// holding it.
+    fn encode(&self, rank: usize, pair: &Pair) -> Result<Vec<u8>, ReportError> {
         Report::validate_pair(rank.saturating_sub(1), pair, self.submissions)?;
         let json = serde_json::to_vec_pretty(pair)?;
         // Two levels deeper than a report's top-level keys.
@@ -73,9 +105,7 @@ impl<W: Write> JsonPairs<W> {
         Ok(out)
     }
 
-    /// Writes a pair encoded by [`JsonPairs::encode`] after those written
-    /// before.
-    pub fn write_encoded(&mut self, encoded: &[u8]) -> Result<(), ReportError> {
+    fn write_encoded(&mut self, encoded: &[u8]) -> Result<(), ReportError> {
         let separator: &[u8] = if self.written == 0 { b"\n" } else { b",\n" };
         self.out.write_all(separator)?;
         self.out.write_all(encoded)?;
@@ -83,22 +113,8 @@ impl<W: Write> JsonPairs<W> {
         Ok(())
     }
 
-    /// Encodes and writes the next pair (ranked after those written).
-    pub fn pair(&mut self, pair: &Pair) -> Result<(), ReportError> {
-        let encoded = self.encode(self.written + 1, pair)?;
-        self.write_encoded(&encoded)
-    }
-
-    /// Writes the rest of the report and a final newline, flushes, and
-    /// hands the writer back.
-    pub fn finish(mut self) -> Result<W, ReportError> {
-        if self.written > 0 {
-            self.out.write_all(b"\n  ")?;
-        }
-        self.out.write_all(self.tail.as_bytes())?;
-        self.out.write_all(b"\n")?;
-        self.out.flush()?;
-        Ok(self.out)
+    fn written(&self) -> usize {
+        self.written
     }
 }
 
@@ -126,8 +142,16 @@ impl<'h, W: Write> CsvPairs<'h, W> {
         })
     }
 
-    /// The row of the pair ranked `rank` (1 = best).
-    pub fn encode(&self, rank: usize, pair: &Pair) -> Result<Vec<u8>, ReportError> {
+    /// Flushes and hands the writer back.
+    pub fn finish(mut self) -> Result<W, ReportError> {
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+impl<W: Write> PairWriter for CsvPairs<'_, W> {
+    /// The CSV row of `pair`.
+    fn encode(&self, rank: usize, pair: &Pair) -> Result<Vec<u8>, ReportError> {
         let mut w = csv::WriterBuilder::new()
             .has_headers(false)
             .from_writer(Vec::new());
@@ -146,22 +170,13 @@ impl<'h, W: Write> CsvPairs<'h, W> {
         w.into_inner().map_err(|e| e.into_error().into())
     }
 
-    /// Writes a row encoded by [`CsvPairs::encode`].
-    pub fn write_encoded(&mut self, encoded: &[u8]) -> Result<(), ReportError> {
+    fn write_encoded(&mut self, encoded: &[u8]) -> Result<(), ReportError> {
         self.out.write_all(encoded)?;
         self.written += 1;
         Ok(())
     }
 
-    /// Encodes and writes the next pair (ranked after those written).
-    pub fn pair(&mut self, pair: &Pair) -> Result<(), ReportError> {
-        let encoded = self.encode(self.written + 1, pair)?;
-        self.write_encoded(&encoded)
-    }
-
-    /// Flushes and hands the writer back.
-    pub fn finish(mut self) -> Result<W, ReportError> {
-        self.out.flush()?;
-        Ok(self.out)
+    fn written(&self) -> usize {
+        self.written
     }
 }

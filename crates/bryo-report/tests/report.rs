@@ -8,8 +8,9 @@ use std::path::PathBuf;
 
 use bryo_report::{
     write_csv, write_json, write_table, Cluster, CsvPairs, FileEntry, FileRef, FileStatus,
-    Fragment, FragmentPart, Frontend, IdenticalFiles, JsonPairs, Location, Options, Pair, Region,
-    Report, ReportError, Scheme, Score, Skipped, Stats, Submission, TableOptions, SCHEMA_ID,
+    Fragment, FragmentPart, Frontend, IdenticalFiles, JsonPairs, Location, Options, Pair,
+    PairWriter, Region, Report, ReportError, Scheme, Score, Skipped, Stats, Submission,
+    TableOptions, SCHEMA_ID,
 };
 use proptest::prelude::*;
 

@@ -757,14 +757,8 @@ mod tests {
     /// x86-64, PMULL on aarch64) the folding path is taken.
     #[test]
     fn carry_less_multiplication_is_used_where_the_processor_has_it() {
-        #[cfg(target_arch = "x86_64")]
-        let hw = is_x86_feature_detected!("pclmulqdq") && is_x86_feature_detected!("ssse3");
-        #[cfg(target_arch = "aarch64")]
-        let hw = std::arch::is_aarch64_feature_detected!("pmull");
-        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-        let hw = false;
         let off = std::env::var_os("BRYO_NO_SIMD").is_some_and(|v| !v.is_empty() && v != "0");
-        if !hw || off {
+        if !simd::clmul_hardware() || off {
             eprintln!("SKIP: no carry-less multiplication here (or BRYO_NO_SIMD)");
             return;
         }
