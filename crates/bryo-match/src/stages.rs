@@ -468,6 +468,7 @@ impl<'c> Indexed<'c> {
             run,
             index,
             internal,
+            candidates: Vec::new(),
             order: Vec::new(),
             kept: Vec::new(),
             best: None,
@@ -485,20 +486,28 @@ impl<'c> Indexed<'c> {
         // Every candidate scored; with `Retain::Scores`, its fragments
         // dropped at once.
         let keep = retain == Retain::Fragments;
-        let computed: Vec<(Scored, Option<Box<PairMatch>>, PairCounts)> = candidates
+        let work = [(); 3].map(|_| std::sync::atomic::AtomicU64::new(0));
+        let (mut scored, kept): (Vec<Scored>, Vec<Option<Box<PairMatch>>>) = candidates
             .par_iter()
             .enumerate()
             .map(|(i, c)| {
                 check(progress)?;
                 let (m, counts) = ranked.compute(c);
+                for (total, n) in work
+                    .iter()
+                    .zip([counts.seeds, counts.steps, counts.exhausted])
+                {
+                    total.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+                }
                 progress.advance(1);
                 Ok((
                     Scored::of(&m, Source::Candidate(i as u32), c.dense),
                     keep.then(|| Box::new(m)),
-                    counts,
                 ))
             })
             .collect::<Result<_, Error>>()?;
+        let [seeds, steps, exhausted] = work.map(std::sync::atomic::AtomicU64::into_inner);
+        let mut matches: Vec<Box<PairMatch>> = kept.into_iter().flatten().collect();
 
         let Run {
             options,
@@ -509,7 +518,7 @@ impl<'c> Indexed<'c> {
             base_ranges,
         } = &mut ranked.run;
         let k = options.config.k();
-        let mut stats = MatchStats {
+        let stats = MatchStats {
             documents: prep.docs.len() as u64,
             submissions: prep.subs.len() as u64,
             base_documents: prep.base_docs.len() as u64,
@@ -523,6 +532,9 @@ impl<'c> Indexed<'c> {
             duplicate_documents: canonical.iter().filter(|&&c| !c).count() as u64,
             seed_limit: ranked.index.rule.seed_limit,
             exclude_above: ranked.index.rule.exclude_above,
+            seeds,
+            extension_steps: steps,
+            budget_exhausted: exhausted,
             discount_below: match options.common {
                 CommonRule::Rarity(r) if !ranked.index.rarity.is_empty() => {
                     u64::from(r.full_weight_kgrams) * k as u64
@@ -531,15 +543,6 @@ impl<'c> Indexed<'c> {
             },
             ..MatchStats::default()
         };
-        let mut scored = Vec::with_capacity(computed.len());
-        let mut matches = Vec::with_capacity(if keep { computed.len() } else { 0 });
-        for (s, m, counts) in computed {
-            stats.seeds += counts.seeds;
-            stats.extension_steps += counts.steps;
-            stats.budget_exhausted += counts.exhausted;
-            scored.push(s);
-            matches.extend(m);
-        }
 
         // Pairs the caller knows to be identical are reported whatever their
         // score: as matched, or, if no shared fingerprint brought them
@@ -612,18 +615,12 @@ impl<'c> Indexed<'c> {
                 })
                 .collect();
         }
-        let mut candidates: Vec<Option<Candidate>> = candidates.into_iter().map(Some).collect();
         ranked.order = reported
             .iter()
-            .map(|&i| match scored[i as usize].source {
-                Source::Candidate(c) => Slot::Candidate(
-                    candidates[c as usize]
-                        .take()
-                        .expect("each candidate reported once"),
-                ),
-                Source::Whole(a, b) => Slot::Whole(a, b),
-            })
+            .map(|&i| scored[i as usize].source)
             .collect();
+        drop(scored);
+        ranked.candidates = candidates;
 
         let mut summaries = vec![DocumentSummary::default(); *documents];
         for (doc, &n) in prep.docs.iter().zip(&fp_counts) {
@@ -665,8 +662,10 @@ pub struct Ranked<'c> {
     index: Index,
     /// Internal position of every document, by [`DocId`].
     internal: Vec<u32>,
+    /// The scored candidates, by pair.
+    candidates: Vec<Candidate>,
     /// The reported pairs, best first.
-    order: Vec<Slot>,
+    order: Vec<Source>,
     /// Their matches, in the same order, under [`Retain::Fragments`].
     kept: Vec<PairMatch>,
     /// The highest similarity of a reported pair.
@@ -684,15 +683,9 @@ impl std::fmt::Debug for Ranked<'_> {
     }
 }
 
-/// Where a reported pair comes from.
-enum Slot {
-    Candidate(Candidate),
-    /// Declared identical, sharing no indexed fingerprint (dense indices).
-    Whole(u32, u32),
-}
-
-/// Where a scored pair comes from, while ranking: a candidate by its
-/// position, or a declared pair matched whole.
+/// Where a scored or reported pair comes from: a candidate by its
+/// position, or a pair declared identical that shares no indexed
+/// fingerprint, matched whole (dense indices).
 #[derive(Clone, Copy)]
 enum Source {
     Candidate(u32),
@@ -821,13 +814,14 @@ impl<'c> Ranked<'c> {
         let declared = &self.run.declared;
         self.order[range]
             .par_iter()
-            .map(|slot| match slot {
-                Slot::Candidate(c) => {
+            .map(|source| match *source {
+                Source::Candidate(c) => {
+                    let c = &self.candidates[c as usize];
                     let (mut m, _) = self.compute(c);
                     m.identical |= declared.binary_search(&c.dense).is_ok();
                     m
                 }
-                Slot::Whole(a, b) => whole_pair(&self.run.prep, *a, *b),
+                Source::Whole(a, b) => whole_pair(&self.run.prep, a, b),
             })
             .collect()
     }
