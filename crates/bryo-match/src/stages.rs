@@ -541,7 +541,6 @@ impl<'c> Indexed<'c> {
                 }
                 _ => 0,
             },
-            ..MatchStats::default()
         };
 
         // Pairs the caller knows to be identical are reported whatever their
