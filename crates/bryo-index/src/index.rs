@@ -468,20 +468,7 @@ impl Index {
         }
         progress.start(bryo_compare::Stage::Index, postings.len() as u64);
         if !postings.is_empty() {
-            postings.par_sort_unstable();
-            let name = format!("seg-{next_segment:08}-{}.parquet", nonce());
-            let written = write_segment(&self.dir.join(SEGMENTS_DIR).join(&name), &postings)?;
-            sync_dir(&self.dir.join(SEGMENTS_DIR))?;
-            tx.execute(
-                "INSERT INTO segments (file, postings, bytes, checksum) VALUES (?1, ?2, ?3, ?4)",
-                params![
-                    name,
-                    written.postings as i64,
-                    written.bytes as i64,
-                    written.checksum as i64
-                ],
-            )
-            .map_err(db)?;
+            let written = add_segment(&self.dir, &tx, next_segment, &mut postings)?;
             summary.postings = written.postings;
             summary.segment_bytes = written.bytes;
             progress.advance(written.postings);
@@ -599,23 +586,10 @@ impl Index {
             summary.segments_after = rows.len() as u64;
             return Ok(summary);
         }
-        postings.par_sort_unstable();
         let next_segment: u64 = meta_number(&tx, "next_segment").map_err(db)?;
         tx.execute("DELETE FROM segments", []).map_err(db)?;
         if !postings.is_empty() {
-            let name = format!("seg-{next_segment:08}-{}.parquet", nonce());
-            let written = write_segment(&segment_path(&dir, &name), &postings)?;
-            sync_dir(&self.dir.join(SEGMENTS_DIR))?;
-            tx.execute(
-                "INSERT INTO segments (file, postings, bytes, checksum) VALUES (?1, ?2, ?3, ?4)",
-                params![
-                    name,
-                    written.postings as i64,
-                    written.bytes as i64,
-                    written.checksum as i64
-                ],
-            )
-            .map_err(db)?;
+            add_segment(&dir, &tx, next_segment, &mut postings)?;
             summary.segments_after = 1;
         }
         set_meta(&tx, "next_segment", next_segment + 1).map_err(db)?;
@@ -1165,6 +1139,35 @@ impl StoredDocument {
         };
         Ok((analyzed, fp, bytes))
     }
+}
+
+/// Sorts `postings`, writes them as segment number `number` (under a fresh
+/// name), makes the file's directory entry durable and records it in the
+/// catalogue inside `tx`: the segment counts once `tx` commits.
+fn add_segment(
+    dir: &Path,
+    tx: &rusqlite::Transaction<'_>,
+    number: u64,
+    postings: &mut [Posting],
+) -> Result<crate::segment::Written> {
+    postings.par_sort_unstable();
+    let name = format!("seg-{number:08}-{}.parquet", nonce());
+    let written = write_segment(&segment_path(dir, &name), postings)?;
+    sync_dir(&dir.join(SEGMENTS_DIR))?;
+    tx.execute(
+        "INSERT INTO segments (file, postings, bytes, checksum) VALUES (?1, ?2, ?3, ?4)",
+        params![
+            name,
+            written.postings as i64,
+            written.bytes as i64,
+            written.checksum as i64
+        ],
+    )
+    .map_err(|source| IndexError::Catalog {
+        dir: dir.to_path_buf(),
+        source,
+    })?;
+    Ok(written)
 }
 
 fn segment_path(dir: &Path, file: &str) -> PathBuf {
