@@ -24,12 +24,15 @@
 //! cargo run --release -p bryo-compare --example stage_times -- python /path/to/dir
 //! REPS=10 cargo run --release -p bryo-compare --example stage_times -- python DIR
 //! MAX_SUBMISSIONS=0 PAIRS=0 REPS=1 cargo run … -- java DIR   # as -m 0 -n 0
+//! STREAM=1 PAIRS=0 REPS=1 cargo run … -- java DIR   # pairs written as they come
 //! ```
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
 
 use bryo_compare::{analyze_inputs, AnalyzeOptions, CompareOptions, Progress, Stage};
 use bryo_engine::{Config, Fingerprinter, HashFunction, Selection};
@@ -173,19 +176,43 @@ fn run(language: &'static Language, root: &str) -> Vec<StageCost> {
         ..CompareOptions::default()
     };
     let analysis = analyze_inputs(inputs, &options, &marks).expect("two submissions at least");
-    let comparison = {
-        let corpus = analysis.corpus();
-        let indexed = bryo_match::fingerprint(&corpus, analysis.match_options(), &marks)
-            .and_then(|f| f.index(&marks))
-            .expect("valid options");
-        let candidates = indexed.pairs(&marks).expect("not cancelled");
-        indexed
+    let corpus = analysis.corpus();
+    let indexed = bryo_match::fingerprint(&corpus, analysis.match_options(), &marks)
+        .and_then(|f| f.index(&marks))
+        .expect("valid options");
+    let candidates = indexed.pairs(&marks).expect("not cancelled");
+    if std::env::var_os("STREAM").is_some() {
+        // As `bryo compare` writes a large JSON report: scores kept, each
+        // batch of reported pairs computed again, mapped and encoded.
+        use bryo_report::PairWriter;
+        let ranked = indexed
+            .rank(candidates, bryo_match::Retain::Scores, &marks)
+            .expect("not cancelled");
+        marks.mark("report+json");
+        let head = analysis.report_head(ranked.summary(), &options);
+        let mut json = bryo_report::JsonPairs::begin(&head, std::io::sink()).expect("a sink");
+        for start in (0..ranked.len()).step_by(4096) {
+            let encoded: Vec<Vec<u8>> = ranked
+                .pairs(start..start + 4096)
+                .par_iter()
+                .enumerate()
+                .map(|(i, m)| json.encode(start + i + 1, &analysis.report_pair(m)))
+                .collect::<Result<_, _>>()
+                .expect("valid pairs");
+            for e in &encoded {
+                json.write_encoded(e).expect("a sink");
+            }
+        }
+        json.finish().expect("a sink");
+    } else {
+        let comparison = indexed
             .fragments(candidates, &marks)
-            .expect("not cancelled")
-    };
-    let outcome = analysis.report(comparison, &options, &marks);
-    marks.mark("json");
-    bryo_report::write_json(&outcome.report, std::io::sink()).expect("writes to a sink");
+            .expect("not cancelled");
+        drop(corpus);
+        let outcome = analysis.report(comparison, &options, &marks);
+        marks.mark("json");
+        bryo_report::write_json(&outcome.report, std::io::sink()).expect("writes to a sink");
+    }
     marks.mark("end");
     let marks = marks.0.into_inner().expect("not poisoned");
     marks
