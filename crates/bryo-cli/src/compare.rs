@@ -338,7 +338,7 @@ fn compare(args: &Args) -> Result<bool> {
 const STREAM_CANDIDATES: usize = 20_000;
 
 /// Reported pairs computed, converted and encoded together when streaming.
-const STREAM_BATCH: usize = 4096;
+const STREAM_BATCH: usize = 1024;
 
 /// The compare job's stages, with archived submissions among the old ones,
 /// and the report written; `Ok(true)` when `--fail-above` was reached.

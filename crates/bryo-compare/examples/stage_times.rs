@@ -191,9 +191,9 @@ fn run(language: &'static Language, root: &str) -> Vec<StageCost> {
         marks.mark("report+json");
         let head = analysis.report_head(ranked.summary(), &options);
         let mut json = bryo_report::JsonPairs::begin(&head, std::io::sink()).expect("a sink");
-        for start in (0..ranked.len()).step_by(4096) {
+        for start in (0..ranked.len()).step_by(1024) {
             let encoded: Vec<Vec<u8>> = ranked
-                .pairs(start..start + 4096)
+                .pairs(start..start + 1024)
                 .par_iter()
                 .enumerate()
                 .map(|(i, m)| json.encode(start + i + 1, &analysis.report_pair(m)))

@@ -487,25 +487,36 @@ impl<'c> Indexed<'c> {
         // dropped at once.
         let keep = retain == Retain::Fragments;
         let work = [(); 3].map(|_| std::sync::atomic::AtomicU64::new(0));
-        let (mut scored, kept): (Vec<Scored>, Vec<Option<Box<PairMatch>>>) = candidates
-            .par_iter()
-            .enumerate()
-            .map(|(i, c)| {
-                check(progress)?;
-                let (m, counts) = ranked.compute(c);
-                for (total, n) in work
-                    .iter()
-                    .zip([counts.seeds, counts.steps, counts.exhausted])
-                {
-                    total.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
-                }
-                progress.advance(1);
-                Ok((
-                    Scored::of(&m, Source::Candidate(i as u32), c.dense),
-                    keep.then(|| Box::new(m)),
-                ))
-            })
-            .collect::<Result<_, Error>>()?;
+        let cancelled = std::sync::atomic::AtomicBool::new(false);
+        // Written in place (an indexed collect): no intermediate copies of
+        // a score per candidate.
+        let score = |(i, c): (usize, &Candidate)| {
+            let source = Source::Candidate(i as u32);
+            if cancelled.load(std::sync::atomic::Ordering::Relaxed) || check(progress).is_err() {
+                cancelled.store(true, std::sync::atomic::Ordering::Relaxed);
+                return (Scored::cancelled(source), None);
+            }
+            let (m, counts) = ranked.compute(c);
+            for (total, n) in work
+                .iter()
+                .zip([counts.seeds, counts.steps, counts.exhausted])
+            {
+                total.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+            }
+            progress.advance(1);
+            (Scored::of(&m, source, c.dense), keep.then(|| Box::new(m)))
+        };
+        let (mut scored, mut kept): (Vec<Scored>, Vec<Option<Box<PairMatch>>>) =
+            (Vec::new(), Vec::new());
+        let each = candidates.par_iter().enumerate();
+        if keep {
+            each.map(score).unzip_into_vecs(&mut scored, &mut kept);
+        } else {
+            each.map(|x| score(x).0).collect_into_vec(&mut scored);
+        }
+        if cancelled.into_inner() {
+            return Err(Error::Cancelled);
+        }
         let [seeds, steps, exhausted] = work.map(std::sync::atomic::AtomicU64::into_inner);
         let mut matches: Vec<Box<PairMatch>> = kept.into_iter().flatten().collect();
 
@@ -572,22 +583,13 @@ impl<'c> Indexed<'c> {
         });
 
         // Clusters from every scored pair, before the report's cut.
-        let mut links: Vec<(u32, u32, f64)> = by_rank
-            .iter()
-            .map(|&i| &scored[i as usize])
+        let all = || by_rank.iter().map(|&i| &scored[i as usize]);
+        let links = all()
             .filter(|s| s.similarity >= options.cluster_threshold)
-            .map(|s| (s.dense.0, s.dense.1, s.similarity))
-            .collect();
-        for &(a, b) in declared.iter() {
-            links.push((a, b, 0.0));
-        }
-        let scores: Vec<(u32, u32, f64)> = by_rank
-            .iter()
-            .map(|&i| &scored[i as usize])
-            .map(|s| (s.dense.0, s.dense.1, s.similarity))
-            .collect();
-        let clusters = clusters(prep, &links, &scores);
-        drop((links, scores));
+            .map(|s| s.dense)
+            .chain(declared.iter().copied());
+        let scores = all().map(|s| (s.dense.0, s.dense.1, s.similarity));
+        let clusters = clusters(prep, links, scores);
 
         let mut reported: Vec<u32> = by_rank
             .into_iter()
@@ -705,6 +707,21 @@ struct Scored {
 }
 
 impl Scored {
+    /// A placeholder for a candidate not scored because the run was
+    /// cancelled (the whole result is then dropped).
+    fn cancelled(source: Source) -> Scored {
+        Scored {
+            source,
+            ids: (SubmissionId(0), SubmissionId(0)),
+            dense: (0, 0),
+            covered: 0,
+            shared: 0,
+            similarity: 0.0,
+            identical: false,
+            declared: false,
+        }
+    }
+
     fn of(m: &PairMatch, source: Source, dense: (u32, u32)) -> Scored {
         Scored {
             source,
@@ -1021,8 +1038,8 @@ fn identical(prep: &Prepared<'_>, a: u32, b: u32) -> bool {
 /// with the highest similarity of a pair inside it.
 fn clusters(
     prep: &Prepared<'_>,
-    links: &[(u32, u32, f64)],
-    scores: &[(u32, u32, f64)],
+    links: impl Iterator<Item = (u32, u32)>,
+    scores: impl Iterator<Item = (u32, u32, f64)>,
 ) -> Vec<SubmissionCluster> {
     let mut parent: Vec<u32> = (0..prep.subs.len() as u32).collect();
     fn find(parent: &mut [u32], mut x: u32) -> u32 {
@@ -1033,7 +1050,7 @@ fn clusters(
         }
         x
     }
-    for &(a, b, _) in links {
+    for (a, b) in links {
         let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
         if ra != rb {
             // The smaller index becomes the root: the result is order-free anyway.
@@ -1047,7 +1064,7 @@ fn clusters(
         members[r as usize].push(s);
     }
     let mut best = vec![0.0f64; prep.subs.len()];
-    for &(a, b, similarity) in scores {
+    for (a, b, similarity) in scores {
         let r = find(&mut parent, a);
         if r == find(&mut parent, b) {
             best[r as usize] = best[r as usize].max(similarity);
