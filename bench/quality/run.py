@@ -301,13 +301,35 @@ def _prose_corpus_module():
 
 
 def man_families(max_per_family=60):
-    """{family: [man page paths]}: pages grouped by the name before the first - _ or ."""
-    fams = {}
+    """{family: [man page paths]}: pages grouped by the name before the first - _ or .
+
+    A page is taken once: symbolic links (the same page under another name, such
+    as a cross toolchain's `aarch64-linux-gnu-as` for `as`) and files with the
+    bytes of a page already taken are left out, so that no "independent"
+    document of one family is a copy of another's."""
+    fams, seen = {}, set()
     for root in sorted(Path("/usr/share/man").glob("man[1-9]*")):
         for p in sorted(root.glob("*.gz")):
+            if p.is_symlink():
+                continue
+            try:
+                digest = hashlib.sha256(p.read_bytes()).digest()
+            except OSError:
+                continue
+            if digest in seen:
+                continue
+            seen.add(digest)
             fam = re.split(r"[-_.:]", p.name, maxsplit=1)[0].lower()
             fams.setdefault(fam, []).append(p)
     return {f: ps[:max_per_family] for f, ps in fams.items()}
+
+
+def family_order(names, seed):
+    """Families in an order drawn from the seed and each name alone, so that
+    installing a package adds its families somewhere without reshuffling the
+    others (the corpus then changes only where the new families fall)."""
+    key = lambda f: hashlib.sha256(f"{seed}:{f}".encode()).digest()  # noqa: E731
+    return sorted(names, key=key)
 
 
 def page_text(pc, path, seen, runs):
@@ -345,33 +367,34 @@ def build_prose(out, limits, seed):
     rng = random.Random(seed)
     pc = _prose_corpus_module()
     fams = man_families()
-    names = sorted(fams)
-    rng.shuffle(names)
+    names = family_order(fams, seed)
     seen, runs = set(), set()
     short, long_, filler = [], [], []  # (family, text)
     need_short, need_long = limits["short_docs"], limits["long_docs"]
     for fam in names:
         if len(short) >= need_short and len(long_) >= need_long and len(filler) > 400:
             break
+        # Each family's draws depend on the seed and the family alone.
+        frng = random.Random(f"{seed}:{fam}")
         pages = list(fams[fam])
-        rng.shuffle(pages)
+        frng.shuffle(pages)
         acc = []
         for p in pages:
             text = page_text(pc, p, seen, runs)
             if not text:
                 continue
-            r = rng.random()
+            r = frng.random()
             if r < 0.15 or (len(short) >= need_short and len(long_) >= need_long):
                 filler.extend(disguise.sentences(text))
             elif len(short) < need_short and (r < 0.7 or len(long_) >= need_long):
-                t = trim_words(text, 100, 300, rng)
+                t = trim_words(text, 100, 300, frng)
                 if t:
                     short.append((fam, t))
             else:
                 acc.append(text)
                 joined = " ".join(acc)
                 if len(joined.split()) >= 2500 and len(long_) < need_long:
-                    t = trim_words(joined, 2500, 5000, rng)
+                    t = trim_words(joined, 2500, 5000, frng)
                     if t:
                         long_.append((fam, t))
                     acc = []
