@@ -380,6 +380,8 @@ fn run_stages(
             .map_err(CompareError::from)?
     };
     let outcome = analysis.report(comparison, options, progress);
+    // The bar is gone before the report is written.
+    progress.0.finish_and_clear();
     warn_about_common_passages(&outcome.report);
     write_report(&outcome.report, args, sources)?;
     Ok(args
@@ -395,6 +397,14 @@ fn write_streamed(
     args: &Args,
     progress: &StageBar,
 ) -> Result<bool> {
+    // Written to a file, the pairs advance the bar; to standard output,
+    // the bar would be drawn among them.
+    let progress: &dyn Progress = if args.output.is_some() {
+        progress
+    } else {
+        progress.0.finish_and_clear();
+        &bryo_compare::Silent
+    };
     progress.start(Stage::Report, ranked.len() as u64);
     let head = analysis.report_head(ranked.summary(), options);
     warn_about_common_passages(&head);
@@ -430,7 +440,7 @@ fn stream_pairs(
     analysis: &Analysis,
     ranked: &Ranked<'_>,
     writer: &mut (impl PairWriter + Sync),
-    progress: &StageBar,
+    progress: &dyn Progress,
 ) -> Result<()> {
     for start in (0..ranked.len()).step_by(STREAM_BATCH) {
         let encoded: Vec<Vec<u8>> = ranked
