@@ -22,14 +22,14 @@ use arrow_buffer::OffsetBuffer;
 use arrow_pyarrow::PyArrowType;
 use arrow_schema::{ArrowError, DataType, Field, Fields, Schema};
 use bryo_compare::{
-    analyze, analyze_inputs, default_thresholds, AnalyzeOptions, Analyzed, CompareError,
-    CompareOptions, FileFingerprinter, Parser, Silent,
+    analyze, compare_alone, default_thresholds, Alone, AnalyzeOptions, Analyzed, CompareError,
+    CompareOptions, FileFingerprinter, Parser, RarityCounts, Silent,
 };
 use bryo_engine::Config;
 use bryo_frontend::{FrontendKind, Language, Normalization, TextMode};
 use bryo_index::{DocumentData, Index, IndexError, IndexSettings, PreparedDocument};
 use bryo_input::{InputFile, Inputs, Submission};
-use bryo_match::{CommonRule, Corpus, DocId, Document, MatchOptions, Rarity, SubmissionId};
+use bryo_match::{Corpus, DocId, Document, MatchOptions, Rarity, SubmissionId};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -550,14 +550,6 @@ fn fragment_row(a: &bryo_report::Location, b: &bryo_report::Location, symbols: u
     )
 }
 
-/// The rarity counts of a larger corpus, for a part of it compared alone:
-/// the distinct submissions holding each matched hash, and the template
-/// threshold the rule took.
-struct RarityCounts {
-    submissions: HashMap<u64, u32>,
-    template_above: u64,
-}
-
 /// The compare pipeline on in-memory submissions, stage by stage, with
 /// `excluded` hashes taken as common whatever their count here.
 ///
@@ -576,52 +568,18 @@ fn run_compare(
     rarity: Option<&RarityCounts>,
     seeds: Option<&[u64]>,
 ) -> Result<(Vec<PairRow>, SkippedDocs), CompareError> {
-    let analysis = analyze_inputs(inputs, options, &Silent)?;
-    let mut corpus = analysis.corpus();
-    corpus.exclude_hashes(excluded.iter().copied());
-    let match_options = *analysis.match_options();
-    let fingerprinted = bryo_match::fingerprint(&corpus, &match_options, &Silent)?;
-    // Every selected occurrence of a hash matched on the larger corpus, as
-    // `(doc << 32 | pos, distinct submissions)`, sorted.
-    let discount = match (rarity, match_options.common) {
-        (Some(counts), CommonRule::Rarity(rule)) if rule.discounts(counts.template_above) => {
-            let mut occurrences = Vec::new();
-            for doc in 0..corpus.len() {
-                let id = DocId(doc as u32);
-                for f in fingerprinted.fingerprints(id).unwrap_or(&[]) {
-                    if let Some(&df) = counts.submissions.get(&f.hash) {
-                        occurrences.push(((doc as u64) << 32 | u64::from(f.pos), df));
-                    }
-                }
-            }
-            occurrences.sort_unstable();
-            Some((rule, occurrences, counts.template_above))
-        }
-        _ => None,
-    };
-    let mut indexed = fingerprinted.index(&Silent)?;
-    if let Some(seeds) = seeds {
-        indexed.restrict_seeds(seeds);
-    }
-    let mut candidates = indexed.pairs(&Silent)?;
-    if whole {
-        candidates.pairs.clear();
-    }
-    // A pair no candidate brought together is added whole, undiscounted.
-    let scored = !candidates.pairs.is_empty();
-    let mut comparison = indexed.fragments(candidates, &Silent)?;
-    if let (Some((rule, occurrences, template_above)), true) = (&discount, scored) {
-        let k = match_options.config.k();
-        for m in &mut comparison.pairs {
-            m.similarity *= rule.evidence(&m.fragments, occurrences, k, *template_above);
-        }
-    }
-    let counts: Vec<((u64, u64), (u64, u64))> = comparison
-        .pairs
-        .iter()
-        .map(|m| ((m.symbols_a, m.symbols_b), (m.covered_a, m.covered_b)))
-        .collect();
-    let report = analysis.report(comparison, options, &Silent).report;
+    let (report, counts) = compare_alone(
+        inputs,
+        options,
+        &Alone {
+            excluded,
+            whole,
+            rarity,
+            seeds,
+        },
+    )?;
+    let counts: Vec<((u64, u64), (u64, u64))> =
+        counts.into_iter().map(|c| (c.symbols, c.covered)).collect();
     let name = |i: usize| report.submissions[i].name.clone();
     let pairs = report
         .pairs

@@ -20,6 +20,7 @@
 
 mod analyze;
 mod identical;
+mod pair;
 mod run;
 
 pub use analyze::{
@@ -28,6 +29,7 @@ pub use analyze::{
 };
 pub use bryo_frontend::Normalization;
 pub use identical::{FileFingerprint, FileFingerprinter};
+pub use pair::{compare_alone, Alone, PairCounts, RarityCounts};
 pub use run::{
     analyze_inputs, analyze_inputs_with_archive, compare, compare_with_progress, default_merging,
     default_min_fragment, default_thresholds, Analysis, ArchivedSubmission, CompareOptions,

@@ -272,7 +272,8 @@ impl Discovery<'_> {
             self.skip(display, SkipReason::Filtered);
             return Ok(Vec::new());
         }
-        let (bytes, key) = match read_limited(path, self.options.max_file_size) {
+        let defer = self.options.defer_reading && role != Role::Base;
+        let (bytes, key) = match read_limited(path, self.options.max_file_size, defer) {
             Ok(read) => read,
             Err(ReadError::TooLarge(size)) => {
                 let limit = self.options.max_file_size;
@@ -377,10 +378,11 @@ impl Discovery<'_> {
         }
 
         let limit = self.options.max_file_size;
+        let defer = self.options.defer_reading && role != Role::Base;
         let reads: Vec<Option<FileRead>> = steps
             .par_iter()
             .map(|step| match step {
-                Step::Read { path, .. } => Some(read_limited(path, limit)),
+                Step::Read { path, .. } => Some(read_limited(path, limit, defer)),
                 _ => None,
             })
             .collect();
@@ -669,13 +671,17 @@ impl TopDirs {
 }
 
 /// Reads at most `limit` bytes; a bigger file is an error, not a prefix.
-/// Returns the bytes and the file's identity.
-fn read_limited(path: &Path, limit: u64) -> FileRead {
+/// Returns the bytes and the file's identity. With `defer`, the file is
+/// opened and its size checked, but nothing is read (the bytes are empty).
+fn read_limited(path: &Path, limit: u64, defer: bool) -> FileRead {
     let file = File::open(path).map_err(ReadError::Io)?;
     let meta = file.metadata().map_err(ReadError::Io)?;
     let size = meta.len();
     if size > limit {
         return Err(ReadError::TooLarge(size));
+    }
+    if defer {
+        return Ok((Vec::new(), file_key(path, &meta)));
     }
     let mut bytes = Vec::with_capacity(size as usize);
     // The file may grow while we read it.

@@ -38,6 +38,35 @@ pub struct InputFile {
     pub source: Source,
 }
 
+impl InputFile {
+    /// The file's bytes: those held, or for a file on disk discovered with
+    /// [`crate::InputOptions::defer_reading`] (held bytes empty), read now,
+    /// at most `limit` of them. A file that is now bigger than `limit`, or
+    /// cannot be read, gives the reason to skip it.
+    pub fn read(&self, limit: u64) -> Result<std::borrow::Cow<'_, [u8]>, SkipReason> {
+        use std::io::Read;
+        let path = match &self.source {
+            Source::File(path) if self.bytes.is_empty() => path,
+            _ => return Ok(std::borrow::Cow::Borrowed(&self.bytes)),
+        };
+        let unreadable = |e: std::io::Error| SkipReason::Unreadable {
+            message: e.to_string(),
+        };
+        let file = std::fs::File::open(path).map_err(unreadable)?;
+        let mut bytes = Vec::new();
+        file.take(limit.saturating_add(1))
+            .read_to_end(&mut bytes)
+            .map_err(unreadable)?;
+        if bytes.len() as u64 > limit {
+            return Err(SkipReason::TooLarge {
+                size: bytes.len() as u64,
+                limit,
+            });
+        }
+        Ok(std::borrow::Cow::Owned(bytes))
+    }
+}
+
 impl fmt::Debug for InputFile {
     // The bytes are summarised: a debug print of a batch must stay readable.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

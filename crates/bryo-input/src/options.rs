@@ -62,6 +62,13 @@ pub struct InputOptions {
     /// A zip archive with more entries than this is refused: an error for an
     /// archive named directly, a skipped file for one found in a directory.
     pub max_archive_entries: usize,
+    /// Files on disk under `roots`, `files_from` and `old` are listed but
+    /// not read: their [`crate::InputFile::bytes`] stay empty, the size
+    /// limit is checked on their metadata, and the caller reads them when
+    /// it needs them ([`crate::InputFile::read`]), e.g. a run that streams
+    /// a corpus larger than memory. Base code and zip archive entries are
+    /// read as usual.
+    pub defer_reading: bool,
 }
 
 impl Default for InputOptions {
@@ -78,6 +85,7 @@ impl Default for InputOptions {
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             max_archive_size: DEFAULT_MAX_ARCHIVE_SIZE,
             max_archive_entries: DEFAULT_MAX_ARCHIVE_ENTRIES,
+            defer_reading: false,
         }
     }
 }

@@ -656,8 +656,7 @@ fn exclude_threshold(prep: &Prepared<'_>, canonical: &[bool], options: &MatchOpt
                         .any(|d| canonical[d] && !prep.docs[d].symbols.is_empty())
                 })
                 .count();
-            let share = (r.template_share * distinct as f64).floor() as u64;
-            share.max(r.template_min as u64)
+            r.template_threshold(distinct as u64)
         }
     }
 }
@@ -685,32 +684,7 @@ fn seed_limit(grouped: &[Grouped], fingerprints: u64, options: &MatchOptions) ->
             hist[n] += 1;
         }
     }
-    let budget = (r.records_per_fingerprint as u64)
-        .saturating_mul(fingerprints)
-        .max(r.min_records as u64);
-    // records(L) = Σ_{n ≤ L} C(n, 2)·hist[n] + ⌈L/2⌉ · Σ_{n > L} n·hist[n],
-    // which grows with L.
-    let mut above: u64 = hist
-        .iter()
-        .enumerate()
-        .map(|(n, &c)| (n as u64).saturating_mul(c))
-        .fold(0, u64::saturating_add);
-    let mut full = 0u64;
-    let mut best = r.min_seed_limit.max(2) as u64;
-    for (n, &count) in hist.iter().enumerate() {
-        let n = n as u64;
-        full = full.saturating_add((n * n.saturating_sub(1) / 2).saturating_mul(count));
-        above = above.saturating_sub(n.saturating_mul(count));
-        if above == 0 && full <= budget {
-            return u64::MAX;
-        }
-        let records = full.saturating_add(n.div_ceil(2).saturating_mul(above));
-        if records > budget {
-            break;
-        }
-        best = best.max(n);
-    }
-    best
+    r.seed_limit(&hist, fingerprints)
 }
 
 /// The pair records of one bucket's groups.

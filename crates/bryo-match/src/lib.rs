@@ -101,6 +101,6 @@ pub use result::{
     Comparison, DocumentSummary, MatchStats, PairMatch, Part, SubmissionCluster, SymbolFragment,
 };
 pub use stages::{
-    fingerprint, match_corpus, scored_candidates, Candidate, Candidates, Fingerprinted, Indexed,
-    Ranked, Retain,
+    fingerprint, link_clusters, match_corpus, scored_candidates, Candidate, Candidates,
+    Fingerprinted, Indexed, Ranked, Retain,
 };

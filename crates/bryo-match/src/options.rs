@@ -112,6 +112,52 @@ impl Default for Rarity {
 }
 
 impl Rarity {
+    /// The template threshold on a corpus of `distinct` submissions that
+    /// have a document with symbols not identical to an earlier one: a
+    /// hash in more distinct submissions than this is template code
+    /// (`max(⌊template_share · distinct⌋, template_min)`).
+    pub fn template_threshold(&self, distinct: u64) -> u64 {
+        let share = (self.template_share * distinct as f64).floor() as u64;
+        share.max(self.template_min as u64)
+    }
+
+    /// The seed limit `L` of the seeding budget: `hist[n]` is the number
+    /// of shared hashes (kept, not template code) held by `n`
+    /// submissions, `fingerprints` the fingerprints of the corpus. A hash
+    /// in `n ≤ L` submissions forms all `n(n − 1)/2` pair records, one in
+    /// more pairs each submission with `⌈L/2⌉` others; `L` is the largest
+    /// for which all records fit `records_per_fingerprint · fingerprints`
+    /// (at least `min_records`), never below `min_seed_limit`, and
+    /// `u64::MAX` when every hash fits in full.
+    pub fn seed_limit(&self, hist: &[u64], fingerprints: u64) -> u64 {
+        let budget = (self.records_per_fingerprint as u64)
+            .saturating_mul(fingerprints)
+            .max(self.min_records as u64);
+        // records(L) = Σ_{n ≤ L} C(n, 2)·hist[n] + ⌈L/2⌉ · Σ_{n > L} n·hist[n],
+        // which grows with L.
+        let mut above: u64 = hist
+            .iter()
+            .enumerate()
+            .map(|(n, &c)| (n as u64).saturating_mul(c))
+            .fold(0, u64::saturating_add);
+        let mut full = 0u64;
+        let mut best = self.min_seed_limit.max(2) as u64;
+        for (n, &count) in hist.iter().enumerate() {
+            let n = n as u64;
+            full = full.saturating_add((n * n.saturating_sub(1) / 2).saturating_mul(count));
+            above = above.saturating_sub(n.saturating_mul(count));
+            if above == 0 && full <= budget {
+                return u64::MAX;
+            }
+            let records = full.saturating_add(n.div_ceil(2).saturating_mul(above));
+            if records > budget {
+                break;
+            }
+            best = best.max(n);
+        }
+        best
+    }
+
     /// Whether the rarity discount applies on a corpus whose template
     /// threshold is `template_above` ([`MatchStats::exclude_above`]): when
     /// it is on (`full_weight_kgrams > 0`) and the threshold is above the

@@ -1041,7 +1041,24 @@ fn clusters(
     links: impl Iterator<Item = (u32, u32)>,
     scores: impl Iterator<Item = (u32, u32, f64)>,
 ) -> Vec<SubmissionCluster> {
-    let mut parent: Vec<u32> = (0..prep.subs.len() as u32).collect();
+    link_clusters(prep.subs.len(), links, scores, |s| prep.subs[s as usize].id)
+}
+
+/// The clusters of a run over `submissions` submissions numbered densely
+/// `0..submissions`: the connected components (of at least two) of the
+/// `links`, each with the highest similarity of the `scores` inside it,
+/// largest first, then by first member; `id` names a dense number in the
+/// result. A caller that scores pairs itself (a streamed or distributed
+/// run) gets the clusters [`Indexed::rank`] would give: links are the
+/// scored pairs at or above [`MatchOptions::cluster_threshold`] and the
+/// identical ones, scores every scored pair.
+pub fn link_clusters(
+    submissions: usize,
+    links: impl Iterator<Item = (u32, u32)>,
+    scores: impl Iterator<Item = (u32, u32, f64)>,
+    id: impl Fn(u32) -> SubmissionId,
+) -> Vec<SubmissionCluster> {
+    let mut parent: Vec<u32> = (0..submissions as u32).collect();
     fn find(parent: &mut [u32], mut x: u32) -> u32 {
         while parent[x as usize] != x {
             let p = parent[x as usize];
@@ -1058,12 +1075,12 @@ fn clusters(
             parent[hi as usize] = lo;
         }
     }
-    let mut members: Vec<Vec<u32>> = vec![Vec::new(); prep.subs.len()];
-    for s in 0..prep.subs.len() as u32 {
+    let mut members: Vec<Vec<u32>> = vec![Vec::new(); submissions];
+    for s in 0..submissions as u32 {
         let r = find(&mut parent, s);
         members[r as usize].push(s);
     }
-    let mut best = vec![0.0f64; prep.subs.len()];
+    let mut best = vec![0.0f64; submissions];
     for (a, b, similarity) in scores {
         let r = find(&mut parent, a);
         if r == find(&mut parent, b) {
@@ -1076,7 +1093,7 @@ fn clusters(
         .filter(|(m, _)| m.len() >= 2)
         .map(|(m, max_similarity)| SubmissionCluster {
             max_similarity,
-            submissions: m.into_iter().map(|s| prep.subs[s as usize].id).collect(),
+            submissions: m.into_iter().map(&id).collect(),
         })
         .collect();
     out.sort_by(|x, y| {
