@@ -407,25 +407,7 @@ pub fn analyze_inputs_with_archive(
     };
     let identical_pairs = identical_pairs(&identical, &kept);
 
-    let (config, min_fragment) = thresholds(options, &kept)?;
-    let mut match_options = MatchOptions::new(config);
-    match (options.max_submissions, &mut match_options.common) {
-        (Some(m), common) => *common = CommonRule::MaxSubmissions(m),
-        (None, CommonRule::Rarity(r)) if !options.rarity_discount => r.full_weight_kgrams = 0,
-        (None, _) => {}
-    }
-    match_options.max_pairs = options.max_pairs;
-    match_options.min_similarity = options.min_similarity;
-    let kind = kind_of(options, &kept);
-    let default = default_merging(kind, options.analyze.text_mode);
-    match_options.merge = merging(options, default);
-    // A shortest fragment given by the user is kept as given.
-    if options.min_fragment_symbols.is_none() {
-        match_options.floor_scale = floor_scale(kind, options.analyze.text_mode);
-    }
-    match_options.min_fragment_symbols = min_fragment;
-    match_options.cluster_threshold = options.cluster_threshold;
-    match_options.score = options.score;
+    let (config, min_fragment, match_options) = matcher_setup(options, kind_of(options, &kept))?;
     let doc_owner = kept
         .iter()
         .enumerate()
@@ -520,69 +502,6 @@ impl Analysis {
     /// the pairs as they come ([`bryo_match::Indexed::rank`]).
     pub fn report_head(&self, comparison: &Comparison, options: &CompareOptions) -> Report {
         let kept = &self.kept;
-        let clusters = comparison
-            .clusters
-            .iter()
-            .map(|c| Cluster {
-                members: c.submissions.iter().map(|s| s.0 as usize).collect(),
-                max_similarity: c.max_similarity,
-            })
-            .collect();
-        let stats = Stats {
-            files: kept.iter().map(|(s, _)| s.files.len() as u64).sum(),
-            base_files: self.base_files.len() as u64,
-            symbols: kept
-                .iter()
-                .flat_map(|(s, _)| &s.files)
-                .map(|f| f.symbols)
-                .sum(),
-            fingerprints: comparison.stats.fingerprints,
-            base_hashes: comparison.stats.dropped_base,
-            common_hashes: comparison.stats.dropped_common,
-            candidate_pairs: comparison.stats.candidate_pairs,
-            duplicate_files: comparison.stats.duplicate_documents,
-            template_above: match (options.max_submissions, comparison.stats.exclude_above) {
-                (None, t) if t != u64::MAX => Some(t),
-                _ => None,
-            },
-            seed_limit: Some(comparison.stats.seed_limit).filter(|&l| l != u64::MAX),
-            discount_below: Some(comparison.stats.discount_below).filter(|&d| d != 0),
-        };
-        let match_options = &self.match_options;
-        let language = options.analyze.language.map(|l| l.name().to_string());
-        let report_options = Options {
-            language,
-            k: self.config.k() as u32,
-            w: self.config.w() as u32,
-            max_submissions: options.max_submissions.map(|m| m as u32),
-            max_pairs: options.max_pairs as u32,
-            min_similarity: options.min_similarity,
-            min_fragment_symbols: self.min_fragment as u32,
-            merge_gap: match_options
-                .merge
-                .map_or(0, |m| u32::try_from(m.max_gap).unwrap_or(u32::MAX)),
-            merge_ratio: match_options
-                .merge
-                .map(|m| m.gap_ratio)
-                .filter(|r| r.is_finite()),
-            cluster_threshold: options.cluster_threshold,
-            directory_mode: options.directory_mode,
-            base: options.base_names.clone(),
-            old: options.old_names.clone(),
-            comment: options.comment.clone(),
-            score: match match_options.score {
-                PairScore::Symmetric => Score::Symmetric,
-                PairScore::Directional => Score::Directional,
-            },
-            scheme: Some(Scheme {
-                hash: bryo_engine::HASH_SCHEME_VERSION,
-                symbol: bryo_frontend::SYMBOL_SCHEME_VERSION,
-                normalization: options.analyze.normalization.name().to_string(),
-                text_mode: options.analyze.text_mode.name().to_string(),
-                token_normalization: options.analyze.normalize,
-            }),
-        };
-        let mut report = Report::new(env!("CARGO_PKG_VERSION"), report_options);
         let mut submissions: Vec<Submission> = kept.iter().map(|(s, _)| s.clone()).collect();
         // Base-code passages of every file, for renderers that grey them out.
         let mut d = 0;
@@ -594,13 +513,19 @@ impl Analysis {
                 d += 1;
             }
         }
-        report.submissions = submissions;
-        report.clusters = clusters;
-        report.identical_submissions = self.identical.groups.clone();
-        report.identical_files = self.identical.files.clone();
-        report.skipped = self.skipped.clone();
-        report.stats = stats;
-        report
+        Head {
+            options,
+            config: self.config,
+            min_fragment: self.min_fragment,
+            match_options: &self.match_options,
+            submissions,
+            base_files: self.base_files.len() as u64,
+            clusters: &comparison.clusters,
+            stats: &comparison.stats,
+            identical: &self.identical,
+            skipped: self.skipped.clone(),
+        }
+        .report()
     }
 
     /// One of the matcher's pairs in the report's terms: files, lines and
@@ -660,6 +585,108 @@ impl Analysis {
             identical: self.identical_pairs.contains(&(a.min(b), a.max(b))),
             fragments,
         }
+    }
+}
+
+/// Everything of a report but its pairs, from a run's parts: for runs that
+/// keep every analyzed file ([`Analysis::report_head`]) and for runs that
+/// do not (a streamed corpus).
+pub(crate) struct Head<'a> {
+    pub(crate) options: &'a CompareOptions,
+    pub(crate) config: Config,
+    pub(crate) min_fragment: usize,
+    pub(crate) match_options: &'a MatchOptions,
+    /// Every kept submission, base-code regions marked.
+    pub(crate) submissions: Vec<Submission>,
+    pub(crate) base_files: u64,
+    pub(crate) clusters: &'a [bryo_match::SubmissionCluster],
+    pub(crate) stats: &'a bryo_match::MatchStats,
+    pub(crate) identical: &'a Identical,
+    pub(crate) skipped: Vec<Skipped>,
+}
+
+impl Head<'_> {
+    pub(crate) fn report(self) -> Report {
+        let Head {
+            options,
+            config,
+            min_fragment,
+            match_options,
+            submissions,
+            base_files,
+            clusters,
+            stats,
+            identical,
+            skipped,
+        } = self;
+        let clusters = clusters
+            .iter()
+            .map(|c| Cluster {
+                members: c.submissions.iter().map(|s| s.0 as usize).collect(),
+                max_similarity: c.max_similarity,
+            })
+            .collect();
+        let stats = Stats {
+            files: submissions.iter().map(|s| s.files.len() as u64).sum(),
+            base_files,
+            symbols: submissions
+                .iter()
+                .flat_map(|s| &s.files)
+                .map(|f| f.symbols)
+                .sum(),
+            fingerprints: stats.fingerprints,
+            base_hashes: stats.dropped_base,
+            common_hashes: stats.dropped_common,
+            candidate_pairs: stats.candidate_pairs,
+            duplicate_files: stats.duplicate_documents,
+            template_above: match (options.max_submissions, stats.exclude_above) {
+                (None, t) if t != u64::MAX => Some(t),
+                _ => None,
+            },
+            seed_limit: Some(stats.seed_limit).filter(|&l| l != u64::MAX),
+            discount_below: Some(stats.discount_below).filter(|&d| d != 0),
+        };
+        let language = options.analyze.language.map(|l| l.name().to_string());
+        let report_options = Options {
+            language,
+            k: config.k() as u32,
+            w: config.w() as u32,
+            max_submissions: options.max_submissions.map(|m| m as u32),
+            max_pairs: options.max_pairs as u32,
+            min_similarity: options.min_similarity,
+            min_fragment_symbols: min_fragment as u32,
+            merge_gap: match_options
+                .merge
+                .map_or(0, |m| u32::try_from(m.max_gap).unwrap_or(u32::MAX)),
+            merge_ratio: match_options
+                .merge
+                .map(|m| m.gap_ratio)
+                .filter(|r| r.is_finite()),
+            cluster_threshold: options.cluster_threshold,
+            directory_mode: options.directory_mode,
+            base: options.base_names.clone(),
+            old: options.old_names.clone(),
+            comment: options.comment.clone(),
+            score: match match_options.score {
+                PairScore::Symmetric => Score::Symmetric,
+                PairScore::Directional => Score::Directional,
+            },
+            scheme: Some(Scheme {
+                hash: bryo_engine::HASH_SCHEME_VERSION,
+                symbol: bryo_frontend::SYMBOL_SCHEME_VERSION,
+                normalization: options.analyze.normalization.name().to_string(),
+                text_mode: options.analyze.text_mode.name().to_string(),
+                token_normalization: options.analyze.normalize,
+            }),
+        };
+        let mut report = Report::new(env!("CARGO_PKG_VERSION"), report_options);
+        report.submissions = submissions;
+        report.clusters = clusters;
+        report.identical_submissions = identical.groups.clone();
+        report.identical_files = identical.files.clone();
+        report.skipped = skipped;
+        report.stats = stats;
+        report
     }
 }
 
@@ -781,7 +808,10 @@ fn floor_scale(kind: FrontendKind, text_mode: TextMode) -> f64 {
 
 /// The front-end kind that sets the defaults: the language given, or the
 /// kind that produced most of the symbols.
-fn kind_of(options: &CompareOptions, kept: &[(Submission, Vec<Analyzed>)]) -> FrontendKind {
+pub(crate) fn kind_of(
+    options: &CompareOptions,
+    kept: &[(Submission, Vec<Analyzed>)],
+) -> FrontendKind {
     match options.analyze.language {
         Some(language) => language.frontend(),
         None => {
@@ -802,13 +832,39 @@ fn kind_of(options: &CompareOptions, kept: &[(Submission, Vec<Analyzed>)]) -> Fr
     }
 }
 
+/// `k`, `w`, the shortest fragment and the matcher's options for a run
+/// whose defaults come from front-ends of `kind`.
+pub(crate) fn matcher_setup(
+    options: &CompareOptions,
+    kind: FrontendKind,
+) -> Result<(Config, usize, MatchOptions), CompareError> {
+    let (config, min_fragment) = thresholds(options, kind)?;
+    let mut match_options = MatchOptions::new(config);
+    match (options.max_submissions, &mut match_options.common) {
+        (Some(m), common) => *common = CommonRule::MaxSubmissions(m),
+        (None, CommonRule::Rarity(r)) if !options.rarity_discount => r.full_weight_kgrams = 0,
+        (None, _) => {}
+    }
+    match_options.max_pairs = options.max_pairs;
+    match_options.min_similarity = options.min_similarity;
+    let default = default_merging(kind, options.analyze.text_mode);
+    match_options.merge = merging(options, default);
+    // A shortest fragment given by the user is kept as given.
+    if options.min_fragment_symbols.is_none() {
+        match_options.floor_scale = floor_scale(kind, options.analyze.text_mode);
+    }
+    match_options.min_fragment_symbols = min_fragment;
+    match_options.cluster_threshold = options.cluster_threshold;
+    match_options.score = options.score;
+    Ok((config, min_fragment, match_options))
+}
+
 /// `k`, `w` and the shortest fragment from the options, or the defaults of
 /// the front-end kind that produced most of the symbols.
 fn thresholds(
     options: &CompareOptions,
-    kept: &[(Submission, Vec<Analyzed>)],
+    kind: FrontendKind,
 ) -> Result<(Config, usize), CompareError> {
-    let kind = kind_of(options, kept);
     let (default_k, default_w) = default_thresholds(kind, options.analyze.text_mode);
     let k = options.k.unwrap_or(default_k);
     let config = match (options.w, options.t) {
