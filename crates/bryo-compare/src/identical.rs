@@ -235,17 +235,96 @@ pub(crate) fn detect(
             });
         }
     }
+    sort_shared(&mut shared);
+
+    Identical {
+        groups,
+        files: shared,
+    }
+}
+
+/// A compared file of a run that keeps no symbols (a streamed corpus):
+/// its normalized Rabin fingerprint, its number of symbols and its path.
+pub(crate) struct FileKey {
+    pub(crate) fingerprint: u64,
+    pub(crate) symbols: u64,
+    pub(crate) path: String,
+}
+
+/// [`detect`] for a run that keeps no symbols and has no base code: files
+/// are equal when their normalized Rabin fingerprints and lengths are
+/// (a false copy needs a collision of the degree-64 fingerprint), and
+/// the result is otherwise the same. `submissions[i]` lists the files of
+/// submission `i` that have symbols.
+pub(crate) fn detect_by_keys(submissions: &[Vec<FileKey>], old: &[bool]) -> Identical {
+    let sorted: Vec<Vec<(u64, u64, usize)>> = submissions
+        .iter()
+        .map(|files| {
+            let mut keys: Vec<(u64, u64, usize)> = files
+                .iter()
+                .enumerate()
+                .map(|(n, f)| (f.fingerprint, f.symbols, n))
+                .collect();
+            keys.sort_unstable();
+            keys
+        })
+        .collect();
+    let mut by_files: BTreeMap<Vec<(u64, u64)>, Vec<usize>> = BTreeMap::new();
+    for (i, keys) in sorted.iter().enumerate() {
+        if !keys.is_empty() {
+            by_files
+                .entry(keys.iter().map(|&(f, n, _)| (f, n)).collect())
+                .or_default()
+                .push(i);
+        }
+    }
+    let mut groups: Vec<Vec<usize>> = by_files
+        .into_values()
+        .filter(|g| g.len() >= 2 && g.iter().any(|&s| !old[s]))
+        .collect();
+    groups.sort();
+    let mut by_file: BTreeMap<(u64, u64), Vec<(usize, usize)>> = BTreeMap::new();
+    for (s, keys) in sorted.iter().enumerate() {
+        for &(f, n, file) in keys {
+            by_file.entry((f, n)).or_default().push((s, file));
+        }
+    }
+    let mut shared = Vec::new();
+    for ((fingerprint, len), class) in by_file {
+        let mut subs: Vec<usize> = class.iter().map(|&(s, _)| s).collect();
+        subs.dedup();
+        if subs.len() < 2 || subs.iter().all(|&s| old[s]) {
+            continue;
+        }
+        let mut files: Vec<FileRef> = class
+            .iter()
+            .map(|&(s, n)| FileRef {
+                submission: s,
+                path: submissions[s][n].path.clone(),
+            })
+            .collect();
+        files.sort_by(|x, y| (x.submission, &x.path).cmp(&(y.submission, &y.path)));
+        shared.push(IdenticalFiles {
+            fingerprint: format!("{fingerprint:016x}"),
+            symbols: len,
+            files,
+        });
+    }
+    sort_shared(&mut shared);
+    Identical {
+        groups,
+        files: shared,
+    }
+}
+
+/// Shared files by size, largest first, then by their first file.
+fn sort_shared(shared: &mut [IdenticalFiles]) {
     shared.sort_by(|x, y| {
         y.symbols.cmp(&x.symbols).then_with(|| {
             (x.files[0].submission, &x.files[0].path)
                 .cmp(&(y.files[0].submission, &y.files[0].path))
         })
     });
-
-    Identical {
-        groups,
-        files: shared,
-    }
 }
 
 /// Whether two canonically ordered file lists hold the same symbols.

@@ -22,6 +22,7 @@ mod analyze;
 mod identical;
 mod pair;
 mod run;
+mod stream;
 
 pub use analyze::{
     analyze, has_tree_sitter, normalize_into, AnalyzeError, AnalyzeOptions, Analyzed, FrontendRun,
@@ -37,6 +38,7 @@ pub use run::{
     TEXT_CHARS_MIN_FRAGMENT, TEXT_CHARS_W, TEXT_WORDS_K, TEXT_WORDS_MERGE_GAP,
     TEXT_WORDS_MIN_FRAGMENT, TEXT_WORDS_W,
 };
+pub use stream::{compare_streamed, StreamOptions, Streamed};
 
 /// Why a comparison could not run.
 #[derive(Debug, thiserror::Error)]
@@ -62,6 +64,26 @@ pub enum CompareError {
     /// The matcher rejected its options.
     #[error(transparent)]
     Match(#[from] bryo_match::Error),
+    /// A streamed run ([`compare_streamed`]) cannot take these options.
+    #[error("{0}")]
+    Streaming(&'static str),
+    /// A streamed run could not write or read its sorted runs.
+    #[error("cannot spill sorted runs to {}: {source}", dir.display())]
+    Spill {
+        /// The directory they go to.
+        dir: std::path::PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A file of a streamed run could not be read again (it changed or
+    /// went away during the run).
+    #[error("{path}: could not be read again during the run: {reason}")]
+    Changed {
+        /// The file.
+        path: String,
+        /// Why.
+        reason: String,
+    },
 }
 
 fn skipped_note(skipped: usize, example: Option<&str>) -> String {

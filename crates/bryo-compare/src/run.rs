@@ -884,7 +884,7 @@ fn thresholds(
 
 /// The report entry of a file, without base-code regions (see
 /// [`base_regions`]).
-fn file_entry(file: &Analyzed, fingerprint: &FileFingerprint) -> FileEntry {
+pub(crate) fn file_entry(file: &Analyzed, fingerprint: &FileFingerprint) -> FileEntry {
     FileEntry {
         raw_fingerprint: Some(format!("{:016x}", fingerprint.raw)),
         normalized_fingerprint: Some(format!("{:016x}", fingerprint.normalized)),

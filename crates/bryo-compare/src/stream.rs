@@ -1,0 +1,941 @@
+//! `bryo compare` on a corpus larger than memory.
+//!
+//! The in-memory run ([`crate::compare`]) holds every file's symbols and
+//! every fingerprint at once. A streamed run holds neither:
+//!
+//! 1. **fingerprint** — files are read, analyzed and winnowed batch by
+//!    batch on all cores; each file leaves its report entry and its
+//!    postings `(hash, document, occurrences)`, which fill a buffer that is
+//!    sorted and spilled to disk whenever it reaches its share of the
+//!    memory budget;
+//! 2. **index** — the sorted runs are merged, hash by hash, and the
+//!    common-code rule is applied with the whole corpus's counts (MOSS's
+//!    `-m`, or the rarity rule: template threshold, seeding budget); the
+//!    pair records each shared hash forms are summed per pair of
+//!    submissions, spilling sorted runs in turn;
+//! 3. **pairs** — the summed counts are merged and the best candidates
+//!    chosen as the in-memory run chooses them; pairs of identical
+//!    submissions join them;
+//! 4. **fragments** — one more merge gives each chosen pair the hashes the
+//!    whole corpus excluded, its seeds and the rarity counts of its
+//!    hashes; each pair is then read again and compared alone with them
+//!    ([`crate::compare_alone`]), on all cores;
+//! 5. **report** — pairs ranked, clusters formed and totals added as in
+//!    the in-memory run.
+//!
+//! The report is the in-memory run's. What grows with the corpus in
+//! memory is one report entry per file and a few bytes of bookkeeping per
+//! file; postings and pair counts stay within the budget.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::fs::File;
+use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+use bryo_engine::Fingerprinter;
+use bryo_input::{InputFile, Inputs, Submission as InputSubmission};
+use bryo_match::{CommonRule, MatchStats, Progress, Stage, SubmissionId};
+use bryo_report::{FileEntry, Pair, Report, Skipped, Submission};
+use rayon::prelude::*;
+
+use crate::identical::{detect_by_keys, FileKey};
+use crate::pair::{compare_alone, Alone, RarityCounts};
+use crate::run::{file_entry, matcher_setup, Head};
+use crate::{analyze, CompareError, CompareOptions, FileFingerprint, FileFingerprinter};
+
+/// Occurrences of one hash kept per document, as the in-memory run keeps
+/// them ([`bryo_match::DEFAULT_OCCURRENCE_CAP`]).
+const OCCURRENCE_CAP: u32 = bryo_match::DEFAULT_OCCURRENCE_CAP as u32;
+
+/// Bytes of one spilled entry: two little-endian `u64`.
+const ENTRY_BYTES: usize = 16;
+
+/// How a streamed run may use memory and disk.
+#[derive(Clone, Debug)]
+pub struct StreamOptions {
+    /// Bytes of memory for postings and pair counts; beyond them, sorted
+    /// runs are written to disk. Report entries (one per file) and the
+    /// chosen pairs' fragments come on top.
+    pub memory: usize,
+    /// Where the sorted runs are written (in a temporary directory that is
+    /// removed at the end).
+    pub spill_dir: PathBuf,
+    /// Files bigger than this many bytes when they are read are skipped,
+    /// as discovery skips them.
+    pub max_file_size: u64,
+    /// Files read and analyzed together (at least 1).
+    pub batch_files: usize,
+}
+
+impl StreamOptions {
+    /// A budget of `memory` bytes, runs spilled under `spill_dir`.
+    pub fn new(memory: usize, spill_dir: PathBuf) -> StreamOptions {
+        StreamOptions {
+            memory,
+            spill_dir,
+            max_file_size: bryo_input::DEFAULT_MAX_FILE_SIZE,
+            batch_files: 512,
+        }
+    }
+}
+
+/// The result of [`compare_streamed`]: the report, and what was spilled.
+#[derive(Debug)]
+pub struct Streamed {
+    /// The report, equal to the in-memory run's.
+    pub report: Report,
+    /// Sorted runs written to disk (postings and pair counts).
+    pub spilled_runs: usize,
+    /// Bytes written to them.
+    pub spilled_bytes: u64,
+}
+
+/// Compares the submissions of `inputs` as [`crate::compare`] does,
+/// streaming the corpus within `stream.memory` bytes (see the module
+/// documentation). Files discovered with
+/// [`bryo_input::InputOptions::defer_reading`] are read when needed, twice
+/// for the files of chosen pairs; they must not change during the run.
+///
+/// The front-end must be known before reading (`options.analyze.language`
+/// given): `k` and `w` follow from it. Base code is not supported yet.
+pub fn compare_streamed(
+    inputs: Inputs,
+    options: &CompareOptions,
+    stream: &StreamOptions,
+    progress: &dyn Progress,
+) -> Result<Streamed, CompareError> {
+    let Some(language) = options.analyze.language else {
+        return Err(CompareError::Streaming(
+            "a streamed run needs the language (-l): k and w follow from the front-end, which \
+             must be known before the corpus is read",
+        ));
+    };
+    if !inputs.base.is_empty() {
+        return Err(CompareError::Streaming(
+            "a streamed run does not take base code (-b) yet",
+        ));
+    }
+    let (config, min_fragment, match_options) = matcher_setup(options, language.frontend())?;
+    let spill = tempfile::TempDir::with_prefix_in("bryo-stream-", &stream.spill_dir)
+        .map_err(|e| spill_error(&stream.spill_dir, e))?;
+    // Postings and pair counts share the budget half and half.
+    let cap = (stream.memory / 2 / ENTRY_BYTES).max(64);
+
+    // 1. Fingerprint.
+    let corpus = fingerprint(
+        &inputs,
+        options,
+        stream,
+        &match_options,
+        spill.path(),
+        cap,
+        progress,
+    )?;
+    let current = corpus.subs.iter().filter(|s| !s.old).count();
+    if corpus.subs.len() < 2 || current == 0 {
+        return Err(CompareError::TooFewSubmissions {
+            found: corpus.subs.len(),
+            skipped: corpus.skipped.len(),
+            example: corpus
+                .skipped
+                .first()
+                .map(|s| format!("{}: {}", s.path, s.reason)),
+        });
+    }
+
+    // 2. Index: the common-code rule with the whole corpus's counts.
+    progress.start(Stage::Index, 0);
+    let rule = Rule::new(&corpus, &match_options);
+    let mut counts = IndexCounts::default();
+    let mut hist: Vec<u64> = Vec::new();
+    let mut subs = Vec::new();
+    corpus.postings.for_each_group(|_, entries| {
+        let g = corpus.group(entries, &mut subs);
+        match rule.classify(&g) {
+            Class::Single => {}
+            Class::Common => counts.dropped_common += g.occurrences,
+            Class::Kept => {
+                counts.shared_hashes += 1;
+                if hist.len() <= subs.len() {
+                    hist.resize(subs.len() + 1, 0);
+                }
+                hist[subs.len()] += 1;
+            }
+        }
+        Ok(())
+    })?;
+    let seed_limit = match match_options.common {
+        CommonRule::Rarity(r) => r.seed_limit(&hist, corpus.fingerprints),
+        CommonRule::MaxSubmissions(_) => u64::MAX,
+    };
+    let mut pair_runs = Runs::new(spill.path(), "pairs");
+    let mut pair_counts: HashMap<u64, u64> = HashMap::new();
+    corpus.postings.for_each_group(|hash, entries| {
+        let g = corpus.group(entries, &mut subs);
+        if rule.classify(&g) == Class::Kept {
+            records(hash, &subs, seed_limit, |a, b, c| {
+                *pair_counts.entry(pair_key(a, b)).or_default() += u64::from(c);
+            });
+            if pair_counts.len() >= cap {
+                let mut run: Vec<(u64, u64)> = pair_counts.drain().collect();
+                pair_runs.spill(&mut run)?;
+            }
+        }
+        Ok(())
+    })?;
+    pair_runs.finish(pair_counts.into_iter().collect());
+
+    // 3. Pairs: the best candidates, as the in-memory run chooses them.
+    progress.start(Stage::Pairs, 0);
+    let n = options.max_pairs;
+    let best = (n > 0 && options.min_similarity == 0.0).then(|| (4 * n).max(n + 200));
+    let mut candidate_pairs = 0u64;
+    // Worst on top: fewest shared fingerprints, then the largest ids.
+    let mut heap: BinaryHeap<(Reverse<u64>, u64)> = BinaryHeap::new();
+    pair_runs.merged_sums(|key, shared| {
+        candidate_pairs += 1;
+        heap.push((Reverse(shared), key));
+        if best.is_some_and(|b| heap.len() > b) {
+            heap.pop();
+        }
+    })?;
+    let chosen: HashMap<u64, u64> = heap.into_iter().map(|(Reverse(s), k)| (k, s)).collect();
+    let identical = detect_by_keys(&corpus.keys, &corpus.old());
+    let mut declared: Vec<u64> = Vec::new();
+    for g in &identical.groups {
+        for (i, &a) in g.iter().enumerate() {
+            for &b in &g[i + 1..] {
+                if !(corpus.subs[a].old && corpus.subs[b].old) {
+                    declared.push(pair_key(a as u32, b as u32));
+                }
+            }
+        }
+    }
+    declared.sort_unstable();
+    let whole: Vec<u64> = declared
+        .iter()
+        .copied()
+        .filter(|k| !chosen.contains_key(k))
+        .collect();
+
+    // 4. Fragments: what each chosen pair needs of the whole corpus.
+    let weigh = rule.discounts() && counts.shared_hashes > 0;
+    let needed: HashSet<u32> = chosen
+        .keys()
+        .chain(&whole)
+        .flat_map(|&k| [(k >> 32) as u32, k as u32])
+        .collect();
+    let mut excluded: HashMap<u32, Vec<u64>> = HashMap::new();
+    let mut weights: HashMap<u32, Vec<(u64, u32)>> = HashMap::new();
+    let mut seeds: HashMap<u64, Vec<u64>> = HashMap::new();
+    if !needed.is_empty() {
+        corpus.postings.for_each_group(|hash, entries| {
+            if !entries
+                .iter()
+                .any(|&(doc, _)| needed.contains(&corpus.doc_sub[doc as usize]))
+            {
+                return Ok(());
+            }
+            let g = corpus.group(entries, &mut subs);
+            match rule.classify(&g) {
+                Class::Single => {}
+                Class::Common => {
+                    for s in subs.iter().filter(|s| needed.contains(&s.sub)) {
+                        excluded.entry(s.sub).or_default().push(hash);
+                    }
+                }
+                Class::Kept => {
+                    if weigh {
+                        for s in subs.iter().filter(|s| needed.contains(&s.sub)) {
+                            weights
+                                .entry(s.sub)
+                                .or_default()
+                                .push((hash, g.distinct as u32));
+                        }
+                    }
+                    if seed_limit != u64::MAX {
+                        records(hash, &subs, seed_limit, |a, b, _| {
+                            let key = pair_key(a, b);
+                            if chosen.contains_key(&key) {
+                                seeds.entry(key).or_default().push(hash);
+                            }
+                        });
+                    }
+                }
+            }
+            Ok(())
+        })?;
+    }
+    let mut local = options.clone();
+    local.max_pairs = 0;
+    local.min_similarity = 0.0;
+    let mut jobs: Vec<(u64, u64, bool)> = chosen.iter().map(|(&k, &s)| (k, s, false)).collect();
+    jobs.extend(whole.iter().map(|&k| (k, 0, true)));
+    jobs.sort_unstable();
+    progress.start(Stage::Fragments, jobs.len() as u64);
+    let scored: Vec<Option<Scored>> = jobs
+        .par_iter()
+        .map(|&(key, _, whole)| {
+            if progress.cancelled() {
+                return Err(CompareError::Match(bryo_match::Error::Cancelled));
+            }
+            let (a, b) = ((key >> 32) as u32, key as u32);
+            let mut excluded_here: Vec<u64> = [a, b]
+                .iter()
+                .flat_map(|s| excluded.get(s).into_iter().flatten().copied())
+                .collect();
+            excluded_here.sort_unstable();
+            excluded_here.dedup();
+            let rarity = weigh.then(|| RarityCounts {
+                submissions: [a, b]
+                    .iter()
+                    .flat_map(|s| weights.get(s).into_iter().flatten().copied())
+                    .collect(),
+                template_above: rule.exclude_above,
+            });
+            let pair_seeds = (seed_limit != u64::MAX && !whole)
+                .then(|| seeds.get(&key).cloned().unwrap_or_default());
+            let pair_inputs = Inputs {
+                submissions: vec![
+                    corpus.read_submission(&inputs, a, stream.max_file_size)?,
+                    corpus.read_submission(&inputs, b, stream.max_file_size)?,
+                ],
+                ..Inputs::default()
+            };
+            let (report, counts) = compare_alone(
+                pair_inputs,
+                &local,
+                &Alone {
+                    excluded: &excluded_here,
+                    whole,
+                    rarity: rarity.as_ref(),
+                    seeds: pair_seeds.as_deref(),
+                },
+            )?;
+            progress.advance(1);
+            let declared = declared.binary_search(&key).is_ok();
+            Ok(report
+                .pairs
+                .into_iter()
+                .zip(counts)
+                .next()
+                .map(|(mut pair, counts)| {
+                    pair.a = a as usize;
+                    pair.b = b as usize;
+                    pair.identical = declared;
+                    Scored {
+                        covered: counts.covered.0 + counts.covered.1,
+                        declared,
+                        pair,
+                    }
+                }))
+        })
+        .collect::<Result<_, CompareError>>()?;
+
+    // 5. Report: ranked, clustered and cut as the in-memory run does.
+    progress.start(Stage::Report, 0);
+    let mut scored: Vec<Scored> = scored.into_iter().flatten().collect();
+    scored.sort_by(|x, y| {
+        y.covered
+            .cmp(&x.covered)
+            .then(y.pair.shared_fingerprints.cmp(&x.pair.shared_fingerprints))
+            .then((x.pair.a, x.pair.b).cmp(&(y.pair.a, y.pair.b)))
+    });
+    let links = scored
+        .iter()
+        .filter(|s| s.pair.similarity >= options.cluster_threshold)
+        .map(|s| (s.pair.a as u32, s.pair.b as u32))
+        .chain(declared.iter().map(|&k| ((k >> 32) as u32, k as u32)));
+    let scores = scored
+        .iter()
+        .map(|s| (s.pair.a as u32, s.pair.b as u32, s.pair.similarity));
+    let clusters = bryo_match::link_clusters(corpus.subs.len(), links, scores, SubmissionId);
+    let mut pairs: Vec<Pair> = scored
+        .into_iter()
+        .filter(|s| s.declared || s.pair.similarity >= options.min_similarity)
+        .map(|s| s.pair)
+        .collect();
+    if n != 0 {
+        pairs.truncate(n);
+    }
+    let k = config.k();
+    let stats = MatchStats {
+        documents: corpus.doc_sub.len() as u64,
+        submissions: corpus.subs.len() as u64,
+        fingerprints: corpus.fingerprints,
+        dropped_common: counts.dropped_common,
+        shared_hashes: counts.shared_hashes,
+        candidate_pairs,
+        duplicate_documents: corpus.duplicates,
+        seed_limit,
+        exclude_above: rule.exclude_above,
+        discount_below: match match_options.common {
+            CommonRule::Rarity(r) if weigh => u64::from(r.full_weight_kgrams) * k as u64,
+            _ => 0,
+        },
+        ..MatchStats::default()
+    };
+    let spilled_runs = corpus.postings.files.len() + pair_runs.files.len();
+    let spilled_bytes = corpus.postings.bytes + pair_runs.bytes;
+    let Corpus { subs, skipped, .. } = corpus;
+    let mut report = Head {
+        options,
+        config,
+        min_fragment,
+        match_options: &match_options,
+        submissions: subs.into_iter().map(|s| s.entry).collect(),
+        base_files: 0,
+        clusters: &clusters,
+        stats: &stats,
+        identical: &identical,
+        skipped,
+    }
+    .report();
+    report.pairs = pairs;
+    Ok(Streamed {
+        report,
+        spilled_runs,
+        spilled_bytes,
+    })
+}
+
+/// A scored pair, in global submission numbers.
+struct Scored {
+    covered: u64,
+    declared: bool,
+    pair: Pair,
+}
+
+fn pair_key(a: u32, b: u32) -> u64 {
+    u64::from(a) << 32 | u64::from(b)
+}
+
+fn spill_error(dir: &Path, e: io::Error) -> CompareError {
+    CompareError::Spill {
+        dir: dir.to_path_buf(),
+        source: e,
+    }
+}
+
+/// Totals of the index stage.
+#[derive(Default)]
+struct IndexCounts {
+    dropped_common: u64,
+    shared_hashes: u64,
+}
+
+/// A kept submission: its report entry and where its files are.
+struct KeptSub {
+    entry: Submission,
+    old: bool,
+    /// Index of the submission in the inputs, and of each compared file.
+    input: usize,
+    files: Vec<usize>,
+}
+
+/// What the fingerprint stage keeps of the corpus.
+struct Corpus {
+    subs: Vec<KeptSub>,
+    /// Submission of each compared document.
+    doc_sub: Vec<u32>,
+    /// Whether each document is the first with its symbols.
+    canonical: Vec<bool>,
+    /// Files with symbols, per submission, for exact copies.
+    keys: Vec<Vec<FileKey>>,
+    skipped: Vec<Skipped>,
+    fingerprints: u64,
+    duplicates: u64,
+    /// Submissions with a first-of-its-content document with symbols.
+    distinct_subs: u64,
+    postings: Runs,
+}
+
+/// One submission's share of a hash.
+struct SubShare {
+    sub: u32,
+    /// Occurrences, at most [`OCCURRENCE_CAP`] per document.
+    occurrences: u32,
+    old: bool,
+}
+
+/// What the common-code rule needs of a hash.
+struct Group {
+    subs: u64,
+    distinct: u64,
+    /// Every occurrence, uncapped.
+    occurrences: u64,
+}
+
+impl Corpus {
+    fn old(&self) -> Vec<bool> {
+        self.subs.iter().map(|s| s.old).collect()
+    }
+
+    /// A hash's documents `(doc, occurrences)`, ascending, per submission
+    /// into `subs`.
+    fn group(&self, entries: &[(u32, u32)], subs: &mut Vec<SubShare>) -> Group {
+        subs.clear();
+        let (mut distinct, mut occurrences) = (0u64, 0u64);
+        let mut last_distinct = None;
+        for &(doc, n) in entries {
+            let sub = self.doc_sub[doc as usize];
+            occurrences += u64::from(n);
+            match subs.last_mut() {
+                Some(last) if last.sub == sub => last.occurrences += n.min(OCCURRENCE_CAP),
+                _ => subs.push(SubShare {
+                    sub,
+                    occurrences: n.min(OCCURRENCE_CAP),
+                    old: self.subs[sub as usize].old,
+                }),
+            }
+            if self.canonical[doc as usize] && last_distinct != Some(sub) {
+                distinct += 1;
+                last_distinct = Some(sub);
+            }
+        }
+        Group {
+            subs: subs.len() as u64,
+            distinct,
+            occurrences,
+        }
+    }
+
+    /// Kept submission `s` with its compared files read again.
+    fn read_submission(
+        &self,
+        inputs: &Inputs,
+        s: u32,
+        limit: u64,
+    ) -> Result<InputSubmission, CompareError> {
+        let kept = &self.subs[s as usize];
+        let sub = &inputs.submissions[kept.input];
+        let files = kept
+            .files
+            .iter()
+            .map(|&f| {
+                let file = &sub.files[f];
+                let bytes = file.read(limit).map_err(|reason| CompareError::Changed {
+                    path: file.display_path.clone(),
+                    reason: reason.to_string(),
+                })?;
+                Ok(InputFile {
+                    display_path: file.display_path.clone(),
+                    bytes: bytes.into_owned(),
+                    source: file.source.clone(),
+                })
+            })
+            .collect::<Result<_, CompareError>>()?;
+        Ok(InputSubmission {
+            name: sub.name.clone(),
+            old: sub.old,
+            files,
+        })
+    }
+}
+
+/// How the common-code rule classes a hash.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Class {
+    /// In one submission: not shared.
+    Single,
+    /// Excluded (MOSS's common passages, or template code).
+    Common,
+    /// Shared and matched.
+    Kept,
+}
+
+/// The common-code rule with the whole corpus's threshold.
+struct Rule {
+    moss: bool,
+    exclude_above: u64,
+    common: CommonRule,
+}
+
+impl Rule {
+    fn new(corpus: &Corpus, options: &bryo_match::MatchOptions) -> Rule {
+        let (moss, exclude_above) = match options.common {
+            CommonRule::MaxSubmissions(0) => (true, u64::MAX),
+            CommonRule::MaxSubmissions(m) => (true, m as u64),
+            CommonRule::Rarity(r) => (false, r.template_threshold(corpus.distinct_subs)),
+        };
+        Rule {
+            moss,
+            exclude_above,
+            common: options.common,
+        }
+    }
+
+    fn classify(&self, g: &Group) -> Class {
+        if g.subs < 2 {
+            Class::Single
+        } else if (if self.moss { g.subs } else { g.distinct }) > self.exclude_above {
+            Class::Common
+        } else {
+            Class::Kept
+        }
+    }
+
+    /// Whether the rarity discount applies.
+    fn discounts(&self) -> bool {
+        match self.common {
+            CommonRule::Rarity(r) => r.discounts(self.exclude_above),
+            CommonRule::MaxSubmissions(_) => false,
+        }
+    }
+}
+
+/// The pair records of a kept hash held by `subs` (ascending), as the
+/// in-memory index forms them: every pair, not both old, when at most
+/// `seed_limit` submissions hold it; otherwise each submission with the
+/// next `⌈limit/2⌉` in an order drawn from the hash. `emit(a, b, c)`
+/// with `a < b` and `c` the smaller occurrence count.
+fn records(hash: u64, subs: &[SubShare], seed_limit: u64, mut emit: impl FnMut(u32, u32, u32)) {
+    let mut record = |x: &SubShare, y: &SubShare| {
+        if !(x.old && y.old) {
+            let (a, b) = if x.sub < y.sub { (x, y) } else { (y, x) };
+            emit(a.sub, b.sub, x.occurrences.min(y.occurrences));
+        }
+    };
+    if subs.len() as u64 <= seed_limit {
+        for (i, x) in subs.iter().enumerate() {
+            for y in &subs[i + 1..] {
+                record(x, y);
+            }
+        }
+        return;
+    }
+    let rehash = bryo_engine::rehash;
+    let mut order: Vec<(u64, u32, usize)> = subs
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (rehash(hash ^ rehash(u64::from(s.sub))), s.sub, i))
+        .collect();
+    order.sort_unstable();
+    let n = order.len();
+    // At most (n − 1)/2 steps, so that no pair is formed twice.
+    let reach = (seed_limit.div_ceil(2) as usize).min((n - 1) / 2);
+    for i in 0..n {
+        for d in 1..=reach {
+            record(&subs[order[i].2], &subs[order[(i + d) % n].2]);
+        }
+    }
+}
+
+/// A file's outcome in the fingerprint stage.
+enum Fingerprinted {
+    Compared {
+        entry: FileEntry,
+        fingerprint: FileFingerprint,
+        symbols: u64,
+        /// `(hash, occurrences)`, by hash.
+        hashes: Vec<(u64, u32)>,
+        fingerprints: u64,
+    },
+    Skipped(String),
+}
+
+/// Stage 1: every file read, analyzed and winnowed, batch by batch; the
+/// postings spilled in sorted runs.
+fn fingerprint(
+    inputs: &Inputs,
+    options: &CompareOptions,
+    stream: &StreamOptions,
+    match_options: &bryo_match::MatchOptions,
+    spill: &Path,
+    cap: usize,
+    progress: &dyn Progress,
+) -> Result<Corpus, CompareError> {
+    let files: Vec<(usize, usize)> = inputs
+        .submissions
+        .iter()
+        .enumerate()
+        .flat_map(|(i, s)| (0..s.files.len()).map(move |j| (i, j)))
+        .collect();
+    progress.start(Stage::Analyze, files.len() as u64);
+    let proto = Fingerprinter::new(
+        match_options.config,
+        match_options.hash,
+        match_options.selection,
+    )
+    .map_err(|e| CompareError::Match(e.into()))?;
+    let fingerprinter = FileFingerprinter::new();
+    let mut corpus = Corpus {
+        subs: Vec::new(),
+        doc_sub: Vec::new(),
+        canonical: Vec::new(),
+        keys: Vec::new(),
+        skipped: inputs
+            .skipped
+            .iter()
+            .map(|s| Skipped {
+                path: s.path.clone(),
+                reason: s.reason.to_string(),
+            })
+            .collect(),
+        fingerprints: 0,
+        duplicates: 0,
+        distinct_subs: 0,
+        postings: Runs::new(spill, "postings"),
+    };
+    let mut seen: HashSet<(u64, u64)> = HashSet::new();
+    let mut kept_of: Vec<Option<u32>> = vec![None; inputs.submissions.len()];
+    let mut distinct = vec![false; 0];
+    let mut buffer: Vec<(u64, u64)> = Vec::new();
+    for batch in files.chunks(stream.batch_files.max(1)) {
+        let done: Vec<Fingerprinted> = batch
+            .par_iter()
+            .map_init(
+                || proto.clone(),
+                |fp, &(i, j)| {
+                    let file = &inputs.submissions[i].files[j];
+                    let out = match file.read(stream.max_file_size) {
+                        Err(reason) => Fingerprinted::Skipped(reason.to_string()),
+                        Ok(bytes) => match analyze(&file.display_path, &bytes, &options.analyze) {
+                            Err(reason) => Fingerprinted::Skipped(reason.to_string()),
+                            Ok(a) => {
+                                let fingerprint = FileFingerprint {
+                                    raw: fingerprinter.raw(&bytes),
+                                    normalized: fingerprinter.normalized(&a.normalized.symbols),
+                                };
+                                let prints = fp
+                                    .fingerprint_symbols(&a.normalized.symbols)
+                                    .map_err(|e| CompareError::Match(e.into()))?;
+                                let mut hashes: Vec<u64> = prints.iter().map(|p| p.hash).collect();
+                                hashes.sort_unstable();
+                                let mut counted: Vec<(u64, u32)> = Vec::new();
+                                for h in hashes {
+                                    match counted.last_mut() {
+                                        Some((last, n)) if *last == h => *n += 1,
+                                        _ => counted.push((h, 1)),
+                                    }
+                                }
+                                Fingerprinted::Compared {
+                                    entry: file_entry(&a, &fingerprint),
+                                    fingerprint,
+                                    symbols: a.normalized.len() as u64,
+                                    hashes: counted,
+                                    fingerprints: prints.len() as u64,
+                                }
+                            }
+                        },
+                    };
+                    progress.advance(1);
+                    Ok(out)
+                },
+            )
+            .collect::<Result<_, CompareError>>()?;
+        if progress.cancelled() {
+            return Err(CompareError::Match(bryo_match::Error::Cancelled));
+        }
+        for (&(i, j), out) in batch.iter().zip(done) {
+            let input = &inputs.submissions[i];
+            match out {
+                Fingerprinted::Skipped(reason) => corpus.skipped.push(Skipped {
+                    path: input.files[j].display_path.clone(),
+                    reason,
+                }),
+                Fingerprinted::Compared {
+                    entry,
+                    fingerprint,
+                    symbols,
+                    hashes,
+                    fingerprints,
+                } => {
+                    let s = *kept_of[i].get_or_insert_with(|| {
+                        corpus.subs.push(KeptSub {
+                            entry: Submission {
+                                name: input.name.clone(),
+                                old: input.old,
+                                files: Vec::new(),
+                            },
+                            old: input.old,
+                            input: i,
+                            files: Vec::new(),
+                        });
+                        corpus.keys.push(Vec::new());
+                        distinct.push(false);
+                        (corpus.subs.len() - 1) as u32
+                    });
+                    let doc = corpus.doc_sub.len() as u64;
+                    let first = seen.insert((symbols, fingerprint.normalized));
+                    corpus.doc_sub.push(s);
+                    corpus.canonical.push(first);
+                    corpus.duplicates += u64::from(!first);
+                    corpus.fingerprints += fingerprints;
+                    if first && symbols > 0 {
+                        distinct[s as usize] = true;
+                    }
+                    if symbols > 0 {
+                        corpus.keys[s as usize].push(FileKey {
+                            fingerprint: fingerprint.normalized,
+                            symbols,
+                            path: entry.path.clone(),
+                        });
+                    }
+                    let kept = &mut corpus.subs[s as usize];
+                    kept.entry.files.push(entry);
+                    kept.files.push(j);
+                    for (hash, n) in hashes {
+                        buffer.push((hash, doc << 32 | u64::from(n)));
+                    }
+                    if buffer.len() >= cap {
+                        corpus.postings.spill(&mut buffer)?;
+                    }
+                }
+            }
+        }
+    }
+    corpus.postings.finish(buffer);
+    corpus.distinct_subs = distinct.iter().filter(|&&d| d).count() as u64;
+    corpus
+        .skipped
+        .sort_by(|a, b| a.path.cmp(&b.path).then_with(|| a.reason.cmp(&b.reason)));
+    Ok(corpus)
+}
+
+/// Sorted runs of `(u64, u64)` entries: spilled files, and the last run
+/// in memory.
+struct Runs {
+    dir: PathBuf,
+    name: &'static str,
+    files: Vec<PathBuf>,
+    bytes: u64,
+    memory: Vec<(u64, u64)>,
+}
+
+impl Runs {
+    fn new(dir: &Path, name: &'static str) -> Runs {
+        Runs {
+            dir: dir.to_path_buf(),
+            name,
+            files: Vec::new(),
+            bytes: 0,
+            memory: Vec::new(),
+        }
+    }
+
+    /// Sorts `run`, writes it to a new file and empties it.
+    fn spill(&mut self, run: &mut Vec<(u64, u64)>) -> Result<(), CompareError> {
+        run.par_sort_unstable();
+        let path = self
+            .dir
+            .join(format!("{}-{}.run", self.name, self.files.len()));
+        let write = || -> io::Result<()> {
+            let mut out = BufWriter::with_capacity(1 << 20, File::create(&path)?);
+            for &(x, y) in run.iter() {
+                out.write_all(&x.to_le_bytes())?;
+                out.write_all(&y.to_le_bytes())?;
+            }
+            out.into_inner().map_err(|e| e.into_error())?.sync_all()
+        };
+        write().map_err(|e| spill_error(&self.dir, e))?;
+        self.bytes += (run.len() * ENTRY_BYTES) as u64;
+        self.files.push(path);
+        run.clear();
+        Ok(())
+    }
+
+    /// The last run, kept in memory.
+    fn finish(&mut self, mut run: Vec<(u64, u64)>) {
+        run.par_sort_unstable();
+        self.memory = run;
+    }
+
+    /// Every entry of every run, in order.
+    fn merge(
+        &self,
+        mut f: impl FnMut(u64, u64) -> Result<(), CompareError>,
+    ) -> Result<(), CompareError> {
+        let mut readers: Vec<RunReader<'_>> = Vec::with_capacity(self.files.len() + 1);
+        for path in &self.files {
+            let file = File::open(path).map_err(|e| spill_error(&self.dir, e))?;
+            readers.push(RunReader::File(BufReader::with_capacity(1 << 20, file)));
+        }
+        readers.push(RunReader::Memory(self.memory.iter()));
+        let mut heap: BinaryHeap<Reverse<((u64, u64), usize)>> = BinaryHeap::new();
+        for (i, r) in readers.iter_mut().enumerate() {
+            if let Some(e) = r.next().map_err(|e| spill_error(&self.dir, e))? {
+                heap.push(Reverse((e, i)));
+            }
+        }
+        while let Some(Reverse(((x, y), i))) = heap.pop() {
+            f(x, y)?;
+            if let Some(e) = readers[i].next().map_err(|e| spill_error(&self.dir, e))? {
+                heap.push(Reverse((e, i)));
+            }
+        }
+        Ok(())
+    }
+
+    /// Postings merged hash by hash: `f(hash, [(doc, occurrences)])`,
+    /// documents ascending.
+    fn for_each_group(
+        &self,
+        mut f: impl FnMut(u64, &[(u32, u32)]) -> Result<(), CompareError>,
+    ) -> Result<(), CompareError> {
+        let mut current: Option<u64> = None;
+        let mut entries: Vec<(u32, u32)> = Vec::new();
+        self.merge(|hash, value| {
+            if current != Some(hash) {
+                if let Some(h) = current {
+                    f(h, &entries)?;
+                }
+                entries.clear();
+                current = Some(hash);
+            }
+            entries.push(((value >> 32) as u32, value as u32));
+            Ok(())
+        })?;
+        if let Some(h) = current {
+            f(h, &entries)?;
+        }
+        Ok(())
+    }
+
+    /// Keys merged, their values summed: `f(key, sum)` in key order.
+    fn merged_sums(&self, mut f: impl FnMut(u64, u64)) -> Result<(), CompareError> {
+        let mut current: Option<(u64, u64)> = None;
+        self.merge(|key, value| {
+            match &mut current {
+                Some((k, sum)) if *k == key => *sum += value,
+                _ => {
+                    if let Some((k, sum)) = current {
+                        f(k, sum);
+                    }
+                    current = Some((key, value));
+                }
+            }
+            Ok(())
+        })?;
+        if let Some((k, sum)) = current {
+            f(k, sum);
+        }
+        Ok(())
+    }
+}
+
+/// One run being merged.
+enum RunReader<'a> {
+    File(BufReader<File>),
+    Memory(std::slice::Iter<'a, (u64, u64)>),
+}
+
+impl RunReader<'_> {
+    fn next(&mut self) -> io::Result<Option<(u64, u64)>> {
+        match self {
+            RunReader::Memory(it) => Ok(it.next().copied()),
+            RunReader::File(r) => {
+                let mut b = [0u8; ENTRY_BYTES];
+                match r.read_exact(&mut b) {
+                    Ok(()) => Ok(Some((
+                        u64::from_le_bytes(b[..8].try_into().expect("8 bytes")),
+                        u64::from_le_bytes(b[8..].try_into().expect("8 bytes")),
+                    ))),
+                    Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(None),
+                    Err(e) => Err(e),
+                }
+            }
+        }
+    }
+}
