@@ -172,6 +172,21 @@ pub struct Args {
     #[arg(long = "color", value_enum, default_value_t = ColorArg::Auto)]
     color: ColorArg,
 
+    /// Stream the corpus within SIZE of memory (bytes, or with a K, M or G
+    /// suffix) for its fingerprints and pair counts: beyond it they are
+    /// sorted and spilled to temporary files, then merged, and only the
+    /// files of the pairs compared are read again. The report is the same.
+    /// Needs -l; not with -b, --against or --format html. Without it, a
+    /// run that could stream does so when its files total more than
+    /// 256 MiB, within 1G.
+    #[arg(long = "memory", value_name = "SIZE", value_parser = crate::rank::parse_size)]
+    memory: Option<u64>,
+
+    /// Folder for the spill files of a streamed run [default: the
+    /// system's temporary folder].
+    #[arg(long = "spill-dir", value_name = "DIR")]
+    spill_dir: Option<PathBuf>,
+
     #[command(flatten)]
     threads: ThreadsArg,
 }
@@ -260,7 +275,46 @@ fn compare(args: &Args) -> Result<bool> {
     if args.format == Format::Html && args.output.is_none() {
         bail!("--format html writes a directory: name it with -o DIR");
     }
-    let inputs = discover(&input_options)?;
+    // A corpus can be streamed when the front-end is known before reading
+    // and nothing needs every file's text at once.
+    let blocked = if language.is_none() {
+        Some("needs the language (-l)")
+    } else if !args.base.is_empty() {
+        Some("does not take base code (-b) yet")
+    } else if index.is_some() {
+        Some("does not take --against yet")
+    } else if args.format == Format::Html {
+        Some("does not write --format html yet")
+    } else {
+        None
+    };
+    if let (Some(_), Some(why)) = (args.memory, blocked) {
+        bail!("--memory streams the corpus, which {why}");
+    }
+    let input_options = InputOptions {
+        defer_reading: blocked.is_none(),
+        ..input_options
+    };
+    let mut inputs = discover(&input_options)?;
+    if blocked.is_none() {
+        let total = listed_bytes(&inputs);
+        if args.memory.is_some() || total > STREAM_INPUT_BYTES {
+            let memory = args.memory.unwrap_or(STREAM_MEMORY);
+            if args.memory.is_none() {
+                eprintln!(
+                    "bryo: note: {} MB of files: streamed within {} MB of memory (--memory)",
+                    total >> 20,
+                    memory >> 20
+                );
+            }
+            let options = compare_options(analyze, args, None);
+            let bar = StageBar::new();
+            let result = run_streamed(inputs, &options, args, memory, &bar);
+            bar.0.finish_and_clear();
+            return result;
+        }
+        read_listed(&mut inputs, args.max_file_size);
+    }
     // The HTML report shows the submitted text: keep the bytes as read
     // (files inside zip archives have no path on disk).
     let mut sources: HashMap<String, Vec<u8>> = if args.format == Format::Html {
@@ -297,7 +351,21 @@ fn compare(args: &Args) -> Result<bool> {
         }
     }
     let settings = index.as_ref().map(|i| *i.settings());
-    let options = CompareOptions {
+    let options = compare_options(analyze, args, settings);
+    let bar = StageBar::new();
+    let result = run_stages(inputs, archive, &options, args, &sources, &bar);
+    bar.0.finish_and_clear();
+    result
+}
+
+/// The compare job's options from the command line; with `settings`, the
+/// index's (`--against`).
+fn compare_options(
+    analyze: bryo_compare::AnalyzeOptions,
+    args: &Args,
+    settings: Option<IndexSettings>,
+) -> CompareOptions {
+    CompareOptions {
         analyze,
         k: settings.map_or(args.k, |s| Some(s.config.k())),
         w: settings.map_or(args.w, |s| Some(s.config.w())),
@@ -326,11 +394,83 @@ fn compare(args: &Args) -> Result<bool> {
         // The reports need the symbols, lines and the map back to the
         // bytes; the HTML report shows `sources`, the bytes as read.
         keep_text: false,
-    };
-    let bar = StageBar::new();
-    let result = run_stages(inputs, archive, &options, args, &sources, &bar);
-    bar.0.finish_and_clear();
-    result
+    }
+}
+
+/// Input above which a run that can stream does so ([`STREAM_MEMORY`]).
+const STREAM_INPUT_BYTES: u64 = 256 << 20;
+
+/// Memory of a streamed run without `--memory`.
+const STREAM_MEMORY: u64 = 1 << 30;
+
+/// Bytes of every discovered file: held ones, and the size on disk of
+/// those whose reading was deferred.
+fn listed_bytes(inputs: &bryo_input::Inputs) -> u64 {
+    inputs
+        .submissions
+        .par_iter()
+        .flat_map(|s| &s.files)
+        .map(|f| match &f.source {
+            bryo_input::Source::File(path) if f.bytes.is_empty() => {
+                std::fs::metadata(path).map_or(0, |m| m.len())
+            }
+            _ => f.bytes.len() as u64,
+        })
+        .sum()
+}
+
+/// Reads every file whose reading was deferred, on all threads; one that
+/// cannot be read now (or grew past the limit) is skipped with the reason,
+/// as discovery would have skipped it.
+fn read_listed(inputs: &mut bryo_input::Inputs, limit: u64) {
+    let failed: Vec<bryo_input::SkippedInput> = inputs
+        .submissions
+        .par_iter_mut()
+        .flat_map_iter(|s| {
+            let mut failed = Vec::new();
+            s.files.retain_mut(|f| match f.read(limit) {
+                Ok(std::borrow::Cow::Owned(bytes)) => {
+                    f.bytes = bytes;
+                    true
+                }
+                Ok(std::borrow::Cow::Borrowed(_)) => true,
+                Err(reason) => {
+                    failed.push(bryo_input::SkippedInput {
+                        path: f.display_path.clone(),
+                        reason,
+                    });
+                    false
+                }
+            });
+            failed
+        })
+        .collect();
+    inputs.skipped.extend(failed);
+    inputs.submissions.retain(|s| !s.files.is_empty());
+}
+
+/// The compare job streamed within `memory` bytes
+/// ([`bryo_compare::compare_streamed`]), the report written.
+fn run_streamed(
+    inputs: bryo_input::Inputs,
+    options: &CompareOptions,
+    args: &Args,
+    memory: u64,
+    progress: &StageBar,
+) -> Result<bool> {
+    let mut stream = bryo_compare::StreamOptions::new(
+        usize::try_from(memory).unwrap_or(usize::MAX),
+        args.spill_dir.clone().unwrap_or_else(std::env::temp_dir),
+    );
+    stream.max_file_size = args.max_file_size;
+    let streamed = bryo_compare::compare_streamed(inputs, options, &stream, progress)?;
+    progress.0.finish_and_clear();
+    let report = streamed.report;
+    warn_about_common_passages(&report);
+    write_report(&report, args, &HashMap::new())?;
+    Ok(args
+        .fail_above
+        .is_some_and(|limit| report.pairs.iter().any(|p| p.similarity >= limit)))
 }
 
 /// Candidates above which JSON and CSV reports are written pair by pair

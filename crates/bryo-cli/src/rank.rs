@@ -104,7 +104,7 @@ pub fn run(args: &Args) -> Result<()> {
 }
 
 /// "1500", "64K", "512M", "2G" → bytes.
-fn parse_size(s: &str) -> std::result::Result<u64, String> {
+pub(crate) fn parse_size(s: &str) -> std::result::Result<u64, String> {
     let t = s.trim();
     let (digits, unit) = match t.char_indices().last() {
         Some((i, c)) if c.is_ascii_alphabetic() => (&t[..i], c.to_ascii_uppercase()),

@@ -1467,3 +1467,81 @@ fn normalize_needs_the_syntax_tree() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("--normalize works on syntax trees"), "{err}");
 }
+
+#[test]
+fn streamed_runs_write_the_in_memory_report() {
+    let dir = TempDir::new().unwrap();
+    for i in 0..16 {
+        write(dir.path(), &format!("new/s{i:02}/main.py"), &program(i % 5));
+    }
+    write(dir.path(), "new/twin/main.py", &program(2));
+    for i in 0..4 {
+        write(dir.path(), &format!("old/o{i}/main.py"), &disguised(i));
+    }
+    let spill = TempDir::new().unwrap();
+    let run = |memory: Option<&str>, extra: &[&str]| {
+        let mut cmd = bryo();
+        cmd.current_dir(dir.path())
+            .args([
+                "compare",
+                "-l",
+                "python",
+                "--old",
+                "old",
+                "--fail-above",
+                "0.95",
+            ])
+            .args(extra);
+        if let Some(m) = memory {
+            cmd.args(["--memory", m, "--spill-dir"]).arg(spill.path());
+        }
+        let out = cmd.arg("new").output().unwrap();
+        (out.status.code(), out.stdout)
+    };
+    for format in ["json", "csv", "text"] {
+        for cut in [
+            &["-n", "0"][..],
+            &["-n", "3", "-d"],
+            &["-m", "2", "--min-similarity", "0.3"],
+        ] {
+            let args = [&["--format", format][..], cut].concat();
+            let (code, whole) = run(None, &args);
+            assert_eq!(code, Some(1), "{args:?}: the twins reach 0.95");
+            assert!(whole.len() > 100, "{args:?}");
+            // 1K holds 64 postings: the runs spill to disk.
+            for memory in ["1K", "1G"] {
+                assert_eq!(
+                    run(Some(memory), &args),
+                    (code.clone(), whole.clone()),
+                    "{args:?}"
+                );
+            }
+        }
+    }
+    // Spill files are removed at the end.
+    assert_eq!(std::fs::read_dir(spill.path()).unwrap().count(), 0);
+    // What a streamed run cannot do yet is refused, not ignored.
+    for (extra, why) in [
+        (&["--memory", "1G", "new"][..], "needs the language (-l)"),
+        (
+            &["--memory", "1G", "-l", "python", "-b", "old", "new"],
+            "base code (-b)",
+        ),
+        (
+            &[
+                "--memory", "1G", "-l", "python", "--format", "html", "-o", "h", "new",
+            ],
+            "--format html",
+        ),
+    ] {
+        let out = bryo()
+            .current_dir(dir.path())
+            .arg("compare")
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(why), "{extra:?}: {err}");
+    }
+}

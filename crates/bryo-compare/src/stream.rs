@@ -625,7 +625,7 @@ fn records(hash: u64, subs: &[SubShare], seed_limit: u64, mut emit: impl FnMut(u
 /// A file's outcome in the fingerprint stage.
 enum Fingerprinted {
     Compared {
-        entry: FileEntry,
+        entry: Box<FileEntry>,
         fingerprint: FileFingerprint,
         symbols: u64,
         /// `(hash, occurrences)`, by hash.
@@ -711,7 +711,7 @@ fn fingerprint(
                                     }
                                 }
                                 Fingerprinted::Compared {
-                                    entry: file_entry(&a, &fingerprint),
+                                    entry: Box::new(file_entry(&a, &fingerprint)),
                                     fingerprint,
                                     symbols: a.normalized.len() as u64,
                                     hashes: counted,
@@ -774,7 +774,7 @@ fn fingerprint(
                         });
                     }
                     let kept = &mut corpus.subs[s as usize];
-                    kept.entry.files.push(entry);
+                    kept.entry.files.push(*entry);
                     kept.files.push(j);
                     for (hash, n) in hashes {
                         buffer.push((hash, doc << 32 | u64::from(n)));
