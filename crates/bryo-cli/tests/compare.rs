@@ -1512,7 +1512,7 @@ fn streamed_runs_write_the_in_memory_report() {
             for memory in ["1K", "1G"] {
                 assert_eq!(
                     run(Some(memory), &args),
-                    (code.clone(), whole.clone()),
+                    (code, whole.clone()),
                     "{args:?}"
                 );
             }
