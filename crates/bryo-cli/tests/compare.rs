@@ -1510,11 +1510,7 @@ fn streamed_runs_write_the_in_memory_report() {
             assert!(whole.len() > 100, "{args:?}");
             // 1K holds 64 postings: the runs spill to disk.
             for memory in ["1K", "1G"] {
-                assert_eq!(
-                    run(Some(memory), &args),
-                    (code, whole.clone()),
-                    "{args:?}"
-                );
+                assert_eq!(run(Some(memory), &args), (code, whole.clone()), "{args:?}");
             }
         }
     }

@@ -8,8 +8,8 @@ use bryo_input::Inputs;
 use bryo_match::{CommonRule, DocId, Silent};
 use bryo_report::Report;
 
-use crate::run::analyze_inputs;
-use crate::{CompareError, CompareOptions};
+use crate::run::{analysis_of, analyze_inputs};
+use crate::{Analysis, Analyzed, CompareError, CompareOptions, FileFingerprint};
 
 /// The rarity counts of the whole corpus that a pair compared alone needs
 /// for the rarity discount ([`bryo_match::Rarity::evidence`]).
@@ -67,7 +67,23 @@ pub fn compare_alone(
     options: &CompareOptions,
     alone: &Alone<'_>,
 ) -> Result<(Report, Vec<PairCounts>), CompareError> {
-    let analysis = analyze_inputs(inputs, options, &Silent)?;
+    compare_analysis(analyze_inputs(inputs, options, &Silent)?, options, alone)
+}
+
+/// [`compare_alone`] on submissions analyzed before: `(name, old, files)`.
+pub(crate) fn compare_analyzed(
+    submissions: Vec<(String, bool, Vec<(Analyzed, FileFingerprint)>)>,
+    options: &CompareOptions,
+    alone: &Alone<'_>,
+) -> Result<(Report, Vec<PairCounts>), CompareError> {
+    compare_analysis(analysis_of(submissions, options)?, options, alone)
+}
+
+fn compare_analysis(
+    analysis: Analysis,
+    options: &CompareOptions,
+    alone: &Alone<'_>,
+) -> Result<(Report, Vec<PairCounts>), CompareError> {
     let mut corpus = analysis.corpus();
     corpus.exclude_hashes(alone.excluded.iter().copied());
     let match_options = *analysis.match_options();

@@ -359,8 +359,6 @@ pub fn analyze_inputs_with_archive(
 
     // Submissions with no comparable file are left out (their files are
     // listed under `skipped` with the reason).
-    let mut kept: Vec<(Submission, Vec<Analyzed>)> = Vec::new();
-    let mut fingerprints: Vec<Vec<FileFingerprint>> = Vec::new();
     let discovered = submissions
         .into_iter()
         .zip(per_sub)
@@ -373,7 +371,44 @@ pub fn analyze_inputs_with_archive(
         }
         (a.name, true, a.files)
     });
-    for (name, old, files) in discovered.chain(archived) {
+    assemble(
+        discovered.chain(archived),
+        base_files,
+        base_fingerprints,
+        skipped,
+        options,
+    )
+}
+
+/// Submissions whose files went through their front-end before, e.g. a
+/// streamed run's pair ([`crate::compare_alone`]): an [`Analysis`] as
+/// [`analyze_inputs`] makes it, without base code or skipped files.
+pub(crate) fn analysis_of(
+    submissions: Vec<(String, bool, Vec<(Analyzed, FileFingerprint)>)>,
+    options: &CompareOptions,
+) -> Result<Analysis, CompareError> {
+    assemble(
+        submissions.into_iter(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        options,
+    )
+}
+
+/// The analyzed submissions, in report order, made into an [`Analysis`]:
+/// those with no comparable file left out, exact copies found, the
+/// matcher's options chosen.
+fn assemble(
+    submissions: impl Iterator<Item = (String, bool, Vec<(Analyzed, FileFingerprint)>)>,
+    base_files: Vec<Analyzed>,
+    base_fingerprints: Vec<FileFingerprint>,
+    skipped: Vec<Skipped>,
+    options: &CompareOptions,
+) -> Result<Analysis, CompareError> {
+    let mut kept: Vec<(Submission, Vec<Analyzed>)> = Vec::new();
+    let mut fingerprints: Vec<Vec<FileFingerprint>> = Vec::new();
+    for (name, old, files) in submissions {
         if files.is_empty() {
             continue;
         }

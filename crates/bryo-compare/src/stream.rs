@@ -32,17 +32,18 @@ use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use bryo_engine::Fingerprinter;
-use bryo_input::{InputFile, Inputs, Submission as InputSubmission};
+use bryo_input::Inputs;
 use bryo_match::{CommonRule, MatchStats, Progress, Stage, SubmissionId};
 use bryo_report::{FileEntry, Pair, Report, Skipped, Submission};
 use rayon::prelude::*;
 
 use crate::identical::{detect_by_keys, FileKey};
-use crate::pair::{compare_alone, Alone, RarityCounts};
+use crate::pair::{compare_analyzed, Alone, RarityCounts};
 use crate::run::{file_entry, matcher_setup, Head};
-use crate::{analyze, CompareError, CompareOptions, FileFingerprint, FileFingerprinter};
+use crate::{analyze, Analyzed, CompareError, CompareOptions, FileFingerprint, FileFingerprinter};
 
 /// Occurrences of one hash kept per document, as the in-memory run keeps
 /// them ([`bryo_match::DEFAULT_OCCURRENCE_CAP`]).
@@ -123,7 +124,7 @@ pub fn compare_streamed(
     let cap = (stream.memory / 2 / ENTRY_BYTES).max(64);
 
     // 1. Fingerprint.
-    let corpus = fingerprint(
+    let mut corpus = fingerprint(
         &inputs,
         options,
         stream,
@@ -274,6 +275,21 @@ pub fn compare_streamed(
     jobs.extend(whole.iter().map(|&k| (k, 0, true)));
     jobs.sort_unstable();
     progress.start(Stage::Fragments, jobs.len() as u64);
+    // The postings and pair counts are no longer needed: their memory goes
+    // to the analyses of the chosen pairs' submissions, each analyzed once
+    // while pairs still need it (in key order, `a` ascending).
+    drop(pair_runs.memory.drain(..));
+    let spilled_runs = corpus.postings.files.len() + pair_runs.files.len();
+    let spilled_bytes = corpus.postings.bytes + pair_runs.bytes;
+    drop(pair_runs);
+    corpus.postings.memory = Vec::new();
+    let mut uses: HashMap<u32, usize> = HashMap::new();
+    for &(key, _, _) in &jobs {
+        for s in [(key >> 32) as u32, key as u32] {
+            *uses.entry(s).or_default() += 1;
+        }
+    }
+    let cache = AnalysisCache::new(uses, stream.memory / 2);
     let scored: Vec<Option<Scored>> = jobs
         .par_iter()
         .map(|&(key, _, whole)| {
@@ -296,15 +312,23 @@ pub fn compare_streamed(
             });
             let pair_seeds = (seed_limit != u64::MAX && !whole)
                 .then(|| seeds.get(&key).cloned().unwrap_or_default());
-            let pair_inputs = Inputs {
-                submissions: vec![
-                    corpus.read_submission(&inputs, a, stream.max_file_size)?,
-                    corpus.read_submission(&inputs, b, stream.max_file_size)?,
-                ],
-                ..Inputs::default()
-            };
-            let (report, counts) = compare_alone(
-                pair_inputs,
+            let sides = [
+                cache.get(a, &corpus, &inputs, options, stream)?,
+                cache.get(b, &corpus, &inputs, options, stream)?,
+            ];
+            let submissions = [a, b]
+                .iter()
+                .zip(&sides)
+                .map(|(&s, files)| {
+                    let input = &inputs.submissions[corpus.subs[s as usize].input];
+                    (input.name.clone(), input.old, files.as_ref().clone())
+                })
+                .collect();
+            cache.done(a);
+            cache.done(b);
+            drop(sides);
+            let (report, counts) = compare_analyzed(
+                submissions,
                 &local,
                 &Alone {
                     excluded: &excluded_here,
@@ -376,8 +400,6 @@ pub fn compare_streamed(
         },
         ..MatchStats::default()
     };
-    let spilled_runs = corpus.postings.files.len() + pair_runs.files.len();
-    let spilled_bytes = corpus.postings.bytes + pair_runs.bytes;
     let Corpus { subs, skipped, .. } = corpus;
     let mut report = Head {
         options,
@@ -500,37 +522,111 @@ impl Corpus {
             occurrences,
         }
     }
+}
 
-    /// Kept submission `s` with its compared files read again.
-    fn read_submission(
+/// A submission's compared files, analyzed again.
+type AnalyzedFiles = Vec<(Analyzed, FileFingerprint)>;
+
+/// The analyses of the chosen pairs' submissions, each made once and kept
+/// while a pair still needs it, within a memory budget (beyond it, a
+/// submission is analyzed again for each pair).
+struct AnalysisCache {
+    state: Mutex<CacheState>,
+    budget: usize,
+}
+
+struct CacheState {
+    /// Pairs still to compare, per submission.
+    uses: HashMap<u32, usize>,
+    held: HashMap<u32, (Arc<AnalyzedFiles>, usize)>,
+    bytes: usize,
+}
+
+impl AnalysisCache {
+    fn new(uses: HashMap<u32, usize>, budget: usize) -> AnalysisCache {
+        AnalysisCache {
+            state: Mutex::new(CacheState {
+                uses,
+                held: HashMap::new(),
+                bytes: 0,
+            }),
+            budget,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, CacheState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Kept submission `s`, its compared files read and analyzed again (or
+    /// as analyzed for an earlier pair).
+    fn get(
         &self,
-        inputs: &Inputs,
         s: u32,
-        limit: u64,
-    ) -> Result<InputSubmission, CompareError> {
-        let kept = &self.subs[s as usize];
+        corpus: &Corpus,
+        inputs: &Inputs,
+        options: &CompareOptions,
+        stream: &StreamOptions,
+    ) -> Result<Arc<AnalyzedFiles>, CompareError> {
+        if let Some((files, _)) = self.lock().held.get(&s) {
+            return Ok(Arc::clone(files));
+        }
+        let kept = &corpus.subs[s as usize];
         let sub = &inputs.submissions[kept.input];
-        let files = kept
+        let fingerprinter = FileFingerprinter::new();
+        let files: AnalyzedFiles = kept
             .files
             .iter()
             .map(|&f| {
                 let file = &sub.files[f];
-                let bytes = file.read(limit).map_err(|reason| CompareError::Changed {
+                let changed = |reason: String| CompareError::Changed {
                     path: file.display_path.clone(),
-                    reason: reason.to_string(),
-                })?;
-                Ok(InputFile {
-                    display_path: file.display_path.clone(),
-                    bytes: bytes.into_owned(),
-                    source: file.source.clone(),
-                })
+                    reason,
+                };
+                let bytes = file
+                    .read(stream.max_file_size)
+                    .map_err(|r| changed(r.to_string()))?;
+                let mut a = analyze(&file.display_path, &bytes, &options.analyze)
+                    .map_err(|r| changed(r.to_string()))?;
+                if !options.keep_text {
+                    a.decoded.release_text();
+                }
+                let fingerprint = FileFingerprint {
+                    raw: fingerprinter.raw(&bytes),
+                    normalized: fingerprinter.normalized(&a.normalized.symbols),
+                };
+                Ok((a, fingerprint))
             })
             .collect::<Result<_, CompareError>>()?;
-        Ok(InputSubmission {
-            name: sub.name.clone(),
-            old: sub.old,
-            files,
-        })
+        // Symbols, spans and the map back to the bytes.
+        let size: usize = files
+            .iter()
+            .map(|(a, _)| 32 * a.normalized.len() + a.lines.line_count() as usize * 4)
+            .sum();
+        let files = Arc::new(files);
+        let mut state = self.lock();
+        if let Some((held, _)) = state.held.get(&s) {
+            return Ok(Arc::clone(held));
+        }
+        if state.bytes + size <= self.budget {
+            state.bytes += size;
+            state.held.insert(s, (Arc::clone(&files), size));
+        }
+        Ok(files)
+    }
+
+    /// One pair of `s` compared: its analysis is dropped after the last.
+    fn done(&self, s: u32) {
+        let mut state = self.lock();
+        let left = state.uses.get_mut(&s).map(|n| {
+            *n = n.saturating_sub(1);
+            *n
+        });
+        if left == Some(0) {
+            if let Some((_, size)) = state.held.remove(&s) {
+                state.bytes -= size;
+            }
+        }
     }
 }
 

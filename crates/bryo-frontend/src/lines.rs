@@ -15,19 +15,16 @@ impl LineIndex {
     pub fn new(text: &[u8]) -> Self {
         let mut starts = Vec::with_capacity(text.len() / 32 + 1);
         starts.push(0);
-        let mut i = 0;
-        while i < text.len() {
-            match text[i] {
-                b'\n' => starts.push(i as u32 + 1),
-                b'\r' => {
-                    if text.get(i + 1) == Some(&b'\n') {
-                        i += 1;
-                    }
-                    starts.push(i as u32 + 1);
-                }
-                _ => {}
+        // Line ends found with SIMD (memchr); `\r\n` is one line end, so
+        // the `\n` after a `\r` is passed over.
+        let mut crlf = usize::MAX;
+        for i in memchr::memchr2_iter(b'\n', b'\r', text) {
+            if text[i] == b'\r' && text.get(i + 1) == Some(&b'\n') {
+                crlf = i + 1;
+                starts.push(i as u32 + 2);
+            } else if i != crlf {
+                starts.push(i as u32 + 1);
             }
-            i += 1;
         }
         LineIndex {
             starts,
@@ -69,6 +66,43 @@ impl LineIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Line starts one byte at a time, as a reference.
+    fn naive_starts(text: &[u8]) -> Vec<u32> {
+        let mut starts = vec![0];
+        let mut i = 0;
+        while i < text.len() {
+            match text[i] {
+                b'\n' => starts.push(i as u32 + 1),
+                b'\r' => {
+                    if text.get(i + 1) == Some(&b'\n') {
+                        i += 1;
+                    }
+                    starts.push(i as u32 + 1);
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        starts
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn line_starts_equal_a_byte_by_byte_scan(
+            text in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::strategy::Just(b'\n'),
+                    proptest::strategy::Just(b'\r'),
+                    proptest::prelude::any::<u8>(),
+                ],
+                0..300,
+            )
+        ) {
+            let index = LineIndex::new(&text);
+            proptest::prop_assert_eq!(index.starts, naive_starts(&text));
+        }
+    }
 
     #[test]
     fn all_line_ends() {
