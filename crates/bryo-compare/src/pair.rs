@@ -8,8 +8,8 @@ use bryo_input::Inputs;
 use bryo_match::{CommonRule, DocId, Silent};
 use bryo_report::Report;
 
-use crate::run::{analysis_of, analyze_inputs};
-use crate::{Analysis, Analyzed, CompareError, CompareOptions, FileFingerprint};
+use crate::run::{analysis_of, analyze_inputs, AnalyzedSubmission};
+use crate::{Analysis, CompareError, CompareOptions};
 
 /// The rarity counts of the whole corpus that a pair compared alone needs
 /// for the rarity discount ([`bryo_match::Rarity::evidence`]).
@@ -72,7 +72,7 @@ pub fn compare_alone(
 
 /// [`compare_alone`] on submissions analyzed before: `(name, old, files)`.
 pub(crate) fn compare_analyzed(
-    submissions: Vec<(String, bool, Vec<(Analyzed, FileFingerprint)>)>,
+    submissions: Vec<AnalyzedSubmission>,
     options: &CompareOptions,
     alone: &Alone<'_>,
 ) -> Result<(Report, Vec<PairCounts>), CompareError> {

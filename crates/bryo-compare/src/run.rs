@@ -380,11 +380,15 @@ pub fn analyze_inputs_with_archive(
     )
 }
 
+/// A submission whose files went through their front-end: its name,
+/// whether it is old, and its files with their Rabin fingerprints.
+pub(crate) type AnalyzedSubmission = (String, bool, Vec<(Analyzed, FileFingerprint)>);
+
 /// Submissions whose files went through their front-end before, e.g. a
 /// streamed run's pair ([`crate::compare_alone`]): an [`Analysis`] as
 /// [`analyze_inputs`] makes it, without base code or skipped files.
 pub(crate) fn analysis_of(
-    submissions: Vec<(String, bool, Vec<(Analyzed, FileFingerprint)>)>,
+    submissions: Vec<AnalyzedSubmission>,
     options: &CompareOptions,
 ) -> Result<Analysis, CompareError> {
     assemble(
@@ -400,7 +404,7 @@ pub(crate) fn analysis_of(
 /// those with no comparable file left out, exact copies found, the
 /// matcher's options chosen.
 fn assemble(
-    submissions: impl Iterator<Item = (String, bool, Vec<(Analyzed, FileFingerprint)>)>,
+    submissions: impl Iterator<Item = AnalyzedSubmission>,
     base_files: Vec<Analyzed>,
     base_fingerprints: Vec<FileFingerprint>,
     skipped: Vec<Skipped>,
