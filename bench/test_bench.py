@@ -108,6 +108,41 @@ class PairsIoTest(unittest.TestCase):
         self.assertEqual(by_ids(pairs, ids), {frozenset(ids): 0.3})
 
 
+class WebScaleTest(unittest.TestCase):
+    def setUp(self):
+        import importlib.util
+
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "web-scale.py")
+        spec = importlib.util.spec_from_file_location("web_scale", path)
+        self.ws = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(self.ws)
+
+    def test_mirrors_differ_from_the_page_and_from_each_other(self):
+        page = b"<html><BODY class='x'>In the beginning the word.</BODY></html>"
+        one, two = self.ws.mirrored(page, 1), self.ws.mirrored(page, 2)
+        self.assertNotEqual(one, page)
+        self.assertNotEqual(one, two)
+        self.assertTrue(one.startswith(b"<html><BODY class='x'><p>Mirror number 1 "))
+        self.assertIn(b"In this beginning the word.", one)
+        # A page without a body gets the note in front.
+        self.assertTrue(self.ws.mirrored(b"plain the text", 3).startswith(b"<p>Mirror number 3"))
+
+    def test_a_page_and_its_mirrors_share_a_key(self):
+        key = self.ws.page_key
+        self.assertEqual(
+            key("/usr/share/doc/python3.11/html/library/os.html"),
+            key("/tmp/w/mirror03/python3.11/library/os.html"),
+        )
+        self.assertEqual(
+            key("/usr/share/doc/rust-doc/html/std/vec/index.html"),
+            key("/tmp/w/mirror12/rust-doc/std/vec/index.html"),
+        )
+        self.assertNotEqual(
+            key("/usr/share/doc/rust-doc/html/std/vec/index.html"),
+            key("/tmp/w/mirror12/rust-doc/core/vec/index.html"),
+        )
+
+
 if __name__ == "__main__":
     unittest.main()
 

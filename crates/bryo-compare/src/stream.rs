@@ -120,8 +120,11 @@ pub fn compare_streamed(
     let (config, min_fragment, match_options) = matcher_setup(options, language.frontend())?;
     let spill = tempfile::TempDir::with_prefix_in("bryo-stream-", &stream.spill_dir)
         .map_err(|e| spill_error(&stream.spill_dir, e))?;
-    // Postings and pair counts share the budget half and half.
+    // Postings take up to half the budget (the last run stays in memory),
+    // pair records the other half; at the end, the analyses of the chosen
+    // pairs' submissions take half of it.
     let cap = (stream.memory / 2 / ENTRY_BYTES).max(64);
+    let pair_cap = (stream.memory / 2 / ENTRY_BYTES).max(64);
 
     // 1. Fingerprint.
     let mut corpus = fingerprint(
@@ -171,21 +174,29 @@ pub fn compare_streamed(
         CommonRule::MaxSubmissions(_) => u64::MAX,
     };
     let mut pair_runs = Runs::new(spill.path(), "pairs");
-    let mut pair_counts: HashMap<u64, u64> = HashMap::new();
+    // Records `(a << 32 | b, shared)`: summed in place when the buffer is
+    // full, spilled when summing leaves it more than half full.
+    let mut pair_counts: Vec<(u64, u64)> = Vec::new();
+    let mut failed = None;
     corpus.postings.for_each_group(|hash, entries| {
         let g = corpus.group(entries, &mut subs);
         if rule.classify(&g) == Class::Kept {
             records(hash, &subs, seed_limit, |a, b, c| {
-                *pair_counts.entry(pair_key(a, b)).or_default() += u64::from(c);
+                push_bounded(&mut pair_counts, (pair_key(a, b), u64::from(c)), pair_cap);
+                if pair_counts.len() >= pair_cap {
+                    sum_equal_keys(&mut pair_counts);
+                    if pair_counts.len() >= pair_cap / 2 {
+                        if let Err(e) = pair_runs.spill(&mut pair_counts) {
+                            failed.get_or_insert(e);
+                            pair_counts.clear();
+                        }
+                    }
+                }
             });
-            if pair_counts.len() >= cap {
-                let mut run: Vec<(u64, u64)> = pair_counts.drain().collect();
-                pair_runs.spill(&mut run)?;
-            }
         }
-        Ok(())
+        failed.take().map_or(Ok(()), Err)
     })?;
-    pair_runs.finish(pair_counts.into_iter().collect());
+    pair_runs.finish(pair_counts);
 
     // 3. Pairs: the best candidates, as the in-memory run chooses them.
     progress.start(Stage::Pairs, 0);
@@ -427,6 +438,32 @@ struct Scored {
     covered: u64,
     declared: bool,
     pair: Pair,
+}
+
+/// Pushes `item`, growing `v` at most to `cap` entries (doubling, as
+/// `Vec::push` does, but never past `cap`, which a full buffer would
+/// otherwise overshoot by up to twice).
+fn push_bounded<T>(v: &mut Vec<T>, item: T, cap: usize) {
+    if v.len() == v.capacity() && v.len() < cap {
+        v.reserve_exact(v.capacity().max(1024).min(cap - v.len()));
+    }
+    v.push(item);
+}
+
+/// Sorts `(key, value)` entries and sums the values of equal keys, in
+/// place.
+fn sum_equal_keys(v: &mut Vec<(u64, u64)>) {
+    v.par_sort_unstable_by_key(|e| e.0);
+    let mut out = 0;
+    for i in 0..v.len() {
+        if out > 0 && v[out - 1].0 == v[i].0 {
+            v[out - 1].1 += v[i].1;
+        } else {
+            v[out] = v[i];
+            out += 1;
+        }
+    }
+    v.truncate(out);
 }
 
 fn pair_key(a: u32, b: u32) -> u64 {
@@ -778,7 +815,31 @@ fn fingerprint(
     let mut kept_of: Vec<Option<u32>> = vec![None; inputs.submissions.len()];
     let mut distinct = vec![false; 0];
     let mut buffer: Vec<(u64, u64)> = Vec::new();
-    for batch in files.chunks(stream.batch_files.max(1)) {
+    // Batches of at most `batch_files` files and an eighth of the budget
+    // in bytes (at least one file).
+    let size = |&(i, j): &(usize, usize)| -> usize {
+        let file = &inputs.submissions[i].files[j];
+        match &file.source {
+            bryo_input::Source::File(path) if file.bytes.is_empty() => {
+                std::fs::metadata(path).map_or(0, |m| m.len() as usize)
+            }
+            _ => file.bytes.len(),
+        }
+    };
+    let mut batches: Vec<&[(usize, usize)]> = Vec::new();
+    let (mut start, mut bytes) = (0, 0);
+    for (n, f) in files.iter().enumerate() {
+        let b = size(f);
+        if n > start && (n - start >= stream.batch_files.max(1) || bytes + b > stream.memory / 8) {
+            batches.push(&files[start..n]);
+            (start, bytes) = (n, 0);
+        }
+        bytes += b;
+    }
+    if start < files.len() {
+        batches.push(&files[start..]);
+    }
+    for batch in batches {
         let done: Vec<Fingerprinted> = batch
             .par_iter()
             .map_init(
@@ -873,7 +934,7 @@ fn fingerprint(
                     kept.entry.files.push(*entry);
                     kept.files.push(j);
                     for (hash, n) in hashes {
-                        buffer.push((hash, doc << 32 | u64::from(n)));
+                        push_bounded(&mut buffer, (hash, doc << 32 | u64::from(n)), cap);
                     }
                     if buffer.len() >= cap {
                         corpus.postings.spill(&mut buffer)?;
