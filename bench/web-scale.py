@@ -111,7 +111,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bryo", default="target/release/bryo")
     ap.add_argument("--mirrors", default="0,1,3,7,12", help="mirror counts to run, comma-separated")
-    ap.add_argument("--memory", default="1G")
+    ap.add_argument("--memory", default="512M")
     ap.add_argument("--work", type=Path, default=Path("/tmp/bryo-web-scale"))
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()

@@ -178,7 +178,7 @@ pub struct Args {
     /// files of the pairs compared are read again. The report is the same.
     /// Needs -l; not with -b, --against or --format html. Without it, a
     /// run that could stream does so when its files total more than
-    /// 256 MiB, within 1G.
+    /// 256 MiB, within 512M.
     #[arg(long = "memory", value_name = "SIZE", value_parser = crate::rank::parse_size)]
     memory: Option<u64>,
 
@@ -406,7 +406,7 @@ fn compare_options(
 const STREAM_INPUT_BYTES: u64 = 256 << 20;
 
 /// Memory of a streamed run without `--memory`.
-const STREAM_MEMORY: u64 = 1 << 30;
+const STREAM_MEMORY: u64 = 512 << 20;
 
 /// Bytes of every discovered file: held ones, and the size on disk of
 /// those whose reading was deferred.
