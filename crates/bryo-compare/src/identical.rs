@@ -215,24 +215,9 @@ pub(crate) fn detect(
     for ((fingerprint, len), members) in by_file {
         let symbols = |&(s, n): &(usize, usize)| counted[s][n].symbols;
         for class in confirm(&members, |a, b| symbols(a) == symbols(b)) {
-            let mut subs: Vec<usize> = class.iter().map(|&(s, _)| s).collect();
-            subs.dedup();
-            if subs.len() < 2 || subs.iter().all(|&s| old[s]) {
-                continue;
-            }
-            let mut files: Vec<FileRef> = class
-                .iter()
-                .map(|&(s, n)| FileRef {
-                    submission: s,
-                    path: submissions[s][counted[s][n].file].path.clone(),
-                })
-                .collect();
-            files.sort_by(|x, y| (x.submission, &x.path).cmp(&(y.submission, &y.path)));
-            shared.push(IdenticalFiles {
-                fingerprint: format!("{fingerprint:016x}"),
-                symbols: len as u64,
-                files,
-            });
+            shared.extend(shared_file(&class, old, fingerprint, len as u64, |s, n| {
+                &submissions[s][counted[s][n].file].path
+            }));
         }
     }
     sort_shared(&mut shared);
@@ -244,19 +229,24 @@ pub(crate) fn detect(
 }
 
 /// A compared file of a run that keeps no symbols (a streamed corpus):
-/// its normalized Rabin fingerprint, its number of symbols and its path.
+/// its normalized Rabin fingerprint, its number of symbols and its index
+/// among its submission's files.
 pub(crate) struct FileKey {
     pub(crate) fingerprint: u64,
     pub(crate) symbols: u64,
-    pub(crate) path: String,
+    pub(crate) file: usize,
 }
 
 /// [`detect`] for a run that keeps no symbols and has no base code: files
 /// are equal when their normalized Rabin fingerprints and lengths are
 /// (a false copy needs a collision of the degree-64 fingerprint), and
 /// the result is otherwise the same. `submissions[i]` lists the files of
-/// submission `i` that have symbols.
-pub(crate) fn detect_by_keys(submissions: &[Vec<FileKey>], old: &[bool]) -> Identical {
+/// submission `i` that have symbols; `path(i, file)` names one.
+pub(crate) fn detect_by_keys<'a>(
+    submissions: &[Vec<FileKey>],
+    old: &[bool],
+    path: impl Fn(usize, usize) -> &'a str,
+) -> Identical {
     let sorted: Vec<Vec<(u64, u64, usize)>> = submissions
         .iter()
         .map(|files| {
@@ -291,30 +281,45 @@ pub(crate) fn detect_by_keys(submissions: &[Vec<FileKey>], old: &[bool]) -> Iden
     }
     let mut shared = Vec::new();
     for ((fingerprint, len), class) in by_file {
-        let mut subs: Vec<usize> = class.iter().map(|&(s, _)| s).collect();
-        subs.dedup();
-        if subs.len() < 2 || subs.iter().all(|&s| old[s]) {
-            continue;
-        }
-        let mut files: Vec<FileRef> = class
-            .iter()
-            .map(|&(s, n)| FileRef {
-                submission: s,
-                path: submissions[s][n].path.clone(),
-            })
-            .collect();
-        files.sort_by(|x, y| (x.submission, &x.path).cmp(&(y.submission, &y.path)));
-        shared.push(IdenticalFiles {
-            fingerprint: format!("{fingerprint:016x}"),
-            symbols: len,
-            files,
-        });
+        shared.extend(shared_file(&class, old, fingerprint, len, |s, n| {
+            path(s, submissions[s][n].file)
+        }));
     }
     sort_shared(&mut shared);
     Identical {
         groups,
         files: shared,
     }
+}
+
+/// The report entry of one content held by the files `class` (`(submission,
+/// file)`, submissions ascending), unless they are all in one submission
+/// or all old.
+fn shared_file<'a>(
+    class: &[(usize, usize)],
+    old: &[bool],
+    fingerprint: u64,
+    symbols: u64,
+    path: impl Fn(usize, usize) -> &'a str,
+) -> Option<IdenticalFiles> {
+    let mut subs: Vec<usize> = class.iter().map(|&(s, _)| s).collect();
+    subs.dedup();
+    if subs.len() < 2 || subs.iter().all(|&s| old[s]) {
+        return None;
+    }
+    let mut files: Vec<FileRef> = class
+        .iter()
+        .map(|&(s, n)| FileRef {
+            submission: s,
+            path: path(s, n).to_string(),
+        })
+        .collect();
+    files.sort_by(|x, y| (x.submission, &x.path).cmp(&(y.submission, &y.path)));
+    Some(IdenticalFiles {
+        fingerprint: format!("{fingerprint:016x}"),
+        symbols,
+        files,
+    })
 }
 
 /// Shared files by size, largest first, then by their first file.

@@ -213,7 +213,9 @@ pub fn compare_streamed(
         }
     })?;
     let chosen: HashMap<u64, u64> = heap.into_iter().map(|(Reverse(s), k)| (k, s)).collect();
-    let identical = detect_by_keys(&corpus.keys, &corpus.old());
+    let identical = detect_by_keys(&corpus.keys, &corpus.old(), |s, f| {
+        &corpus.subs[s].entry.files[f].path
+    });
     let mut declared: Vec<u64> = Vec::new();
     for g in &identical.groups {
         for (i, &a) in g.iter().enumerate() {
@@ -927,7 +929,7 @@ fn fingerprint(
                         corpus.keys[s as usize].push(FileKey {
                             fingerprint: fingerprint.normalized,
                             symbols,
-                            path: entry.path.clone(),
+                            file: corpus.subs[s as usize].entry.files.len(),
                         });
                     }
                     let kept = &mut corpus.subs[s as usize];
