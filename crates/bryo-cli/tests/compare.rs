@@ -1478,6 +1478,20 @@ fn streamed_runs_write_the_in_memory_report() {
     for i in 0..4 {
         write(dir.path(), &format!("old/o{i}/main.py"), &disguised(i));
     }
+    // Files a streamed run reads differently from discovery: zip entries
+    // (held in memory), an empty file, a binary file, one over the limit.
+    zip_of(
+        &dir.path().join("new/zipped.zip"),
+        &[("z/a.py", &program(3)), ("z/b.py", &disguised(1))],
+    );
+    write(dir.path(), "new/empty/main.py", "");
+    fs::create_dir_all(dir.path().join("new/binary")).unwrap();
+    fs::write(
+        dir.path().join("new/binary/main.py"),
+        b"\x00\x01\x02print(1)\x00",
+    )
+    .unwrap();
+    write(dir.path(), "new/large/main.py", &"x = 1\n".repeat(5000));
     let spill = TempDir::new().unwrap();
     let run = |memory: Option<&str>, extra: &[&str]| {
         let mut cmd = bryo();
@@ -1490,6 +1504,8 @@ fn streamed_runs_write_the_in_memory_report() {
                 "old",
                 "--fail-above",
                 "0.95",
+                "--max-file-size",
+                "20000",
             ])
             .args(extra);
         if let Some(m) = memory {
@@ -1508,6 +1524,13 @@ fn streamed_runs_write_the_in_memory_report() {
             let (code, whole) = run(None, &args);
             assert_eq!(code, Some(1), "{args:?}: the twins reach 0.95");
             assert!(whole.len() > 100, "{args:?}");
+            if format == "json" {
+                let text = String::from_utf8_lossy(&whole);
+                assert!(
+                    text.contains("z/b.py") && text.contains("larger than"),
+                    "{text}"
+                );
+            }
             // 1K holds 64 postings: the runs spill to disk.
             for memory in ["1K", "1G"] {
                 assert_eq!(run(Some(memory), &args), (code, whole.clone()), "{args:?}");
