@@ -151,67 +151,115 @@ pub fn compare_streamed(
     // 2. Index: the common-code rule with the whole corpus's counts.
     progress.start(Stage::Index, 0);
     let rule = Rule::new(&corpus, &match_options);
+    // Hashes are spread evenly: the key space is split in equal ranges.
+    let hashes = 1u128 << 64;
+    let parts = corpus.postings.par_groups(
+        hashes,
+        |_| (IndexCounts::default(), Vec::new(), Vec::new()),
+        |(counts, hist, subs): &mut (IndexCounts, Vec<u64>, Vec<SubShare>), _, entries| {
+            let g = corpus.group(entries, subs);
+            match rule.classify(&g) {
+                Class::Single => {}
+                Class::Common => counts.dropped_common += g.occurrences,
+                Class::Kept => {
+                    counts.shared_hashes += 1;
+                    if hist.len() <= subs.len() {
+                        hist.resize(subs.len() + 1, 0);
+                    }
+                    hist[subs.len()] += 1;
+                }
+            }
+            Ok(())
+        },
+    )?;
     let mut counts = IndexCounts::default();
     let mut hist: Vec<u64> = Vec::new();
-    let mut subs = Vec::new();
-    corpus.postings.for_each_group(|_, entries| {
-        let g = corpus.group(entries, &mut subs);
-        match rule.classify(&g) {
-            Class::Single => {}
-            Class::Common => counts.dropped_common += g.occurrences,
-            Class::Kept => {
-                counts.shared_hashes += 1;
-                if hist.len() <= subs.len() {
-                    hist.resize(subs.len() + 1, 0);
-                }
-                hist[subs.len()] += 1;
-            }
+    for (c, h, _) in parts {
+        counts.dropped_common += c.dropped_common;
+        counts.shared_hashes += c.shared_hashes;
+        if hist.len() < h.len() {
+            hist.resize(h.len(), 0);
         }
-        Ok(())
-    })?;
+        for (total, n) in hist.iter_mut().zip(h) {
+            *total += n;
+        }
+    }
     let seed_limit = match match_options.common {
         CommonRule::Rarity(r) => r.seed_limit(&hist, corpus.fingerprints),
         CommonRule::MaxSubmissions(_) => u64::MAX,
     };
-    let mut pair_runs = Runs::new(spill.path(), "pairs");
-    // Records `(a << 32 | b, shared)`: summed in place when the buffer is
-    // full, spilled when summing leaves it more than half full.
-    let mut pair_counts: Vec<(u64, u64)> = Vec::new();
-    let mut failed = None;
-    corpus.postings.for_each_group(|hash, entries| {
-        let g = corpus.group(entries, &mut subs);
-        if rule.classify(&g) == Class::Kept {
-            records(hash, &subs, seed_limit, |a, b, c| {
-                push_bounded(&mut pair_counts, (pair_key(a, b), u64::from(c)), pair_cap);
-                if pair_counts.len() >= pair_cap {
-                    sum_equal_keys(&mut pair_counts);
-                    if pair_counts.len() >= pair_cap / 2 {
-                        if let Err(e) = pair_runs.spill(&mut pair_counts) {
+    // Records `(a << 32 | b, shared)` per key range: summed in place when
+    // a buffer is full, spilled when summing leaves it more than half full.
+    let part_cap = (pair_cap / parallel_parts()).max(64);
+    let parts = corpus.postings.par_groups(
+        hashes,
+        |p| {
+            (
+                Runs::new(spill.path(), &format!("pairs-{p}")),
+                Vec::new(),
+                Vec::new(),
+            )
+        },
+        |(runs, buffer, subs): &mut (Runs, Vec<(u64, u64)>, Vec<SubShare>), hash, entries| {
+            let g = corpus.group(entries, subs);
+            if rule.classify(&g) != Class::Kept {
+                return Ok(());
+            }
+            let mut failed = None;
+            records(hash, subs, seed_limit, |a, b, c| {
+                push_bounded(buffer, (pair_key(a, b), u64::from(c)), part_cap);
+                if buffer.len() >= part_cap {
+                    sum_equal_keys(buffer);
+                    if buffer.len() >= part_cap / 2 {
+                        if let Err(e) = runs.spill(buffer) {
                             failed.get_or_insert(e);
-                            pair_counts.clear();
+                            buffer.clear();
                         }
                     }
                 }
             });
-        }
-        failed.take().map_or(Ok(()), Err)
-    })?;
-    pair_runs.finish(pair_counts);
+            failed.map_or(Ok(()), Err)
+        },
+    )?;
+    let mut pair_runs = Runs::new(spill.path(), "pairs");
+    for (mut runs, buffer, _) in parts {
+        runs.finish(buffer);
+        pair_runs.absorb(runs);
+    }
 
     // 3. Pairs: the best candidates, as the in-memory run chooses them.
     progress.start(Stage::Pairs, 0);
     let n = options.max_pairs;
     let best = (n > 0 && options.min_similarity == 0.0).then(|| (4 * n).max(n + 200));
-    let mut candidate_pairs = 0u64;
-    // Worst on top: fewest shared fingerprints, then the largest ids.
-    let mut heap: BinaryHeap<(Reverse<u64>, u64)> = BinaryHeap::new();
-    pair_runs.merged_sums(|key, shared| {
-        candidate_pairs += 1;
-        heap.push((Reverse(shared), key));
-        if best.is_some_and(|b| heap.len() > b) {
-            heap.pop();
+    let keep = |heap: &mut BinaryHeap<(Reverse<u64>, u64)>, shared: u64, key: u64| {
+        let item = (Reverse(shared), key);
+        match best {
+            // Worst on top: fewest shared fingerprints, then the largest ids.
+            Some(b) if heap.len() >= b => {
+                if heap.peek().is_some_and(|worst| item < *worst) {
+                    heap.pop();
+                    heap.push(item);
+                }
+            }
+            _ => heap.push(item),
         }
-    })?;
+    };
+    let parts = pair_runs.par_sums(
+        (corpus.subs.len() as u128) << 32,
+        || (0u64, BinaryHeap::new()),
+        |(seen, heap), key, shared| {
+            *seen += 1;
+            keep(heap, shared, key);
+        },
+    )?;
+    let mut candidate_pairs = 0u64;
+    let mut heap = BinaryHeap::new();
+    for (seen, part) in parts {
+        candidate_pairs += seen;
+        for (Reverse(shared), key) in part {
+            keep(&mut heap, shared, key);
+        }
+    }
     let chosen: HashMap<u64, u64> = heap.into_iter().map(|(Reverse(s), k)| (k, s)).collect();
     let identical = detect_by_keys(&corpus.keys, &corpus.old(), |s, f| {
         &corpus.subs[s].entry.files[f].path
@@ -244,42 +292,58 @@ pub fn compare_streamed(
     let mut weights: HashMap<u32, Vec<(u64, u32)>> = HashMap::new();
     let mut seeds: HashMap<u64, Vec<u64>> = HashMap::new();
     if !needed.is_empty() {
-        corpus.postings.for_each_group(|hash, entries| {
-            if !entries
-                .iter()
-                .any(|&(doc, _)| needed.contains(&corpus.doc_sub[doc as usize]))
-            {
-                return Ok(());
-            }
-            let g = corpus.group(entries, &mut subs);
-            match rule.classify(&g) {
-                Class::Single => {}
-                Class::Common => {
-                    for s in subs.iter().filter(|s| needed.contains(&s.sub)) {
-                        excluded.entry(s.sub).or_default().push(hash);
-                    }
+        let parts = corpus.postings.par_groups(
+            hashes,
+            |_| Needs::default(),
+            |part: &mut Needs, hash, entries| {
+                if !entries
+                    .iter()
+                    .any(|&(doc, _)| needed.contains(&corpus.doc_sub[doc as usize]))
+                {
+                    return Ok(());
                 }
-                Class::Kept => {
-                    if weigh {
-                        for s in subs.iter().filter(|s| needed.contains(&s.sub)) {
-                            weights
-                                .entry(s.sub)
-                                .or_default()
-                                .push((hash, g.distinct as u32));
+                let g = corpus.group(entries, &mut part.subs);
+                match rule.classify(&g) {
+                    Class::Single => {}
+                    Class::Common => {
+                        for s in part.subs.iter().filter(|s| needed.contains(&s.sub)) {
+                            part.excluded.entry(s.sub).or_default().push(hash);
                         }
                     }
-                    if seed_limit != u64::MAX {
-                        records(hash, &subs, seed_limit, |a, b, _| {
-                            let key = pair_key(a, b);
-                            if chosen.contains_key(&key) {
-                                seeds.entry(key).or_default().push(hash);
+                    Class::Kept => {
+                        if weigh {
+                            for s in part.subs.iter().filter(|s| needed.contains(&s.sub)) {
+                                part.weights
+                                    .entry(s.sub)
+                                    .or_default()
+                                    .push((hash, g.distinct as u32));
                             }
-                        });
+                        }
+                        if seed_limit != u64::MAX {
+                            let seeds = &mut part.seeds;
+                            records(hash, &part.subs, seed_limit, |a, b, _| {
+                                let key = pair_key(a, b);
+                                if chosen.contains_key(&key) {
+                                    seeds.entry(key).or_default().push(hash);
+                                }
+                            });
+                        }
                     }
                 }
+                Ok(())
+            },
+        )?;
+        for part in parts {
+            for (k, v) in part.excluded {
+                excluded.entry(k).or_default().extend(v);
             }
-            Ok(())
-        })?;
+            for (k, v) in part.weights {
+                weights.entry(k).or_default().extend(v);
+            }
+            for (k, v) in part.seeds {
+                seeds.entry(k).or_default().extend(v);
+            }
+        }
     }
     let mut local = options.clone();
     local.max_pairs = 0;
@@ -291,7 +355,6 @@ pub fn compare_streamed(
     // The postings and pair counts are no longer needed: their memory goes
     // to the analyses of the chosen pairs' submissions, each analyzed once
     // while pairs still need it (in key order, `a` ascending).
-    drop(pair_runs.memory.drain(..));
     let spilled_runs = corpus.postings.files.len() + pair_runs.files.len();
     let spilled_bytes = corpus.postings.bytes + pair_runs.bytes;
     drop(pair_runs);
@@ -477,6 +540,22 @@ fn spill_error(dir: &Path, e: io::Error) -> CompareError {
         dir: dir.to_path_buf(),
         source: e,
     }
+}
+
+/// Key ranges merged in parallel: four per thread, so that uneven ranges
+/// even out.
+fn parallel_parts() -> usize {
+    rayon::current_num_threads() * 4
+}
+
+/// What the chosen pairs need of the whole corpus, gathered in one key
+/// range.
+#[derive(Default)]
+struct Needs {
+    excluded: HashMap<u32, Vec<u64>>,
+    weights: HashMap<u32, Vec<(u64, u32)>>,
+    seeds: HashMap<u64, Vec<u64>>,
+    subs: Vec<SubShare>,
 }
 
 /// Totals of the index stage.
@@ -953,21 +1032,26 @@ fn fingerprint(
     Ok(corpus)
 }
 
-/// Sorted runs of `(u64, u64)` entries: spilled files, and the last run
-/// in memory.
+/// Sorted runs of `(u64, u64)` entries: spilled files, and runs kept in
+/// memory.
 struct Runs {
     dir: PathBuf,
-    name: &'static str,
+    name: String,
     files: Vec<PathBuf>,
     bytes: u64,
-    memory: Vec<(u64, u64)>,
+    memory: Vec<Vec<(u64, u64)>>,
+}
+
+/// The first key of part `p` of `parts` equal parts of `[0, end)`.
+fn part_start(p: usize, parts: usize, end: u128) -> u64 {
+    (end * p as u128 / parts as u128) as u64
 }
 
 impl Runs {
-    fn new(dir: &Path, name: &'static str) -> Runs {
+    fn new(dir: &Path, name: &str) -> Runs {
         Runs {
             dir: dir.to_path_buf(),
-            name,
+            name: name.to_string(),
             files: Vec::new(),
             bytes: 0,
             memory: Vec::new(),
@@ -998,80 +1082,149 @@ impl Runs {
     /// The last run, kept in memory.
     fn finish(&mut self, mut run: Vec<(u64, u64)>) {
         run.par_sort_unstable();
-        self.memory = run;
+        self.memory.push(run);
     }
 
-    /// Every entry of every run, in order.
-    fn merge(
+    /// Takes in the runs of `other`.
+    fn absorb(&mut self, other: Runs) {
+        self.files.extend(other.files);
+        self.bytes += other.bytes;
+        self.memory.extend(other.memory);
+    }
+
+    /// Every entry with a key in `from..to` (`to` = `None`: to the end) of
+    /// every run, in order.
+    fn merge_range(
         &self,
+        from: u64,
+        to: Option<u64>,
         mut f: impl FnMut(u64, u64) -> Result<(), CompareError>,
     ) -> Result<(), CompareError> {
+        let fail = |e| spill_error(&self.dir, e);
         let mut readers: Vec<RunReader<'_>> = Vec::with_capacity(self.files.len() + 1);
         for path in &self.files {
-            let file = File::open(path).map_err(|e| spill_error(&self.dir, e))?;
-            readers.push(RunReader::File(BufReader::with_capacity(1 << 20, file)));
+            let file = File::open(path).map_err(fail)?;
+            readers.push(RunReader::File(seek_to(file, from).map_err(fail)?));
         }
-        readers.push(RunReader::Memory(self.memory.iter()));
+        for run in &self.memory {
+            let at = run.partition_point(|e| e.0 < from);
+            readers.push(RunReader::Memory(run[at..].iter()));
+        }
         let mut heap: BinaryHeap<Reverse<((u64, u64), usize)>> = BinaryHeap::new();
         for (i, r) in readers.iter_mut().enumerate() {
-            if let Some(e) = r.next().map_err(|e| spill_error(&self.dir, e))? {
+            if let Some(e) = r.next().map_err(fail)? {
                 heap.push(Reverse((e, i)));
             }
         }
         while let Some(Reverse(((x, y), i))) = heap.pop() {
+            if to.is_some_and(|to| x >= to) {
+                break;
+            }
             f(x, y)?;
-            if let Some(e) = readers[i].next().map_err(|e| spill_error(&self.dir, e))? {
+            if let Some(e) = readers[i].next().map_err(fail)? {
                 heap.push(Reverse((e, i)));
             }
         }
         Ok(())
     }
 
-    /// Postings merged hash by hash: `f(hash, [(doc, occurrences)])`,
-    /// documents ascending.
-    fn for_each_group(
+    /// `f(state, key, [(doc, occurrences)])` on every key's entries (the
+    /// postings of a hash, documents ascending), in `parts` key ranges of
+    /// `[0, end)` merged in parallel, each with its own state.
+    fn par_groups<S: Send>(
         &self,
-        mut f: impl FnMut(u64, &[(u32, u32)]) -> Result<(), CompareError>,
-    ) -> Result<(), CompareError> {
-        let mut current: Option<u64> = None;
-        let mut entries: Vec<(u32, u32)> = Vec::new();
-        self.merge(|hash, value| {
-            if current != Some(hash) {
-                if let Some(h) = current {
-                    f(h, &entries)?;
+        end: u128,
+        init: impl Fn(usize) -> S + Sync,
+        f: impl Fn(&mut S, u64, &[(u32, u32)]) -> Result<(), CompareError> + Sync,
+    ) -> Result<Vec<S>, CompareError> {
+        let parts = parallel_parts();
+        (0..parts)
+            .into_par_iter()
+            .map(|p| {
+                let mut state = init(p);
+                let (from, to) = (
+                    part_start(p, parts, end),
+                    (p + 1 < parts).then(|| part_start(p + 1, parts, end)),
+                );
+                let mut current: Option<u64> = None;
+                let mut entries: Vec<(u32, u32)> = Vec::new();
+                self.merge_range(from, to, |key, value| {
+                    if current != Some(key) {
+                        if let Some(k) = current {
+                            f(&mut state, k, &entries)?;
+                        }
+                        entries.clear();
+                        current = Some(key);
+                    }
+                    entries.push(((value >> 32) as u32, value as u32));
+                    Ok(())
+                })?;
+                if let Some(k) = current {
+                    f(&mut state, k, &entries)?;
                 }
-                entries.clear();
-                current = Some(hash);
-            }
-            entries.push(((value >> 32) as u32, value as u32));
-            Ok(())
-        })?;
-        if let Some(h) = current {
-            f(h, &entries)?;
-        }
-        Ok(())
+                Ok(state)
+            })
+            .collect()
     }
 
-    /// Keys merged, their values summed: `f(key, sum)` in key order.
-    fn merged_sums(&self, mut f: impl FnMut(u64, u64)) -> Result<(), CompareError> {
-        let mut current: Option<(u64, u64)> = None;
-        self.merge(|key, value| {
-            match &mut current {
-                Some((k, sum)) if *k == key => *sum += value,
-                _ => {
-                    if let Some((k, sum)) = current {
-                        f(k, sum);
+    /// `f(state, key, sum)` for every key with the values of its entries
+    /// summed, in key ranges of `[0, end)` merged in parallel.
+    fn par_sums<S: Send>(
+        &self,
+        end: u128,
+        init: impl Fn() -> S + Sync,
+        f: impl Fn(&mut S, u64, u64) + Sync,
+    ) -> Result<Vec<S>, CompareError> {
+        let parts = parallel_parts();
+        (0..parts)
+            .into_par_iter()
+            .map(|p| {
+                let mut state = init();
+                let (from, to) = (
+                    part_start(p, parts, end),
+                    (p + 1 < parts).then(|| part_start(p + 1, parts, end)),
+                );
+                let mut current: Option<(u64, u64)> = None;
+                self.merge_range(from, to, |key, value| {
+                    match &mut current {
+                        Some((k, sum)) if *k == key => *sum += value,
+                        _ => {
+                            if let Some((k, sum)) = current {
+                                f(&mut state, k, sum);
+                            }
+                            current = Some((key, value));
+                        }
                     }
-                    current = Some((key, value));
+                    Ok(())
+                })?;
+                if let Some((k, sum)) = current {
+                    f(&mut state, k, sum);
                 }
-            }
-            Ok(())
-        })?;
-        if let Some((k, sum)) = current {
-            f(k, sum);
-        }
-        Ok(())
+                Ok(state)
+            })
+            .collect()
     }
+}
+
+/// A run file read from its first entry with a key of at least `from`
+/// (found by binary search: entries have a fixed size).
+fn seek_to(mut file: File, from: u64) -> io::Result<BufReader<File>> {
+    use std::io::{Seek, SeekFrom};
+    let n = file.metadata()?.len() / ENTRY_BYTES as u64;
+    let (mut lo, mut hi) = (0u64, n);
+    let mut key = [0u8; 8];
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        file.seek(SeekFrom::Start(mid * ENTRY_BYTES as u64))?;
+        file.read_exact(&mut key)?;
+        if u64::from_le_bytes(key) < from {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    file.seek(SeekFrom::Start(lo * ENTRY_BYTES as u64))?;
+    Ok(BufReader::with_capacity(1 << 20, file))
 }
 
 /// One run being merged.
@@ -1095,6 +1248,93 @@ impl RunReader<'_> {
                     Err(e) => Err(e),
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Keys near the ends of the parallel key ranges, and others.
+    fn key(end: u128) -> impl Strategy<Value = u64> {
+        let parts = parallel_parts();
+        prop_oneof![
+            (0..parts, -2i64..3).prop_map(move |(p, d)| {
+                (part_start(p, parts, end) as i128 + i128::from(d)).clamp(0, end as i128 - 1) as u64
+            }),
+            (0..end.min(u128::from(u64::MAX)) as u64),
+        ]
+    }
+
+    /// A key space, keys in it, and runs of `(key index, value)`.
+    type Case = (u128, Vec<u64>, Vec<Vec<(usize, u64)>>);
+
+    fn case() -> impl Strategy<Value = Case> {
+        prop_oneof![Just(64u32), 8u32..40].prop_flat_map(|bits| {
+            let end = 1u128 << bits;
+            (
+                Just(end),
+                proptest::collection::vec(key(end), 1..200),
+                proptest::collection::vec(
+                    proptest::collection::vec((0usize..200, 0u64..50), 0..60),
+                    1..5,
+                ),
+            )
+        })
+    }
+
+    proptest! {
+        /// Runs spilled to files and kept in memory, merged in parallel key
+        /// ranges, give every entry once, as one sorted list does.
+        #[test]
+        fn parallel_merges_equal_one_sorted_list((end, keys, runs) in case()) {
+            let dir = tempfile::tempdir().unwrap();
+            let mut all = Runs::new(dir.path(), "t");
+            let mut expected: Vec<(u64, u64)> = Vec::new();
+            for (i, run) in runs.iter().enumerate() {
+                let mut run: Vec<(u64, u64)> = run.iter().map(|&(k, v)| (keys[k % keys.len()], v)).collect();
+                expected.extend(&run);
+                if i % 2 == 0 {
+                    all.spill(&mut run).unwrap();
+                } else {
+                    all.finish(run);
+                }
+            }
+            expected.sort_unstable();
+            let mut sums: Vec<(u64, u64)> = Vec::new();
+            for &(k, v) in &expected {
+                match sums.last_mut() {
+                    Some(last) if last.0 == k => last.1 += v,
+                    _ => sums.push((k, v)),
+                }
+            }
+            let got: Vec<(u64, u64)> = all
+                .par_sums(end, Vec::new, |out: &mut Vec<(u64, u64)>, k, v| out.push((k, v)))
+                .unwrap()
+                .into_iter()
+                .flatten()
+                .collect();
+            prop_assert_eq!(got, sums);
+            let groups: Vec<(u64, Vec<(u32, u32)>)> = all
+                .par_groups(end, |_| Vec::new(), |out: &mut Vec<(u64, Vec<(u32, u32)>)>, k, e| {
+                    out.push((k, e.to_vec()));
+                    Ok(())
+                })
+                .unwrap()
+                .into_iter()
+                .flatten()
+                .collect();
+            let mut naive: Vec<(u64, Vec<(u32, u32)>)> = Vec::new();
+            for &(k, v) in &expected {
+                let e = ((v >> 32) as u32, v as u32);
+                match naive.last_mut() {
+                    Some(last) if last.0 == k => last.1.push(e),
+                    _ => naive.push((k, vec![e])),
+                }
+            }
+            prop_assert_eq!(groups, naive);
         }
     }
 }
