@@ -350,7 +350,7 @@ pub fn compare_streamed(
     local.min_similarity = 0.0;
     let mut jobs: Vec<(u64, u64, bool)> = chosen.iter().map(|(&k, &s)| (k, s, false)).collect();
     jobs.extend(whole.iter().map(|&k| (k, 0, true)));
-    jobs.sort_unstable();
+    order_by_group(&mut jobs);
     progress.start(Stage::Fragments, jobs.len() as u64);
     // The postings and pair counts are no longer needed: their memory goes
     // to the analyses of the chosen pairs' submissions, each analyzed once
@@ -540,6 +540,44 @@ fn spill_error(dir: &Path, e: io::Error) -> CompareError {
         dir: dir.to_path_buf(),
         source: e,
     }
+}
+
+/// Orders pair jobs `(a << 32 | b, …)` group by group — the pairs of one
+/// connected set of submissions together, groups by their first pair, pairs
+/// by key inside — so that a submission's pairs come close together and its
+/// analysis is dropped soon after it is made (a page and its copies form
+/// one group; in key order their pairs would spread over the whole run).
+fn order_by_group(jobs: &mut [(u64, u64, bool)]) {
+    let mut index: HashMap<u32, usize> = HashMap::new();
+    for &(key, _, _) in jobs.iter() {
+        for s in [(key >> 32) as u32, key as u32] {
+            let n = index.len();
+            index.entry(s).or_insert(n);
+        }
+    }
+    let mut parent: Vec<usize> = (0..index.len()).collect();
+    fn root(parent: &mut [usize], mut x: usize) -> usize {
+        while parent[x] != x {
+            parent[x] = parent[parent[x]];
+            x = parent[x];
+        }
+        x
+    }
+    for &(key, _, _) in jobs.iter() {
+        let (a, b) = (index[&((key >> 32) as u32)], index[&(key as u32)]);
+        let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
+        parent[ra.max(rb)] = ra.min(rb);
+    }
+    jobs.sort_unstable();
+    let mut first: HashMap<usize, u64> = HashMap::new();
+    for &(key, _, _) in jobs.iter() {
+        let r = root(&mut parent, index[&((key >> 32) as u32)]);
+        first.entry(r).or_insert(key);
+    }
+    jobs.sort_by_cached_key(|&(key, _, _)| {
+        let r = root(&mut parent, index[&((key >> 32) as u32)]);
+        (first[&r], key)
+    });
 }
 
 /// Key ranges merged in parallel: four per thread, so that uneven ranges
