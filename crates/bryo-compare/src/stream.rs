@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use bryo_engine::Fingerprinter;
-use bryo_input::Inputs;
+use bryo_input::{InputFile, Inputs};
 use bryo_match::{CommonRule, MatchStats, Progress, Stage, SubmissionId};
 use bryo_report::{FileEntry, Pair, Report, Skipped, Submission};
 use rayon::prelude::*;
@@ -136,6 +136,26 @@ pub fn compare_streamed(
         cap,
         progress,
     )?;
+    // Only the compared files are kept, to be read again; the rest of the
+    // inputs goes.
+    let mut submissions = inputs.submissions;
+    for kept in &mut corpus.subs {
+        let mut files: Vec<Option<InputFile>> = std::mem::take(&mut submissions[kept.input].files)
+            .into_iter()
+            .map(Some)
+            .collect();
+        kept.sources = kept
+            .files
+            .iter()
+            .map(|&f| {
+                let mut file = files[f].take().expect("each compared file is kept once");
+                file.display_path = String::new();
+                file
+            })
+            .collect();
+        kept.files = Vec::new();
+    }
+    drop(submissions);
     let current = corpus.subs.iter().filter(|s| !s.old).count();
     if corpus.subs.len() < 2 || current == 0 {
         return Err(CompareError::TooFewSubmissions {
@@ -389,15 +409,15 @@ pub fn compare_streamed(
             let pair_seeds = (seed_limit != u64::MAX && !whole)
                 .then(|| seeds.get(&key).cloned().unwrap_or_default());
             let sides = [
-                cache.get(a, &corpus, &inputs, options, stream)?,
-                cache.get(b, &corpus, &inputs, options, stream)?,
+                cache.get(a, &corpus, options, stream)?,
+                cache.get(b, &corpus, options, stream)?,
             ];
             let submissions = [a, b]
                 .iter()
                 .zip(&sides)
                 .map(|(&s, files)| {
-                    let input = &inputs.submissions[corpus.subs[s as usize].input];
-                    (input.name.clone(), input.old, files.as_ref().clone())
+                    let kept = &corpus.subs[s as usize];
+                    (kept.entry.name.clone(), kept.old, files.as_ref().clone())
                 })
                 .collect();
             cache.done(a);
@@ -610,6 +630,9 @@ struct KeptSub {
     /// Index of the submission in the inputs, and of each compared file.
     input: usize,
     files: Vec<usize>,
+    /// After the fingerprint stage, its compared files, moved out of the
+    /// inputs (without their display paths: the report entries have them).
+    sources: Vec<InputFile>,
 }
 
 /// What the fingerprint stage keeps of the corpus.
@@ -720,7 +743,6 @@ impl AnalysisCache {
         &self,
         s: u32,
         corpus: &Corpus,
-        inputs: &Inputs,
         options: &CompareOptions,
         stream: &StreamOptions,
     ) -> Result<Arc<AnalyzedFiles>, CompareError> {
@@ -728,21 +750,20 @@ impl AnalysisCache {
             return Ok(Arc::clone(files));
         }
         let kept = &corpus.subs[s as usize];
-        let sub = &inputs.submissions[kept.input];
         let fingerprinter = FileFingerprinter::new();
         let files: AnalyzedFiles = kept
-            .files
+            .sources
             .iter()
-            .map(|&f| {
-                let file = &sub.files[f];
+            .zip(&kept.entry.files)
+            .map(|(file, entry)| {
                 let changed = |reason: String| CompareError::Changed {
-                    path: file.display_path.clone(),
+                    path: entry.path.clone(),
                     reason,
                 };
                 let bytes = file
                     .read(stream.max_file_size)
                     .map_err(|r| changed(r.to_string()))?;
-                let mut a = analyze(&file.display_path, &bytes, &options.analyze)
+                let mut a = analyze(&entry.path, &bytes, &options.analyze)
                     .map_err(|r| changed(r.to_string()))?;
                 if !options.keep_text {
                     a.decoded.release_text();
@@ -1028,6 +1049,7 @@ fn fingerprint(
                             old: input.old,
                             input: i,
                             files: Vec::new(),
+                            sources: Vec::new(),
                         });
                         corpus.keys.push(Vec::new());
                         distinct.push(false);
