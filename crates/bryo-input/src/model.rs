@@ -53,7 +53,9 @@ impl InputFile {
             message: e.to_string(),
         };
         let file = std::fs::File::open(path).map_err(unreadable)?;
-        let mut bytes = Vec::new();
+        // Sized from the metadata, as discovery reads: no growth slack.
+        let size = file.metadata().map_err(unreadable)?.len();
+        let mut bytes = Vec::with_capacity(size.min(limit) as usize);
         file.take(limit.saturating_add(1))
             .read_to_end(&mut bytes)
             .map_err(unreadable)?;
