@@ -1438,6 +1438,8 @@ fn prepared_fields() -> Vec<Field> {
         text("notes", true),
         u64_field("symbols"),
         u64_field("source_bytes"),
+        u64_field("lines"),
+        text("encoding", true),
         u64_field("raw_fingerprint"),
         u64_field("normalized_fingerprint"),
         Field::new("stream", DataType::Binary, true),
@@ -1504,6 +1506,8 @@ fn prepared_batch(docs: &[PreparedDocument]) -> PyResult<RecordBatch> {
             strs(&|d| Some(&d.notes)),
             nums(&|d| d.symbols),
             nums(&|d| d.source_bytes),
+            nums(&|d| d.lines),
+            strs(&|d| Some(&d.encoding)),
             nums(&|d| d.raw_fingerprint),
             nums(&|d| d.normalized_fingerprint),
             blobs(&|d| &d.stream),
@@ -1597,6 +1601,8 @@ fn prepared_documents(batch: &RecordBatch) -> PyResult<Vec<PreparedDocument>> {
     let notes = strings(col("notes")?, "notes")?;
     let symbols = u64_values(col("symbols")?, "symbols")?;
     let source_bytes = u64_values(col("source_bytes")?, "source_bytes")?;
+    let lines = u64_values(col("lines")?, "lines")?;
+    let encoding = strings(col("encoding")?, "encoding")?;
     let raw = u64_values(col("raw_fingerprint")?, "raw_fingerprint")?;
     let normalized = u64_values(col("normalized_fingerprint")?, "normalized_fingerprint")?;
     let stream = binaries(col("stream")?, "stream")?;
@@ -1637,6 +1643,10 @@ fn prepared_documents(batch: &RecordBatch) -> PyResult<Vec<PreparedDocument>> {
                 notes: notes[row].unwrap_or_default().to_string(),
                 symbols: symbols[row].ok_or_else(|| missing("symbols"))?,
                 source_bytes: source_bytes[row].ok_or_else(|| missing("source_bytes"))?,
+                lines: lines[row].ok_or_else(|| missing("lines"))?,
+                encoding: encoding[row]
+                    .ok_or_else(|| missing("encoding"))?
+                    .to_string(),
                 raw_fingerprint: raw[row].ok_or_else(|| missing("raw_fingerprint"))?,
                 normalized_fingerprint: normalized[row]
                     .ok_or_else(|| missing("normalized_fingerprint"))?,

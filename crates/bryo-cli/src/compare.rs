@@ -49,10 +49,14 @@ pub struct Args {
 
     /// A fingerprint index of earlier terms (`bryo index`): every archived
     /// submission is compared with the new ones like an --old one, from
-    /// its stored symbols (no file is read or analyzed again). The
-    /// language, normalization and k/w must be the index's; without -l the
-    /// index's language is taken. Archived submissions and files are shown
-    /// as `path [TAG]`.
+    /// its stored symbols (no file is read or analyzed again). With a
+    /// language, the index is read in part (its statistics, the postings
+    /// of the new files' hashes, the archived submissions of the pairs
+    /// chosen), so a query takes time with the new term, not the archive;
+    /// with -b, --format html or --in-memory, every archived submission is
+    /// loaded. The language, normalization and k/w must be the index's;
+    /// without -l the index's language is taken. Archived submissions and
+    /// files are shown as `path [TAG]`.
     #[arg(long = "against", value_name = "DIR")]
     against: Option<PathBuf>,
 
@@ -176,7 +180,7 @@ pub struct Args {
     /// suffix) for its fingerprints and pair counts: beyond it they are
     /// sorted and spilled to temporary files, then merged, and only the
     /// files of the pairs compared are read again. The report is the same.
-    /// Needs -l; not with -b, --against or --format html. Without it, a
+    /// Needs -l; not with -b or --format html. Without it, a
     /// run that could stream does so when its files total more than
     /// 256 MiB, within 512M.
     #[arg(long = "memory", value_name = "SIZE", value_parser = crate::rank::parse_size)]
@@ -286,8 +290,6 @@ fn compare(args: &Args) -> Result<bool> {
         Some("needs the language (-l)")
     } else if !args.base.is_empty() {
         Some("does not take base code (-b) yet")
-    } else if index.is_some() {
-        Some("does not take --against yet")
     } else if args.format == Format::Html {
         Some("does not write --format html yet")
     } else {
@@ -301,6 +303,15 @@ fn compare(args: &Args) -> Result<bool> {
         ..input_options
     };
     let mut inputs = discover(&input_options)?;
+    if let (true, Some(index)) = (input_options.defer_reading, &index) {
+        let archive = index.archive()?;
+        let options = compare_options(analyze, args, Some(*index.settings()));
+        let memory = args.memory.unwrap_or(STREAM_MEMORY);
+        let bar = StageBar::new();
+        let result = run_streamed(inputs, Some(&archive), &options, args, memory, &bar);
+        bar.0.finish_and_clear();
+        return result;
+    }
     if input_options.defer_reading {
         let total = listed_bytes(&inputs);
         if args.memory.is_some() || total > STREAM_INPUT_BYTES {
@@ -314,7 +325,7 @@ fn compare(args: &Args) -> Result<bool> {
             }
             let options = compare_options(analyze, args, None);
             let bar = StageBar::new();
-            let result = run_streamed(inputs, &options, args, memory, &bar);
+            let result = run_streamed(inputs, None, &options, args, memory, &bar);
             bar.0.finish_and_clear();
             return result;
         }
@@ -340,11 +351,7 @@ fn compare(args: &Args) -> Result<bool> {
     if let Some(index) = &index {
         for a in index.archived()? {
             let mut submission = a.submission;
-            let label = if a.tag.is_empty() {
-                "[archive]".to_string()
-            } else {
-                format!("[{}]", a.tag)
-            };
+            let label = bryo_index::archive_label(&a.tag);
             submission.name = format!("{} {label}", submission.name);
             for ((file, _), source) in submission.files.iter_mut().zip(a.sources) {
                 file.path = format!("{} {label}", file.path);
@@ -458,6 +465,7 @@ fn read_listed(inputs: &mut bryo_input::Inputs, limit: u64) {
 /// ([`bryo_compare::compare_streamed`]), the report written.
 fn run_streamed(
     inputs: bryo_input::Inputs,
+    archive: Option<&dyn bryo_compare::Archive>,
     options: &CompareOptions,
     args: &Args,
     memory: u64,
@@ -468,7 +476,12 @@ fn run_streamed(
         args.spill_dir.clone().unwrap_or_else(std::env::temp_dir),
     );
     stream.max_file_size = args.max_file_size;
-    let streamed = bryo_compare::compare_streamed(inputs, options, &stream, progress)?;
+    let streamed = match archive {
+        Some(archive) => {
+            bryo_compare::compare_against(inputs, archive, options, &stream, progress)?
+        }
+        None => bryo_compare::compare_streamed(inputs, options, &stream, progress)?,
+    };
     progress.0.finish_and_clear();
     let report = streamed.report;
     warn_about_common_passages(&report);

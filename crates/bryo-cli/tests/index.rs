@@ -133,6 +133,14 @@ fn against_equals_old_and_marks_the_archive() {
     // term0/s2, but old submissions are not compared with each other).
     assert_eq!(a["pairs"].as_array().unwrap().len(), 2, "{a}");
     assert_eq!(unmarked(a.clone()), unmarked(o));
+    // Read in part (the default with a language) or loaded whole
+    // (--in-memory), and spilling: the same report.
+    let mut whole = against.clone();
+    whole.push("--in-memory");
+    assert_eq!(json(&whole), a);
+    let mut spilled = against.clone();
+    spilled.extend(["--memory", "1K"]);
+    assert_eq!(json(&spilled), a);
     // The archived side is named with its tag, in JSON …
     let names: Vec<&str> = a["submissions"]
         .as_array()

@@ -19,6 +19,7 @@
 #![forbid(unsafe_code)]
 
 mod analyze;
+mod archive;
 mod identical;
 mod pair;
 mod run;
@@ -28,6 +29,7 @@ pub use analyze::{
     analyze, has_tree_sitter, normalize_into, AnalyzeError, AnalyzeOptions, Analyzed, FrontendRun,
     Parser,
 };
+pub use archive::{Archive, ArchivedEntry, ArchivedKey, SharedHashes};
 pub use bryo_frontend::Normalization;
 pub use identical::{FileFingerprint, FileFingerprinter};
 pub use pair::{compare_alone, Alone, PairCounts, RarityCounts};
@@ -38,7 +40,7 @@ pub use run::{
     TEXT_CHARS_MIN_FRAGMENT, TEXT_CHARS_W, TEXT_WORDS_K, TEXT_WORDS_MERGE_GAP,
     TEXT_WORDS_MIN_FRAGMENT, TEXT_WORDS_W,
 };
-pub use stream::{compare_streamed, StreamOptions, Streamed};
+pub use stream::{compare_against, compare_streamed, StreamOptions, Streamed};
 
 /// Why a comparison could not run.
 #[derive(Debug, thiserror::Error)]
@@ -75,6 +77,9 @@ pub enum CompareError {
         /// Why.
         source: std::io::Error,
     },
+    /// The archive of a run against an index could not be read.
+    #[error("{0}")]
+    Archive(String),
     /// A file of a streamed run could not be read again (it changed or
     /// went away during the run).
     #[error("{path}: could not be read again during the run: {reason}")]

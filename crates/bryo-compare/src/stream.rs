@@ -34,12 +34,13 @@ use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use bryo_engine::Fingerprinter;
+use bryo_engine::{Fingerprinter, HashFunction, Selection};
 use bryo_input::{InputFile, Inputs};
 use bryo_match::{CommonRule, MatchStats, Progress, Stage, SubmissionId};
 use bryo_report::{FileEntry, Pair, Report, Skipped, Submission};
 use rayon::prelude::*;
 
+use crate::archive::{Archive, SharedHashes};
 use crate::identical::{detect_by_keys, FileKey};
 use crate::pair::{compare_analyzed, Alone, RarityCounts};
 use crate::run::{file_entry, matcher_setup, Head};
@@ -106,6 +107,44 @@ pub fn compare_streamed(
     stream: &StreamOptions,
     progress: &dyn Progress,
 ) -> Result<Streamed, CompareError> {
+    run(inputs, None, options, stream, progress)
+}
+
+/// Compares the submissions of `inputs` with each other and with every
+/// submission of `archive`, as [`crate::compare`] compares them with the
+/// archived submissions given as old ones ([`crate::analyze_inputs_with_archive`]),
+/// streaming as [`compare_streamed`] does, in time and memory that grow
+/// with the new submissions, not the archive.
+///
+/// Of the archive, the run reads its catalogue (one report entry and
+/// exact-copy key per archived file), its shared-hash table, the postings
+/// of the hashes the new files hold, and, for the archived submissions of
+/// the chosen pairs, their files and the postings of their hashes. The
+/// archive-wide counts of the common-code rule are the table's, corrected
+/// for the hashes the new files hold (and those of archived files that
+/// stop being the first with their symbols because a new file has the
+/// same).
+///
+/// The archive's postings of those hashes are held in memory, outside
+/// `stream.memory`. The front-end must be the archive's, with a language
+/// given (`options.analyze.language`).
+pub fn compare_against(
+    inputs: Inputs,
+    archive: &dyn Archive,
+    options: &CompareOptions,
+    stream: &StreamOptions,
+    progress: &dyn Progress,
+) -> Result<Streamed, CompareError> {
+    run(inputs, Some(archive), options, stream, progress)
+}
+
+fn run(
+    inputs: Inputs,
+    archive: Option<&dyn Archive>,
+    options: &CompareOptions,
+    stream: &StreamOptions,
+    progress: &dyn Progress,
+) -> Result<Streamed, CompareError> {
     let Some(language) = options.analyze.language else {
         return Err(CompareError::Streaming(
             "a streamed run needs the language (-l): k and w follow from the front-end, which \
@@ -118,16 +157,23 @@ pub fn compare_streamed(
         ));
     }
     let (config, min_fragment, match_options) = matcher_setup(options, language.frontend())?;
+    if archive.is_some()
+        && (match_options.hash != HashFunction::KarpRabin
+            || match_options.selection != Selection::RobustWinnow)
+    {
+        return Err(CompareError::Streaming(
+            "an archive is fingerprinted with robust winnowing of Karp-Rabin hashes",
+        ));
+    }
     let spill = tempfile::TempDir::with_prefix_in("bryo-stream-", &stream.spill_dir)
         .map_err(|e| spill_error(&stream.spill_dir, e))?;
     // Postings take up to half the budget (the last run stays in memory),
     // pair records the other half; at the end, the analyses of the chosen
     // pairs' submissions take half of it.
     let cap = (stream.memory / 2 / ENTRY_BYTES).max(64);
-    let pair_cap = (stream.memory / 2 / ENTRY_BYTES).max(64);
 
     // 1. Fingerprint.
-    let mut corpus = fingerprint(
+    let (mut corpus, mut seen) = fingerprint(
         &inputs,
         options,
         stream,
@@ -156,6 +202,13 @@ pub fn compare_streamed(
         kept.files = Vec::new();
     }
     drop(submissions);
+    // The archive joins the corpus after the discovered submissions: its
+    // catalogue, and the postings of the hashes the new files hold.
+    let mut archived = Archived::default();
+    if let Some(archive) = archive {
+        archived = attach(&mut corpus, archive, &mut seen)?;
+    }
+    drop(seen);
     let current = corpus.subs.iter().filter(|s| !s.old).count();
     if corpus.subs.len() < 2 || current == 0 {
         return Err(CompareError::TooFewSubmissions {
@@ -194,6 +247,25 @@ pub fn compare_streamed(
     )?;
     let mut counts = IndexCounts::default();
     let mut hist: Vec<u64> = Vec::new();
+    // Hashes that only the archive holds, from its table.
+    for t in &archived.table {
+        let g = Group {
+            subs: t.submissions,
+            distinct: t.distinct,
+            occurrences: t.occurrences,
+        };
+        match rule.classify(&g) {
+            Class::Single => {}
+            Class::Common => counts.dropped_common += t.occurrences,
+            Class::Kept => {
+                counts.shared_hashes += t.hashes;
+                if hist.len() <= t.submissions as usize {
+                    hist.resize(t.submissions as usize + 1, 0);
+                }
+                hist[t.submissions as usize] += t.hashes;
+            }
+        }
+    }
     for (c, h, _) in parts {
         counts.dropped_common += c.dropped_common;
         counts.shared_hashes += c.shared_hashes;
@@ -210,7 +282,7 @@ pub fn compare_streamed(
     };
     // Records `(a << 32 | b, shared)` per key range: summed in place when
     // a buffer is full, spilled when summing leaves it more than half full.
-    let part_cap = (pair_cap / parallel_parts()).max(64);
+    let part_cap = (cap / parallel_parts()).max(64);
     let parts = corpus.postings.par_groups(
         hashes,
         |p| {
@@ -311,6 +383,25 @@ pub fn compare_streamed(
     let mut excluded: HashMap<u32, Vec<u64>> = HashMap::new();
     let mut weights: HashMap<u32, Vec<(u64, u32)>> = HashMap::new();
     let mut seeds: HashMap<u64, Vec<u64>> = HashMap::new();
+    // The archived submissions of the chosen pairs: the postings of their
+    // other hashes join the corpus's.
+    if let Some(archive) = archive {
+        let mut subs: Vec<usize> = needed
+            .iter()
+            .filter_map(|&s| corpus.subs[s as usize].archived)
+            .collect();
+        subs.sort_unstable();
+        let hashes = archived_hashes(archive, &subs, &match_options)?;
+        let other: Vec<u64> = hashes
+            .into_iter()
+            .filter(|h| archived.looked_up.binary_search(h).is_err())
+            .collect();
+        let found = archive.lookup(&other)?;
+        corpus
+            .postings
+            .memory
+            .push(archived_postings(&found, archived.first_doc));
+    }
     if !needed.is_empty() {
         let parts = corpus.postings.par_groups(
             hashes,
@@ -409,8 +500,8 @@ pub fn compare_streamed(
             let pair_seeds = (seed_limit != u64::MAX && !whole)
                 .then(|| seeds.get(&key).cloned().unwrap_or_default());
             let sides = [
-                cache.get(a, &corpus, options, stream)?,
-                cache.get(b, &corpus, options, stream)?,
+                cache.get(a, &corpus, archive, options, stream)?,
+                cache.get(b, &corpus, archive, options, stream)?,
             ];
             let submissions = [a, b]
                 .iter()
@@ -633,6 +724,8 @@ struct KeptSub {
     /// After the fingerprint stage, its compared files, moved out of the
     /// inputs (without their display paths: the report entries have them).
     sources: Vec<InputFile>,
+    /// For an archived submission, its position in the archive.
+    archived: Option<usize>,
 }
 
 /// What the fingerprint stage keeps of the corpus.
@@ -743,6 +836,7 @@ impl AnalysisCache {
         &self,
         s: u32,
         corpus: &Corpus,
+        archive: Option<&dyn Archive>,
         options: &CompareOptions,
         stream: &StreamOptions,
     ) -> Result<Arc<AnalyzedFiles>, CompareError> {
@@ -751,30 +845,45 @@ impl AnalysisCache {
         }
         let kept = &corpus.subs[s as usize];
         let fingerprinter = FileFingerprinter::new();
-        let files: AnalyzedFiles = kept
-            .sources
-            .iter()
-            .zip(&kept.entry.files)
-            .map(|(file, entry)| {
-                let changed = |reason: String| CompareError::Changed {
-                    path: entry.path.clone(),
-                    reason,
-                };
-                let bytes = file
-                    .read(stream.max_file_size)
-                    .map_err(|r| changed(r.to_string()))?;
-                let mut a = analyze(&entry.path, &bytes, &options.analyze)
-                    .map_err(|r| changed(r.to_string()))?;
+        let loaded = match (kept.archived, archive) {
+            (Some(i), Some(archive)) => {
+                let mut files = archive.load(i)?;
                 if !options.keep_text {
-                    a.decoded.release_text();
+                    for (a, _) in &mut files {
+                        a.decoded.release_text();
+                    }
                 }
-                let fingerprint = FileFingerprint {
-                    raw: fingerprinter.raw(&bytes),
-                    normalized: fingerprinter.normalized(&a.normalized.symbols),
-                };
-                Ok((a, fingerprint))
-            })
-            .collect::<Result<_, CompareError>>()?;
+                Some(files)
+            }
+            _ => None,
+        };
+        let files: AnalyzedFiles = if let Some(files) = loaded {
+            files
+        } else {
+            kept.sources
+                .iter()
+                .zip(&kept.entry.files)
+                .map(|(file, entry)| {
+                    let changed = |reason: String| CompareError::Changed {
+                        path: entry.path.clone(),
+                        reason,
+                    };
+                    let bytes = file
+                        .read(stream.max_file_size)
+                        .map_err(|r| changed(r.to_string()))?;
+                    let mut a = analyze(&entry.path, &bytes, &options.analyze)
+                        .map_err(|r| changed(r.to_string()))?;
+                    if !options.keep_text {
+                        a.decoded.release_text();
+                    }
+                    let fingerprint = FileFingerprint {
+                        raw: fingerprinter.raw(&bytes),
+                        normalized: fingerprinter.normalized(&a.normalized.symbols),
+                    };
+                    Ok((a, fingerprint))
+                })
+                .collect::<Result<_, CompareError>>()?
+        };
         // Symbols, spans and the map back to the bytes.
         let size: usize = files
             .iter()
@@ -918,7 +1027,7 @@ fn fingerprint(
     spill: &Path,
     cap: usize,
     progress: &dyn Progress,
-) -> Result<Corpus, CompareError> {
+) -> Result<(Corpus, HashSet<(u64, u64)>), CompareError> {
     let files: Vec<(usize, usize)> = inputs
         .submissions
         .iter()
@@ -1050,6 +1159,7 @@ fn fingerprint(
                             input: i,
                             files: Vec::new(),
                             sources: Vec::new(),
+                            archived: None,
                         });
                         corpus.keys.push(Vec::new());
                         distinct.push(false);
@@ -1089,7 +1199,191 @@ fn fingerprint(
     corpus
         .skipped
         .sort_by(|a, b| a.path.cmp(&b.path).then_with(|| a.reason.cmp(&b.reason)));
-    Ok(corpus)
+    Ok((corpus, seen))
+}
+
+/// What joining an archive to the corpus leaves for the later stages.
+#[derive(Default)]
+struct Archived {
+    /// The archive's table of shared hashes, less the hashes looked up
+    /// (whose groups the merged postings give whole).
+    table: Vec<SharedHashes>,
+    /// The hashes whose archived postings joined the corpus, sorted.
+    looked_up: Vec<u64>,
+    /// The corpus number of the first archived document.
+    first_doc: u64,
+}
+
+/// Joins `archive` to the corpus after the discovered submissions: every
+/// archived submission's report entry and exact-copy keys (continuing the
+/// first-with-its-symbols order of `seen`), and the archived postings of
+/// the hashes the new files hold, whose groups the archive's table does
+/// not give.
+fn attach(
+    corpus: &mut Corpus,
+    archive: &dyn Archive,
+    seen: &mut HashSet<(u64, u64)>,
+) -> Result<Archived, CompareError> {
+    let first_doc = corpus.doc_sub.len() as u64;
+    let mut seen_alone: HashSet<(u64, u64)> = HashSet::new();
+    // Whether each archived document is the first with its symbols in the
+    // archive alone (as the table counts it).
+    let mut first_alone: Vec<bool> = Vec::new();
+    for (i, a) in archive.submissions()?.into_iter().enumerate() {
+        let s = corpus.subs.len() as u32;
+        let mut distinct = false;
+        let mut keys = Vec::new();
+        for (f, key) in a.documents.iter().enumerate() {
+            let first = seen.insert((key.symbols, key.normalized));
+            let alone = seen_alone.insert((key.symbols, key.normalized));
+            first_alone.push(alone);
+            corpus.doc_sub.push(s);
+            corpus.canonical.push(first);
+            corpus.duplicates += u64::from(!first);
+            corpus.fingerprints += key.fingerprints;
+            if key.symbols > 0 {
+                distinct |= first;
+                keys.push(FileKey {
+                    fingerprint: key.normalized,
+                    symbols: key.symbols,
+                    file: f,
+                });
+            }
+        }
+        corpus.distinct_subs += u64::from(distinct);
+        corpus.keys.push(keys);
+        corpus.subs.push(KeptSub {
+            entry: a.entry,
+            old: true,
+            input: usize::MAX,
+            files: Vec::new(),
+            sources: Vec::new(),
+            archived: Some(i),
+        });
+    }
+    // The hashes of the new files: every key of the postings so far. An
+    // archived document that is no longer the first with its symbols
+    // because a new file has the same symbols has the same hashes, so
+    // these are all the hashes whose groups the table does not give.
+    let parts = corpus.postings.par_groups(
+        1u128 << 64,
+        |_| Vec::new(),
+        |hashes: &mut Vec<u64>, hash, _| {
+            hashes.push(hash);
+            Ok(())
+        },
+    )?;
+    let looked_up: Vec<u64> = parts.into_iter().flatten().collect();
+    let found = archive.lookup(&looked_up)?;
+    // The table less the groups of these hashes in the archive alone.
+    let mut table: HashMap<(u64, u64), (u64, u64)> = archive
+        .shared_hashes()?
+        .into_iter()
+        .map(|t| ((t.submissions, t.distinct), (t.hashes, t.occurrences)))
+        .collect();
+    let mut holders: Vec<(u32, bool)> = Vec::new();
+    for group in found.chunk_by(|x, y| x.0 == y.0) {
+        holders.clear();
+        holders.extend(group.iter().map(|&(_, d)| {
+            (
+                corpus.doc_sub[(first_doc + u64::from(d)) as usize],
+                first_alone[d as usize],
+            )
+        }));
+        holders.sort_unstable();
+        let (mut subs, mut distinct) = (0u64, 0u64);
+        for (n, &(sub, first)) in holders.iter().enumerate() {
+            subs += u64::from(n == 0 || holders[n - 1].0 != sub);
+            // A first document sorts last in its submission.
+            let last = holders.get(n + 1).is_none_or(|next| next.0 != sub);
+            distinct += u64::from(last && first);
+        }
+        if subs >= 2 {
+            let Some(entry) = table.get_mut(&(subs, distinct)) else {
+                return Err(CompareError::Archive(format!(
+                    "the archive's table of shared hashes lacks a hash held by {subs} \
+                     submissions ({distinct} distinct): it does not match its postings"
+                )));
+            };
+            if entry.0 == 0 || entry.1 < group.len() as u64 {
+                return Err(CompareError::Archive(
+                    "the archive's table of shared hashes does not match its postings".to_string(),
+                ));
+            }
+            entry.0 -= 1;
+            entry.1 -= group.len() as u64;
+        }
+    }
+    let mut rest: Vec<SharedHashes> = table
+        .into_iter()
+        .filter(|(_, (hashes, _))| *hashes > 0)
+        .map(
+            |((submissions, distinct), (hashes, occurrences))| SharedHashes {
+                submissions,
+                distinct,
+                hashes,
+                occurrences,
+            },
+        )
+        .collect();
+    rest.sort_unstable();
+    corpus
+        .postings
+        .memory
+        .push(archived_postings(&found, first_doc));
+    Ok(Archived {
+        table: rest,
+        looked_up,
+        first_doc,
+    })
+}
+
+/// The distinct selected hashes of archived submissions, from their
+/// analyzed files.
+fn archived_hashes(
+    archive: &dyn Archive,
+    subs: &[usize],
+    match_options: &bryo_match::MatchOptions,
+) -> Result<Vec<u64>, CompareError> {
+    let proto = Fingerprinter::new(
+        match_options.config,
+        match_options.hash,
+        match_options.selection,
+    )
+    .map_err(|e| CompareError::Match(e.into()))?;
+    let per_sub: Vec<Vec<u64>> = subs
+        .par_iter()
+        .map_init(
+            || proto.clone(),
+            |fp, &i| {
+                let mut hashes = Vec::new();
+                for (a, _) in archive.load(i)? {
+                    let prints = fp
+                        .fingerprint_symbols(&a.normalized.symbols)
+                        .map_err(|e| CompareError::Match(e.into()))?;
+                    hashes.extend(prints.iter().map(|p| p.hash));
+                }
+                Ok(hashes)
+            },
+        )
+        .collect::<Result<_, CompareError>>()?;
+    let mut hashes: Vec<u64> = per_sub.into_iter().flatten().collect();
+    hashes.sort_unstable();
+    hashes.dedup();
+    Ok(hashes)
+}
+
+/// Archived occurrences `(hash, document)` (sorted) as postings of the
+/// corpus: `(hash, doc << 32 | occurrences)`, documents numbered from
+/// `first_doc`.
+fn archived_postings(found: &[(u64, u32)], first_doc: u64) -> Vec<(u64, u64)> {
+    found
+        .chunk_by(|x, y| x == y)
+        .map(|same| {
+            let (hash, d) = same[0];
+            (hash, (first_doc + u64::from(d)) << 32 | same.len() as u64)
+        })
+        .collect()
 }
 
 /// Sorted runs of `(u64, u64)` entries: spilled files, and runs kept in

@@ -4,7 +4,9 @@
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use bryo_compare::{Analyzed, ArchivedSubmission, FileFingerprint, FileFingerprinter};
+use bryo_compare::{
+    Analyzed, ArchivedSubmission, FileFingerprint, FileFingerprinter, SharedHashes,
+};
 use bryo_engine::{Fingerprinter, HashFunction, Selection};
 use bryo_frontend::{decode, Language, LineIndex};
 use bryo_input::Inputs;
@@ -16,6 +18,7 @@ use crate::error::{IndexError, Result};
 use crate::prepare::{PreparedDocument, Preparer};
 use crate::segment::{write_segment, Posting, Segment};
 use crate::settings::IndexSettings;
+use crate::shared::{count_groups, doc_rows, layout, read_table, write_table, SharedTable};
 use crate::stream::{decode_stream, decompress};
 
 /// File name of the catalogue inside an index directory.
@@ -41,6 +44,9 @@ CREATE TABLE documents (
     notes TEXT NOT NULL,
     symbols INTEGER NOT NULL,
     source_bytes INTEGER NOT NULL,
+    lines INTEGER NOT NULL,
+    encoding TEXT NOT NULL,
+    fingerprints INTEGER NOT NULL,
     raw_fingerprint INTEGER NOT NULL,
     normalized_fingerprint INTEGER NOT NULL,
     stream_checksum INTEGER NOT NULL,
@@ -49,6 +55,13 @@ CREATE TABLE documents (
 );
 CREATE INDEX documents_submission ON documents (submission);
 CREATE INDEX documents_path ON documents (path);
+CREATE TABLE shared_hashes (
+    submissions INTEGER NOT NULL,
+    distinct_submissions INTEGER NOT NULL,
+    hashes INTEGER NOT NULL,
+    occurrences INTEGER NOT NULL,
+    PRIMARY KEY (submissions, distinct_submissions)
+);
 CREATE TABLE segments (
     id INTEGER PRIMARY KEY,
     file TEXT NOT NULL UNIQUE,
@@ -347,7 +360,8 @@ impl Index {
              CREATE TEMP TABLE staged (
                  seq INTEGER PRIMARY KEY, language TEXT NOT NULL, frontend TEXT NOT NULL,
                  fallback TEXT, notes TEXT NOT NULL, symbols INTEGER NOT NULL,
-                 source_bytes INTEGER NOT NULL, raw_fingerprint INTEGER NOT NULL,
+                 source_bytes INTEGER NOT NULL, lines INTEGER NOT NULL, encoding TEXT NOT NULL,
+                 fingerprints INTEGER NOT NULL, raw_fingerprint INTEGER NOT NULL,
                  normalized_fingerprint INTEGER NOT NULL, stream_checksum INTEGER NOT NULL,
                  stream BLOB NOT NULL, source BLOB NOT NULL);",
         )
@@ -362,7 +376,7 @@ impl Index {
             let mut stage = tx
                 .prepare(
                     "INSERT INTO temp.staged VALUES
-                     (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                     (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
                 )
                 .map_err(db)?;
             for document in documents {
@@ -404,6 +418,9 @@ impl Index {
                         data.notes,
                         data.symbols as i64,
                         data.source_bytes as i64,
+                        data.lines as i64,
+                        data.encoding,
+                        data.fingerprints.len() as i64,
                         data.raw_fingerprint as i64,
                         data.normalized_fingerprint as i64,
                         crate::segment::checksum(&data.stream) as i64,
@@ -420,6 +437,13 @@ impl Index {
                 staged.push((d.submission, d.path));
             }
         }
+        // The shared-hash table before: the groups of the hashes this
+        // commit touches, as the archive holds them now.
+        let mut touched: Vec<u64> = postings.iter().map(|p| p.hash).collect();
+        touched.sort_unstable();
+        touched.dedup();
+        let held_before = lookup_in(&self.dir, &tx, &touched)?;
+        let rows_before = doc_rows(&tx).map_err(db)?;
         let mut next_document: u64 = meta_number(&tx, "next_document").map_err(db)?;
         let next_segment: u64 = meta_number(&tx, "next_segment").map_err(db)?;
         let mut order: Vec<usize> = (0..staged.len()).collect();
@@ -429,11 +453,11 @@ impl Index {
             let mut copy = tx
                 .prepare(
                     "INSERT INTO documents (id, submission, path, language, frontend, fallback,
-                         notes, symbols, source_bytes, raw_fingerprint, normalized_fingerprint,
-                         stream_checksum, stream, source)
+                         notes, symbols, source_bytes, lines, encoding, fingerprints,
+                         raw_fingerprint, normalized_fingerprint, stream_checksum, stream, source)
                      SELECT ?1, ?2, ?3, language, frontend, fallback, notes, symbols,
-                         source_bytes, raw_fingerprint, normalized_fingerprint, stream_checksum,
-                         stream, source
+                         source_bytes, lines, encoding, fingerprints, raw_fingerprint,
+                         normalized_fingerprint, stream_checksum, stream, source
                      FROM temp.staged WHERE seq = ?4",
                 )
                 .map_err(db)?;
@@ -466,6 +490,22 @@ impl Index {
         for p in &mut postings {
             p.doc = ids[p.doc as usize];
         }
+        postings.par_sort_unstable();
+        let mut table = read_table(&tx).map_err(db)?;
+        count_groups(
+            &[&held_before],
+            &layout(&rows_before, &HashSet::new()),
+            &mut table,
+            -1,
+        );
+        let rows_after = doc_rows(&tx).map_err(db)?;
+        count_groups(
+            &[&held_before, &postings],
+            &layout(&rows_after, &HashSet::new()),
+            &mut table,
+            1,
+        );
+        write_table(&tx, &table).map_err(db)?;
         progress.start(bryo_compare::Stage::Index, postings.len() as u64);
         if !postings.is_empty() {
             let written = add_segment(&self.dir, &tx, next_segment, &mut postings)?;
@@ -493,6 +533,13 @@ impl Index {
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(db)?;
+        let removed = ids_where(
+            &tx,
+            "SELECT id FROM documents WHERE submission IN (SELECT id FROM submissions WHERE tag = ?1)",
+            tag,
+        )
+        .map_err(db)?;
+        uncount(&self.dir, &tx, &self.settings, &removed)?;
         let n = tx
             .execute(
                 "DELETE FROM documents WHERE submission IN (SELECT id FROM submissions WHERE tag = ?1)",
@@ -524,6 +571,9 @@ impl Index {
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(db)?;
+        let removed =
+            ids_where(&tx, "SELECT id FROM documents WHERE path = ?1", path).map_err(db)?;
+        uncount(&self.dir, &tx, &self.settings, &removed)?;
         let n = tx
             .execute("DELETE FROM documents WHERE path = ?1", [path])
             .map_err(db)?;
@@ -734,27 +784,46 @@ impl Index {
     /// range holds one are read. Every segment is checked against its
     /// recorded size and checksum first.
     pub fn lookup(&self, hashes: &[u64]) -> Result<Vec<Posting>> {
-        let mut query = hashes.to_vec();
-        query.sort_unstable();
-        query.dedup();
+        lookup_in(&self.dir, &self.conn, hashes)
+    }
+
+    /// The index as the archive of [`bryo_compare::compare_against`]:
+    /// compared with new submissions, it is read in part — its catalogue,
+    /// its shared-hash table, the postings of the hashes the new files
+    /// hold, and the archived submissions of the pairs chosen — in one
+    /// snapshot of the catalogue.
+    pub fn archive(&self) -> Result<crate::IndexArchive> {
+        crate::IndexArchive::open(&self.dir)
+    }
+
+    /// The archive's shared-hash table as stored: for every hash that at
+    /// least two live archived submissions hold, counted per `(submissions,
+    /// distinct submissions)` — the latter holding it in a document that
+    /// is the first with its symbols in the archive's order — the number
+    /// of such hashes and their occurrences, sorted. `add` and `remove`
+    /// keep it current; a query against the index reads it instead of
+    /// every posting.
+    pub fn shared_hashes(&self) -> Result<Vec<SharedHashes>> {
+        let table = read_table(&self.conn).map_err(self.db())?;
+        Ok(shared_rows(&table))
+    }
+
+    /// [`shared_hashes`](Self::shared_hashes) counted again from every
+    /// posting of every segment (for checks: the two must be equal).
+    pub fn shared_hashes_recounted(&self) -> Result<Vec<SharedHashes>> {
         let db = self.db();
         let rows = segment_rows(&self.conn).map_err(&db)?;
-        let live = live_documents(&self.conn).map_err(&db)?;
-        let dir = &self.dir;
-        let found: Vec<Vec<Posting>> = rows
-            .par_iter()
-            .map(|row| {
-                Segment::open(&segment_path(dir, &row.file), row.bytes, row.checksum)?
-                    .lookup(&query)
-            })
-            .collect::<Result<_>>()?;
-        let mut out: Vec<Posting> = found
-            .into_iter()
-            .flatten()
-            .filter(|p| live.contains(&p.doc))
-            .collect();
-        out.sort_unstable();
-        Ok(out)
+        let mut postings: Vec<Posting> = Vec::new();
+        for row in &rows {
+            let segment =
+                Segment::open(&segment_path(&self.dir, &row.file), row.bytes, row.checksum)?;
+            postings.extend(segment.read_all()?);
+        }
+        postings.par_sort_unstable();
+        let docs = doc_rows(&self.conn).map_err(&db)?;
+        let mut table = SharedTable::new();
+        count_groups(&[&postings], &layout(&docs, &HashSet::new()), &mut table, 1);
+        Ok(shared_rows(&table))
     }
 
     /// For every hash of `hashes` (any order, duplicates allowed) that a
@@ -1064,7 +1133,7 @@ fn batches<'a, T>(
     out
 }
 
-struct StoredDocument {
+pub(crate) struct StoredDocument {
     path: String,
     language: String,
     frontend: String,
@@ -1078,9 +1147,27 @@ struct StoredDocument {
 }
 
 impl StoredDocument {
+    /// A row of `path, language, frontend, fallback, notes,
+    /// raw_fingerprint, normalized_fingerprint, stream_checksum, stream,
+    /// source`.
+    pub(crate) fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredDocument> {
+        Ok(StoredDocument {
+            path: r.get(0)?,
+            language: r.get(1)?,
+            frontend: r.get(2)?,
+            fallback: r.get(3)?,
+            notes: r.get(4)?,
+            raw: r.get::<_, i64>(5)? as u64,
+            normalized: r.get::<_, i64>(6)? as u64,
+            stream_checksum: r.get::<_, i64>(7)? as u64,
+            stream: r.get(8)?,
+            source: r.get(9)?,
+        })
+    }
+
     /// The analyzed file back, every part checked against its recorded
     /// fingerprint.
-    fn load(self) -> Result<(Analyzed, FileFingerprint, Vec<u8>)> {
+    pub(crate) fn load(self) -> Result<(Analyzed, FileFingerprint, Vec<u8>)> {
         let corrupt = |reason: String| IndexError::CorruptDocument {
             path: self.path.clone(),
             reason,
@@ -1174,7 +1261,7 @@ fn segment_path(dir: &Path, file: &str) -> PathBuf {
     dir.join(SEGMENTS_DIR).join(file)
 }
 
-fn connect(dir: &Path) -> Result<Connection> {
+pub(crate) fn connect(dir: &Path) -> Result<Connection> {
     let db = |source| IndexError::Catalog {
         dir: dir.to_path_buf(),
         source,
@@ -1219,6 +1306,143 @@ fn segment_rows(conn: &Connection) -> rusqlite::Result<Vec<SegmentRow>> {
         })?
         .collect();
     rows
+}
+
+/// Every posting of a live document whose hash is in `hashes`: see
+/// [`Index::lookup`].
+pub(crate) fn lookup_in(dir: &Path, conn: &Connection, hashes: &[u64]) -> Result<Vec<Posting>> {
+    let mut query = hashes.to_vec();
+    query.sort_unstable();
+    query.dedup();
+    let db = |source| IndexError::Catalog {
+        dir: dir.to_path_buf(),
+        source,
+    };
+    let rows = segment_rows(conn).map_err(db)?;
+    if query.is_empty() || rows.is_empty() {
+        return Ok(Vec::new());
+    }
+    let live = live_documents(conn).map_err(db)?;
+    let found: Vec<Vec<Posting>> = rows
+        .par_iter()
+        .map(|row| {
+            Segment::open(&segment_path(dir, &row.file), row.bytes, row.checksum)?.lookup(&query)
+        })
+        .collect::<Result<_>>()?;
+    let mut out: Vec<Posting> = found
+        .into_iter()
+        .flatten()
+        .filter(|p| live.contains(&p.doc))
+        .collect();
+    out.par_sort_unstable();
+    Ok(out)
+}
+
+/// The ids of the documents a query with one text parameter selects.
+fn ids_where(conn: &Connection, sql: &str, value: &str) -> rusqlite::Result<HashSet<u32>> {
+    let mut stmt = conn.prepare(sql)?;
+    let ids = stmt.query_map([value], |r| r.get::<_, u32>(0))?.collect();
+    ids
+}
+
+/// Corrects the shared-hash table for the removal of `removed`: the
+/// hashes of the removed documents, and of the documents that become the
+/// first with their symbols, counted before and after.
+fn uncount(
+    dir: &Path,
+    conn: &Connection,
+    settings: &IndexSettings,
+    removed: &HashSet<u32>,
+) -> Result<()> {
+    let db = |source| IndexError::Catalog {
+        dir: dir.to_path_buf(),
+        source,
+    };
+    let rows = doc_rows(conn).map_err(db)?;
+    let before = layout(&rows, &HashSet::new());
+    let after = layout(&rows, removed);
+    let mut docs: Vec<u32> = removed.iter().copied().collect();
+    docs.extend(
+        after
+            .iter()
+            .filter(|(id, place)| before.get(id).is_some_and(|b| b.1 != place.1))
+            .map(|(&id, _)| id),
+    );
+    let hashes = stored_hashes(dir, conn, settings, &docs)?;
+    let held = lookup_in(dir, conn, &hashes)?;
+    let mut table = read_table(conn).map_err(db)?;
+    count_groups(&[&held], &before, &mut table, -1);
+    count_groups(&[&held], &after, &mut table, 1);
+    write_table(conn, &table).map_err(db)
+}
+
+/// The selected hashes of stored documents, fingerprinted again from their
+/// symbol streams (checked against their checksums).
+fn stored_hashes(
+    dir: &Path,
+    conn: &Connection,
+    settings: &IndexSettings,
+    docs: &[u32],
+) -> Result<Vec<u64>> {
+    let db = |source| IndexError::Catalog {
+        dir: dir.to_path_buf(),
+        source,
+    };
+    let mut stmt = conn
+        .prepare("SELECT path, stream, stream_checksum FROM documents WHERE id = ?1")
+        .map_err(db)?;
+    let mut streams: Vec<(String, Vec<u8>, u64)> = Vec::with_capacity(docs.len());
+    for &doc in docs {
+        let row: (String, Vec<u8>, i64) = stmt
+            .query_row([doc], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .map_err(db)?;
+        streams.push((row.0, row.1, row.2 as u64));
+    }
+    let winnower = Fingerprinter::new(
+        settings.config,
+        HashFunction::KarpRabin,
+        Selection::RobustWinnow,
+    )
+    .map_err(|e| IndexError::Settings(e.to_string()))?;
+    let hashes: Vec<Vec<u64>> = streams
+        .into_par_iter()
+        .map_init(
+            || winnower.clone(),
+            |w, (path, stream, sum)| {
+                let corrupt = |reason: String| IndexError::CorruptDocument {
+                    path: path.clone(),
+                    reason,
+                };
+                if crate::segment::checksum(&stream) != sum {
+                    return Err(corrupt("the symbol stream's checksum differs".to_string()));
+                }
+                let normalized = decode_stream(&stream).map_err(corrupt)?;
+                let prints = w
+                    .fingerprint_symbols(&normalized.symbols)
+                    .map_err(|e| IndexError::Settings(e.to_string()))?;
+                Ok(prints.iter().map(|p| p.hash).collect())
+            },
+        )
+        .collect::<Result<_>>()?;
+    let mut out: Vec<u64> = hashes.into_iter().flatten().collect();
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
+}
+
+/// The table as sorted rows.
+pub(crate) fn shared_rows(table: &SharedTable) -> Vec<SharedHashes> {
+    table
+        .iter()
+        .map(
+            |(&(submissions, distinct), &(hashes, occurrences))| SharedHashes {
+                submissions,
+                distinct,
+                hashes: hashes as u64,
+                occurrences: occurrences as u64,
+            },
+        )
+        .collect()
 }
 
 /// For every hash of `(hash, submission)` pairs, the number of distinct

@@ -84,13 +84,16 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod archive;
 mod error;
 mod index;
 mod prepare;
 mod segment;
 mod settings;
+mod shared;
 mod stream;
 
+pub use archive::{archive_label, IndexArchive};
 pub use error::{IndexError, Result};
 pub use index::{
     AddSummary, Archived, ArchivedDocument, CompactSummary, Index, IndexInfo, Related, TagInfo,

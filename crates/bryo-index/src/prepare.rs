@@ -47,6 +47,10 @@ pub struct DocumentData {
     pub symbols: u64,
     /// Bytes of the source as read.
     pub source_bytes: u64,
+    /// Lines of the decoded text (as the report counts them).
+    pub lines: u64,
+    /// The character encoding the source was decoded from, e.g. `utf-8`.
+    pub encoding: String,
     /// Rabin fingerprint of the source bytes.
     pub raw_fingerprint: u64,
     /// Rabin fingerprint of the normalized symbols.
@@ -131,6 +135,8 @@ impl Preparer {
             notes: a.notes.join("\n"),
             symbols: a.normalized.symbols.len() as u64,
             source_bytes: bytes.len() as u64,
+            lines: u64::from(a.lines.line_count()),
+            encoding: a.decoded.encoding().name().to_string(),
             raw_fingerprint: self.files.raw(bytes),
             normalized_fingerprint: self.files.normalized(&a.normalized.symbols),
             stream: encode_stream(&a.normalized),

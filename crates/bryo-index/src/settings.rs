@@ -11,7 +11,7 @@ use crate::error::{IndexError, Result};
 
 /// Version of the index's on-disk layout (catalogue tables, segment
 /// columns, stream encoding). A change bumps it; older indexes are refused.
-pub const INDEX_FORMAT_VERSION: u32 = 1;
+pub const INDEX_FORMAT_VERSION: u32 = 2;
 
 /// The options under which every document of an index was analyzed and
 /// fingerprinted. Documents and queries made under other options would not

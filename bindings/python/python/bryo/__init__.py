@@ -354,8 +354,9 @@ def index_prepare(documents, *, dir, max_file_size=None) -> pa.RecordBatch:
     Returns one row per document: ``doc_id``, ``submission``, ``ok``,
     ``reason``, and what the index stores — ``settings`` (the index's
     settings key), ``language``, ``frontend``, ``fallback``, ``notes``,
-    ``symbols``, ``source_bytes``, ``raw_fingerprint``,
-    ``normalized_fingerprint`` (uint64), ``stream``, ``source``
+    ``symbols``, ``source_bytes``, ``lines``, ``encoding``,
+    ``raw_fingerprint``, ``normalized_fingerprint`` (uint64), ``stream``,
+    ``source``
     (compressed, binary), ``hashes`` (list of uint64) and ``positions``
     (list of uint32): the document's postings. The uint64 columns may be
     cast to int64 with the same bits (``cast(..., safe=False)``, e.g. for
