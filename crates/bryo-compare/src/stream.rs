@@ -385,13 +385,17 @@ fn run(
     let mut seeds: HashMap<u64, Vec<u64>> = HashMap::new();
     // The archived submissions of the chosen pairs: the postings of their
     // other hashes join the corpus's.
+    // Their analyses are kept for the fragment stage, within its budget.
+    let mut preloaded: Vec<(u32, Arc<AnalyzedFiles>, usize)> = Vec::new();
     if let Some(archive) = archive {
-        let mut subs: Vec<usize> = needed
+        let mut subs: Vec<(u32, usize)> = needed
             .iter()
-            .filter_map(|&s| corpus.subs[s as usize].archived)
+            .filter_map(|&s| corpus.subs[s as usize].archived.map(|i| (s, i)))
             .collect();
         subs.sort_unstable();
-        let hashes = archived_hashes(archive, &subs, &match_options)?;
+        let (hashes, loaded) =
+            archived_hashes(archive, &subs, &match_options, options, stream.memory / 2)?;
+        preloaded = loaded;
         let other: Vec<u64> = hashes
             .into_iter()
             .filter(|h| archived.looked_up.binary_search(h).is_err())
@@ -477,6 +481,9 @@ fn run(
         }
     }
     let cache = AnalysisCache::new(uses, stream.memory / 2);
+    for (s, files, size) in preloaded {
+        cache.put(s, files, size);
+    }
     let scored: Vec<Option<Scored>> = jobs
         .par_iter()
         .map(|&(key, _, whole)| {
@@ -884,11 +891,7 @@ impl AnalysisCache {
                 })
                 .collect::<Result<_, CompareError>>()?
         };
-        // Symbols, spans and the map back to the bytes.
-        let size: usize = files
-            .iter()
-            .map(|(a, _)| 32 * a.normalized.len() + a.lines.line_count() as usize * 4)
-            .sum();
+        let size = analyses_size(&files);
         let files = Arc::new(files);
         let mut state = self.lock();
         if let Some((held, _)) = state.held.get(&s) {
@@ -899,6 +902,15 @@ impl AnalysisCache {
             state.held.insert(s, (Arc::clone(&files), size));
         }
         Ok(files)
+    }
+
+    /// Holds `files` (of `size` bytes) as kept submission `s`'s analysis.
+    fn put(&self, s: u32, files: Arc<AnalyzedFiles>, size: usize) {
+        let mut state = self.lock();
+        if state.bytes + size <= self.budget && !state.held.contains_key(&s) {
+            state.bytes += size;
+            state.held.insert(s, (files, size));
+        }
     }
 
     /// One pair of `s` compared: its analysis is dropped after the last.
@@ -1338,39 +1350,70 @@ fn attach(
     })
 }
 
-/// The distinct selected hashes of archived submissions, from their
-/// analyzed files.
+/// The distinct selected hashes of archived submissions `(corpus number,
+/// archive position)`, from their analyzed files; and the analyses of as
+/// many of them as fit in `budget` bytes (as [`AnalysisCache`] counts
+/// them), with their sizes.
 fn archived_hashes(
     archive: &dyn Archive,
-    subs: &[usize],
+    subs: &[(u32, usize)],
     match_options: &bryo_match::MatchOptions,
-) -> Result<Vec<u64>, CompareError> {
+    options: &CompareOptions,
+    budget: usize,
+) -> Result<(Vec<u64>, Vec<(u32, Arc<AnalyzedFiles>, usize)>), CompareError> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let left = AtomicUsize::new(budget);
     let proto = Fingerprinter::new(
         match_options.config,
         match_options.hash,
         match_options.selection,
     )
     .map_err(|e| CompareError::Match(e.into()))?;
-    let per_sub: Vec<Vec<u64>> = subs
+    type Loaded = (Vec<u64>, Option<(u32, Arc<AnalyzedFiles>, usize)>);
+    let per_sub: Vec<Loaded> = subs
         .par_iter()
         .map_init(
             || proto.clone(),
-            |fp, &i| {
+            |fp, &(s, i)| {
                 let mut hashes = Vec::new();
-                for (a, _) in archive.load(i)? {
+                let mut files = archive.load(i)?;
+                for (a, _) in &mut files {
                     let prints = fp
                         .fingerprint_symbols(&a.normalized.symbols)
                         .map_err(|e| CompareError::Match(e.into()))?;
                     hashes.extend(prints.iter().map(|p| p.hash));
+                    if !options.keep_text {
+                        a.decoded.release_text();
+                    }
                 }
-                Ok(hashes)
+                let size = analyses_size(&files);
+                let kept = left
+                    .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+                        n.checked_sub(size)
+                    })
+                    .is_ok();
+                Ok((hashes, kept.then(|| (s, Arc::new(files), size))))
             },
         )
         .collect::<Result<_, CompareError>>()?;
-    let mut hashes: Vec<u64> = per_sub.into_iter().flatten().collect();
+    let mut hashes: Vec<u64> = Vec::new();
+    let mut loaded = Vec::new();
+    for (h, files) in per_sub {
+        hashes.extend(h);
+        loaded.extend(files);
+    }
     hashes.sort_unstable();
     hashes.dedup();
-    Ok(hashes)
+    Ok((hashes, loaded))
+}
+
+/// The memory of analyzed files as [`AnalysisCache`] counts it: symbols,
+/// spans and the map back to the bytes.
+fn analyses_size(files: &AnalyzedFiles) -> usize {
+    files
+        .iter()
+        .map(|(a, _)| 32 * a.normalized.len() + a.lines.line_count() as usize * 4)
+        .sum()
 }
 
 /// Archived occurrences `(hash, document)` (sorted) as postings of the
