@@ -386,7 +386,7 @@ fn run(
     // The archived submissions of the chosen pairs: the postings of their
     // other hashes join the corpus's.
     // Their analyses are kept for the fragment stage, within its budget.
-    let mut preloaded: Vec<(u32, Arc<AnalyzedFiles>, usize)> = Vec::new();
+    let mut preloaded: Vec<Preloaded> = Vec::new();
     if let Some(archive) = archive {
         let mut subs: Vec<(u32, usize)> = needed
             .iter()
@@ -1360,7 +1360,7 @@ fn archived_hashes(
     match_options: &bryo_match::MatchOptions,
     options: &CompareOptions,
     budget: usize,
-) -> Result<(Vec<u64>, Vec<(u32, Arc<AnalyzedFiles>, usize)>), CompareError> {
+) -> Result<(Vec<u64>, Vec<Preloaded>), CompareError> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     let left = AtomicUsize::new(budget);
     let proto = Fingerprinter::new(
@@ -1369,7 +1369,7 @@ fn archived_hashes(
         match_options.selection,
     )
     .map_err(|e| CompareError::Match(e.into()))?;
-    type Loaded = (Vec<u64>, Option<(u32, Arc<AnalyzedFiles>, usize)>);
+    type Loaded = (Vec<u64>, Option<Preloaded>);
     let per_sub: Vec<Loaded> = subs
         .par_iter()
         .map_init(
@@ -1406,6 +1406,9 @@ fn archived_hashes(
     hashes.dedup();
     Ok((hashes, loaded))
 }
+
+/// A kept submission's analysis, loaded ahead, and its size.
+type Preloaded = (u32, Arc<AnalyzedFiles>, usize);
 
 /// The memory of analyzed files as [`AnalysisCache`] counts it: symbols,
 /// spans and the map back to the bytes.
