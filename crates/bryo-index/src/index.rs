@@ -206,13 +206,31 @@ impl Index {
         })
     }
 
-    /// Opens the index in `dir`; one made by another format or scheme
-    /// version is refused.
+    /// Opens the index in `dir`; one made by another scheme version, or a
+    /// format version this build cannot read, is refused. An index of
+    /// format version 1 is upgraded in place first, in one transaction:
+    /// each document's lines, encoding and number of postings are read
+    /// from what it stores, and the shared-hash table is counted from
+    /// every segment.
     pub fn open(dir: &Path) -> Result<Index> {
         if !dir.join(CATALOG_FILE).is_file() {
             return Err(IndexError::NotAnIndex(dir.to_path_buf()));
         }
-        let conn = connect(dir)?;
+        let mut conn = connect(dir)?;
+        let version: Option<String> = conn
+            .query_row(
+                "SELECT value FROM meta WHERE key = 'format_version'",
+                [],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|source| IndexError::Catalog {
+                dir: dir.to_path_buf(),
+                source,
+            })?;
+        if version.as_deref() == Some("1") {
+            upgrade_from_1(dir, &mut conn)?;
+        }
         let settings = {
             let mut stmt = conn
                 .prepare("SELECT key, value FROM meta")
@@ -1306,6 +1324,140 @@ fn segment_rows(conn: &Connection) -> rusqlite::Result<Vec<SegmentRow>> {
         })?
         .collect();
     rows
+}
+
+/// Brings a catalogue of format version 1 to version 2, in one
+/// transaction: each document's lines, encoding and number of postings
+/// (read from its stored source and symbols), and the shared-hash table
+/// (counted from every segment).
+fn upgrade_from_1(dir: &Path, conn: &mut Connection) -> Result<()> {
+    let db = |source| IndexError::Catalog {
+        dir: dir.to_path_buf(),
+        source,
+    };
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(db)?;
+    // Another process may have upgraded it meanwhile.
+    if meta_number(&tx, "format_version").map_err(db)? != 1 {
+        return Ok(());
+    }
+    let settings = {
+        let mut stmt = tx.prepare("SELECT key, value FROM meta").map_err(db)?;
+        let mut rows: BTreeMap<String, String> = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .and_then(|rows| rows.collect())
+            .map_err(db)?;
+        rows.insert(
+            "format_version".to_string(),
+            crate::INDEX_FORMAT_VERSION.to_string(),
+        );
+        IndexSettings::from_meta(dir, |k| rows.get(k).cloned())?
+    };
+    tx.execute_batch(
+        "ALTER TABLE documents ADD COLUMN lines INTEGER NOT NULL DEFAULT 0;
+         ALTER TABLE documents ADD COLUMN encoding TEXT NOT NULL DEFAULT '';
+         ALTER TABLE documents ADD COLUMN fingerprints INTEGER NOT NULL DEFAULT 0;
+         CREATE TABLE shared_hashes (
+             submissions INTEGER NOT NULL,
+             distinct_submissions INTEGER NOT NULL,
+             hashes INTEGER NOT NULL,
+             occurrences INTEGER NOT NULL,
+             PRIMARY KEY (submissions, distinct_submissions)
+         );",
+    )
+    .map_err(db)?;
+    let winnower = Fingerprinter::new(
+        settings.config,
+        HashFunction::KarpRabin,
+        Selection::RobustWinnow,
+    )
+    .map_err(|e| IndexError::Settings(e.to_string()))?;
+    let ids: Vec<u32> = {
+        let mut stmt = tx
+            .prepare("SELECT id FROM documents ORDER BY id")
+            .map_err(db)?;
+        let ids = stmt
+            .query_map([], |r| r.get(0))
+            .and_then(|rows| rows.collect())
+            .map_err(db)?;
+        ids
+    };
+    // A batch of documents at a time, loaded in parallel.
+    for batch in ids.chunks(1024) {
+        let stored: Vec<(u32, StoredDocument)> = {
+            let mut stmt = tx
+                .prepare(
+                    "SELECT path, language, frontend, fallback, notes, raw_fingerprint,
+                            normalized_fingerprint, stream_checksum, stream, source
+                     FROM documents WHERE id = ?1",
+                )
+                .map_err(db)?;
+            batch
+                .iter()
+                .map(|&id| {
+                    stmt.query_row([id], StoredDocument::from_row)
+                        .map(|d| (id, d))
+                })
+                .collect::<rusqlite::Result<_>>()
+                .map_err(db)?
+        };
+        let facts: Vec<(u32, u64, String, u64)> = stored
+            .into_par_iter()
+            .map_init(
+                || winnower.clone(),
+                |w, (id, d)| {
+                    let (a, _, _) = d.load()?;
+                    let prints = w
+                        .fingerprint_symbols(&a.normalized.symbols)
+                        .map_err(|e| IndexError::Settings(e.to_string()))?;
+                    Ok((
+                        id,
+                        u64::from(a.lines.line_count()),
+                        a.decoded.encoding().name().to_string(),
+                        prints.len() as u64,
+                    ))
+                },
+            )
+            .collect::<Result<_>>()?;
+        let mut update = tx
+            .prepare(
+                "UPDATE documents SET lines = ?2, encoding = ?3, fingerprints = ?4 WHERE id = ?1",
+            )
+            .map_err(db)?;
+        for (id, lines, encoding, fingerprints) in facts {
+            update
+                .execute(params![id, lines as i64, encoding, fingerprints as i64])
+                .map_err(db)?;
+        }
+    }
+    let mut postings: Vec<Posting> = Vec::new();
+    let live = live_documents(&tx).map_err(db)?;
+    for row in segment_rows(&tx).map_err(db)? {
+        let segment = Segment::open(&segment_path(dir, &row.file), row.bytes, row.checksum)?;
+        postings.extend(
+            segment
+                .read_all()?
+                .into_iter()
+                .filter(|p| live.contains(&p.doc)),
+        );
+    }
+    postings.par_sort_unstable();
+    let mut table = SharedTable::new();
+    count_groups(
+        &[&postings],
+        &layout(&doc_rows(&tx).map_err(db)?, &HashSet::new()),
+        &mut table,
+        1,
+    );
+    write_table(&tx, &table).map_err(db)?;
+    set_meta(
+        &tx,
+        "format_version",
+        u64::from(crate::INDEX_FORMAT_VERSION),
+    )
+    .map_err(db)?;
+    tx.commit().map_err(db)
 }
 
 /// Every posting of a live document whose hash is in `hashes`: see

@@ -176,3 +176,90 @@ proptest! {
         prop_assert_eq!(whole, part);
     }
 }
+
+/// An index of format version 1 (no per-document facts, no shared-hash
+/// table) is upgraded when opened: the same table as one counted again,
+/// and the same report as before it was taken back to version 1.
+#[test]
+fn format_1_indexes_are_upgraded_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("terms");
+    let mut texts = Vec::new();
+    let specs: Vec<Vec<FileSpec>> = (0..4)
+        .map(|t| {
+            (0..6)
+                .map(|n| {
+                    let lines = (0..12).map(|i| (i * 7 + n * 3 + t) % 40).collect();
+                    let copy = (t > 0 && n % 3 == 0).then_some(n + t);
+                    (n % 3, lines, copy)
+                })
+                .collect()
+        })
+        .collect();
+    for (t, files) in specs.iter().enumerate() {
+        write_term(&root, t, files, &mut texts);
+    }
+    let analyze = AnalyzeOptions {
+        language: Language::by_name("python"),
+        ..AnalyzeOptions::default()
+    };
+    let settings = IndexSettings::new(analyze, None, None, None).unwrap();
+    let path = dir.path().join("index");
+    let mut index = Index::create(&path, settings).unwrap();
+    for t in 0..3 {
+        index
+            .add(
+                inputs(&root.join(format!("t{t}")), false),
+                &format!("term{t}"),
+            )
+            .unwrap();
+    }
+    let options = CompareOptions {
+        analyze,
+        max_pairs: 0,
+        ..CompareOptions::default()
+    };
+    let stream = StreamOptions::new(1 << 30, dir.path().to_path_buf());
+    let query = |index: &Index| {
+        let archive = index.archive().unwrap();
+        json(
+            &compare_against(
+                inputs(&root.join("t3"), true),
+                &archive,
+                &options,
+                &stream,
+                &Silent,
+            )
+            .unwrap()
+            .report,
+        )
+    };
+    let before = query(&index);
+    let table = index.shared_hashes().unwrap();
+    assert!(!table.is_empty());
+    assert!(before.contains("[term0]"), "{before}");
+    drop(index);
+    let conn = rusqlite::Connection::open(path.join(bryo_index::CATALOG_FILE)).unwrap();
+    conn.execute_batch(
+        "ALTER TABLE documents DROP COLUMN lines;
+         ALTER TABLE documents DROP COLUMN encoding;
+         ALTER TABLE documents DROP COLUMN fingerprints;
+         DROP TABLE shared_hashes;
+         UPDATE meta SET value = '1' WHERE key = 'format_version';",
+    )
+    .unwrap();
+    drop(conn);
+    let index = Index::open(&path).unwrap();
+    assert_eq!(index.shared_hashes().unwrap(), table);
+    assert_eq!(index.shared_hashes_recounted().unwrap(), table);
+    assert_eq!(query(&index), before);
+    let conn = rusqlite::Connection::open(path.join(bryo_index::CATALOG_FILE)).unwrap();
+    let version: String = conn
+        .query_row(
+            "SELECT value FROM meta WHERE key = 'format_version'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(version, bryo_index::INDEX_FORMAT_VERSION.to_string());
+}
