@@ -1110,6 +1110,17 @@ fn past_terms_in_an_archive_are_compared_and_marked() {
     assert!(String::from_utf8(index)
         .unwrap()
         .contains("cls/s02 [fall-2025] ("));
+    // Its match page shows the archived side's text, read from the
+    // archive (the archived files are not part of the upload).
+    let (_, side) = server.get(&format!("{url}match0-1.html"));
+    let side = String::from_utf8(side).unwrap();
+    let plain = program(42)
+        .lines()
+        .find(|l| l.len() > 12 && !l.contains(['<', '>', '&', '"', '\'']))
+        .unwrap()
+        .to_string();
+    assert!(side.contains("cls/s02/main.py [fall-2025]"), "{side}");
+    assert!(side.contains(plain.trim()), "{plain} not in {side}");
     let (status, list) = server.request("GET", "/api/archives", Some(&bob), None);
     assert_eq!(status, 200);
     assert_eq!(json_of(&list)["archives"].as_array().unwrap().len(), 0);

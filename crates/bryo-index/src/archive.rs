@@ -81,6 +81,55 @@ fn frontend(name: &str) -> Option<Frontend> {
     }
 }
 
+impl IndexArchive {
+    /// The source bytes of archived submission `submission` (a position in
+    /// [`Archive::submissions`], which must have been read first), with
+    /// the labelled paths of its file entries, in their order: what a
+    /// renderer that shows the text needs of the archived side of a pair.
+    pub fn sources(&self, submission: usize) -> Result<Vec<(String, Vec<u8>)>> {
+        self.stored(submission)?
+            .into_iter()
+            .map(|(label, d)| {
+                let (a, _, bytes) = d.load()?;
+                Ok((format!("{} {label}", a.path), bytes))
+            })
+            .collect()
+    }
+
+    /// The stored documents of archived submission `submission`, each with
+    /// the submission's label.
+    fn stored(&self, submission: usize) -> Result<Vec<(String, StoredDocument)>> {
+        let (id, label) = self
+            .subs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(submission)
+            .cloned()
+            .ok_or_else(|| {
+                IndexError::Settings(format!(
+                    "no archived submission {submission} (list the submissions first)"
+                ))
+            })?;
+        let conn = self.conn();
+        let db = |source| IndexError::Catalog {
+            dir: self.dir.clone(),
+            source,
+        };
+        let mut stmt = conn
+            .prepare(
+                "SELECT path, language, frontend, fallback, notes, raw_fingerprint,
+                        normalized_fingerprint, stream_checksum, stream, source
+                 FROM documents WHERE submission = ?1 ORDER BY id",
+            )
+            .map_err(db)?;
+        let rows = stmt
+            .query_map([id], StoredDocument::from_row)
+            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+            .map_err(db)?;
+        Ok(rows.into_iter().map(|d| (label.clone(), d)).collect())
+    }
+}
+
 impl Archive for IndexArchive {
     fn submissions(&self) -> std::result::Result<Vec<ArchivedEntry>, CompareError> {
         let conn = self.conn();
@@ -202,35 +251,16 @@ impl Archive for IndexArchive {
         &self,
         submission: usize,
     ) -> std::result::Result<Vec<(Analyzed, FileFingerprint)>, CompareError> {
-        let (id, label) = self
-            .subs
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(submission)
-            .cloned()
-            .ok_or_else(|| self.fail(format!("no archived submission {submission}")))?;
-        let stored: Vec<StoredDocument> = {
-            let conn = self.conn();
-            let mut stmt = conn
-                .prepare(
-                    "SELECT path, language, frontend, fallback, notes, raw_fingerprint,
-                            normalized_fingerprint, stream_checksum, stream, source
-                     FROM documents WHERE submission = ?1 ORDER BY id",
-                )
-                .map_err(|e| self.fail(e))?;
-            let rows = stmt
-                .query_map([id], StoredDocument::from_row)
-                .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
-                .map_err(|e| self.fail(e))?;
-            rows
-        };
-        stored
-            .into_iter()
-            .map(|d| {
-                let (mut a, fp, _) = d.load().map_err(|e| self.fail(e))?;
-                a.path = format!("{} {label}", a.path);
-                Ok((a, fp))
+        self.stored(submission)
+            .and_then(|docs| {
+                docs.into_iter()
+                    .map(|(label, d)| {
+                        let (mut a, fp, _) = d.load()?;
+                        a.path = format!("{} {label}", a.path);
+                        Ok((a, fp))
+                    })
+                    .collect()
             })
-            .collect()
+            .map_err(|e| self.fail(e))
     }
 }

@@ -10,11 +10,12 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use bryo_compare::{
-    analyze_inputs_with_archive, compare_with_progress, AnalyzeOptions, CompareOptions,
+    analyze_inputs_with_archive, compare_against, compare_with_progress, AnalyzeOptions,
+    CompareOptions, StreamOptions,
 };
 use bryo_frontend::Language;
 use bryo_html::write_html;
-use bryo_index::{Index, IndexSettings};
+use bryo_index::{archive_label, Index, IndexSettings};
 use bryo_input::{InputFile, Inputs, Source, Submission};
 use bryo_match::{Progress, Stage};
 use bryo_report::{write_json, Report};
@@ -304,7 +305,7 @@ pub fn run_job(
         base_names: inputs.base.iter().map(|f| f.display_path.clone()).collect(),
         ..CompareOptions::default()
     };
-    let mut archived = Vec::new();
+    let mut archive_index = None;
     let mut options = options;
     if let Some(id) = &spec.archive {
         let index = Index::open(&archives_dir.join(id))
@@ -321,39 +322,67 @@ pub fn run_job(
         options.k = Some(stored.config.k());
         options.w = Some(stored.config.w());
         options.old_names = vec![format!("archive {id}")];
-        // Archived submissions are named `name [TAG]`, as `bryo compare
-        // --against` names them.
-        for a in index.archived().map_err(|e| e.to_string())? {
-            let mut submission = a.submission;
-            let label = if a.tag.is_empty() {
-                "[archive]".to_string()
-            } else {
-                format!("[{}]", a.tag)
-            };
-            submission.name = format!("{} {label}", submission.name);
-            for ((file, _), source) in submission.files.iter_mut().zip(a.sources) {
-                file.path = format!("{} {label}", file.path);
-                sources.insert(file.path.clone(), source);
-            }
-            archived.push(submission);
-        }
+        archive_index = Some(index);
     }
-    let outcome = if archived.is_empty() {
-        compare_with_progress(inputs, &options, progress).map_err(|e| cancelled(e.to_string()))?
-    } else {
-        let analysis = analyze_inputs_with_archive(inputs, archived, &options, progress)
+    // Archived submissions are named `name [TAG]`, as `bryo compare
+    // --against` names them.
+    let report = match archive_index {
+        None => {
+            compare_with_progress(inputs, &options, progress)
+                .map_err(|e| cancelled(e.to_string()))?
+                .report
+        }
+        // Without base code the archive is read in part: its statistics,
+        // the postings of the new files' hashes and the submissions of the
+        // pairs chosen, whose sources the result pages then show.
+        Some(index) if inputs.base.is_empty() => {
+            let archive = index.archive().map_err(|e| e.to_string())?;
+            let mut stream = StreamOptions::new(ARCHIVE_QUERY_MEMORY, job_dir.to_path_buf());
+            stream.max_file_size = u64::MAX;
+            let report = compare_against(inputs, &archive, &options, &stream, progress)
+                .map_err(|e| cancelled(e.to_string()))?
+                .report;
+            let new = report.submissions.iter().take_while(|s| !s.old).count();
+            let shown: std::collections::BTreeSet<usize> = report
+                .pairs
+                .iter()
+                .flat_map(|p| [p.a, p.b])
+                .filter(|&i| i >= new)
+                .collect();
+            for i in shown {
+                for (path, bytes) in archive.sources(i - new).map_err(|e| e.to_string())? {
+                    sources.insert(path, bytes);
+                }
+            }
+            report
+        }
+        // Base code is marked in every archived file: loaded whole.
+        Some(index) => {
+            let mut archived = Vec::new();
+            for a in index.archived().map_err(|e| e.to_string())? {
+                let mut submission = a.submission;
+                let label = archive_label(&a.tag);
+                submission.name = format!("{} {label}", submission.name);
+                for ((file, _), source) in submission.files.iter_mut().zip(a.sources) {
+                    file.path = format!("{} {label}", file.path);
+                    sources.insert(file.path.clone(), source);
+                }
+                archived.push(submission);
+            }
+            let analysis = analyze_inputs_with_archive(inputs, archived, &options, progress)
+                .map_err(|e| cancelled(e.to_string()))?;
+            let comparison = (|| -> Result<_, bryo_match::Error> {
+                let corpus = analysis.corpus();
+                let indexed = bryo_match::fingerprint(&corpus, analysis.match_options(), progress)?
+                    .index(progress)?;
+                let candidates = indexed.pairs(progress)?;
+                indexed.fragments(candidates, progress)
+            })()
             .map_err(|e| cancelled(e.to_string()))?;
-        let comparison = (|| -> Result<_, bryo_match::Error> {
-            let corpus = analysis.corpus();
-            let indexed = bryo_match::fingerprint(&corpus, analysis.match_options(), progress)?
-                .index(progress)?;
-            let candidates = indexed.pairs(progress)?;
-            indexed.fragments(candidates, progress)
-        })()
-        .map_err(|e| cancelled(e.to_string()))?;
-        analysis.report(comparison, &options, progress)
+            analysis.report(comparison, &options, progress).report
+        }
     };
-    let written = write_result(job_dir, &outcome.report, &sources, public_base, progress);
+    let written = write_result(job_dir, &report, &sources, public_base, progress);
     if progress.is_cancelled() {
         // Deleted while it ran: whatever was written goes (the job's
         // directory is removed by the deletion; this is its leftover).
@@ -371,6 +400,10 @@ fn read_spec(upload: &Path) -> Result<JobSpec, String> {
         .map_err(|e| format!("the stored upload is incomplete: {e}"))?;
     serde_json::from_slice(&manifest).map_err(|e| format!("the stored upload is damaged: {e}"))
 }
+
+/// Memory for the new submissions' postings and pair counts in a job
+/// against an archive (beyond it they are spilled in the job's directory).
+const ARCHIVE_QUERY_MEMORY: usize = 512 << 20;
 
 /// Creates an empty archive (a `bryo index`) for `language` in `dir`.
 pub fn create_archive(dir: &Path, language: &'static Language) -> Result<(), String> {
