@@ -457,10 +457,15 @@ impl Index {
         }
         // The shared-hash table before: the groups of the hashes this
         // commit touches, as the archive holds them now.
-        let mut touched: Vec<u64> = postings.iter().map(|p| p.hash).collect();
-        touched.sort_unstable();
-        touched.dedup();
-        let held_before = lookup_in(&self.dir, &tx, &touched)?;
+        // (An empty index holds none: nothing to look up.)
+        let held_before = if segment_rows(&tx).map_err(db)?.is_empty() {
+            Vec::new()
+        } else {
+            postings.par_sort_unstable_by_key(|p| p.hash);
+            let mut touched: Vec<u64> = postings.iter().map(|p| p.hash).collect();
+            touched.dedup();
+            lookup_in(&self.dir, &tx, &touched)?
+        };
         let rows_before = doc_rows(&tx).map_err(db)?;
         let mut next_document: u64 = meta_number(&tx, "next_document").map_err(db)?;
         let next_segment: u64 = meta_number(&tx, "next_segment").map_err(db)?;
@@ -1463,9 +1468,14 @@ fn upgrade_from_1(dir: &Path, conn: &mut Connection) -> Result<()> {
 /// Every posting of a live document whose hash is in `hashes`: see
 /// [`Index::lookup`].
 pub(crate) fn lookup_in(dir: &Path, conn: &Connection, hashes: &[u64]) -> Result<Vec<Posting>> {
-    let mut query = hashes.to_vec();
-    query.sort_unstable();
-    query.dedup();
+    let query: std::borrow::Cow<'_, [u64]> = if hashes.windows(2).all(|w| w[0] < w[1]) {
+        std::borrow::Cow::Borrowed(hashes)
+    } else {
+        let mut sorted = hashes.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        std::borrow::Cow::Owned(sorted)
+    };
     let db = |source| IndexError::Catalog {
         dir: dir.to_path_buf(),
         source,
