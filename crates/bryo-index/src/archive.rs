@@ -8,11 +8,11 @@ use std::sync::Mutex;
 use bryo_compare::{
     Analyzed, Archive, ArchivedEntry, ArchivedKey, CompareError, FileFingerprint, SharedHashes,
 };
-use bryo_report::{FileEntry, FileStatus, Frontend, Submission};
+use bryo_report::{FileEntry, FileStatus, Submission};
 use rusqlite::Connection;
 
 use crate::error::{IndexError, Result};
-use crate::index::{connect, lookup_in, StoredDocument};
+use crate::index::{connect, frontend_named, lookup_in, StoredDocument};
 use crate::shared::read_table;
 
 /// How a report marks what comes from the archive: ` [TAG]` after the
@@ -68,16 +68,6 @@ impl IndexArchive {
 
     fn fail(&self, e: impl std::fmt::Display) -> CompareError {
         CompareError::Archive(format!("index {}: {e}", self.dir.display()))
-    }
-}
-
-fn frontend(name: &str) -> Option<Frontend> {
-    match name {
-        "lexer" => Some(Frontend::Lexer),
-        "tree-sitter" => Some(Frontend::TreeSitter),
-        "text" => Some(Frontend::Text),
-        "html" => Some(Frontend::Html),
-        _ => None,
     }
 }
 
@@ -173,7 +163,7 @@ impl Archive for IndexArchive {
                 (encoding, fingerprints),
                 (raw, normalized),
             ) = row().map_err(|e| self.fail(e))?;
-            let frontend = frontend(&front).ok_or_else(|| {
+            let frontend = frontend_named(&front).ok_or_else(|| {
                 self.fail(format!(
                     "{path}: unknown front-end `{front}` in the catalogue"
                 ))

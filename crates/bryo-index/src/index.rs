@@ -1039,18 +1039,7 @@ impl Index {
                     r.get(1)?,
                     r.get(2)?,
                     r.get(3)?,
-                    StoredDocument {
-                        path: r.get(4)?,
-                        language: r.get(5)?,
-                        frontend: r.get(6)?,
-                        fallback: r.get(7)?,
-                        notes: r.get(8)?,
-                        raw: r.get::<_, i64>(9)? as u64,
-                        normalized: r.get::<_, i64>(10)? as u64,
-                        stream_checksum: r.get::<_, i64>(11)? as u64,
-                        stream: r.get(12)?,
-                        source: r.get(13)?,
-                    },
+                    StoredDocument::from_columns(r, 4)?,
                 ))
             })
             .and_then(|rows| rows.collect())
@@ -1174,17 +1163,22 @@ impl StoredDocument {
     /// raw_fingerprint, normalized_fingerprint, stream_checksum, stream,
     /// source`.
     pub(crate) fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredDocument> {
+        StoredDocument::from_columns(r, 0)
+    }
+
+    /// Those ten columns from column `first` of a row on.
+    fn from_columns(r: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<StoredDocument> {
         Ok(StoredDocument {
-            path: r.get(0)?,
-            language: r.get(1)?,
-            frontend: r.get(2)?,
-            fallback: r.get(3)?,
-            notes: r.get(4)?,
-            raw: r.get::<_, i64>(5)? as u64,
-            normalized: r.get::<_, i64>(6)? as u64,
-            stream_checksum: r.get::<_, i64>(7)? as u64,
-            stream: r.get(8)?,
-            source: r.get(9)?,
+            path: r.get(first)?,
+            language: r.get(first + 1)?,
+            frontend: r.get(first + 2)?,
+            fallback: r.get(first + 3)?,
+            notes: r.get(first + 4)?,
+            raw: r.get::<_, i64>(first + 5)? as u64,
+            normalized: r.get::<_, i64>(first + 6)? as u64,
+            stream_checksum: r.get::<_, i64>(first + 7)? as u64,
+            stream: r.get(first + 8)?,
+            source: r.get(first + 9)?,
         })
     }
 
@@ -1220,13 +1214,8 @@ impl StoredDocument {
         }
         let language = Language::by_name(&self.language)
             .ok_or_else(|| corrupt(format!("unknown language `{}`", self.language)))?;
-        let frontend = match self.frontend.as_str() {
-            "lexer" => Frontend::Lexer,
-            "tree-sitter" => Frontend::TreeSitter,
-            "text" => Frontend::Text,
-            "html" => Frontend::Html,
-            other => return Err(corrupt(format!("unknown front-end `{other}`"))),
-        };
+        let frontend = frontend_named(&self.frontend)
+            .ok_or_else(|| corrupt(format!("unknown front-end `{}`", self.frontend)))?;
         let lines = LineIndex::new(decoded.text().as_bytes());
         let notes = if self.notes.is_empty() {
             Vec::new()
@@ -1248,6 +1237,17 @@ impl StoredDocument {
             normalized: self.normalized,
         };
         Ok((analyzed, fp, bytes))
+    }
+}
+
+/// The front-end a catalogue names (`DocumentData::frontend`).
+pub(crate) fn frontend_named(name: &str) -> Option<Frontend> {
+    match name {
+        "lexer" => Some(Frontend::Lexer),
+        "tree-sitter" => Some(Frontend::TreeSitter),
+        "text" => Some(Frontend::Text),
+        "html" => Some(Frontend::Html),
+        _ => None,
     }
 }
 
