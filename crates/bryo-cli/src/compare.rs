@@ -53,8 +53,7 @@ pub struct Args {
     /// language, the index is read in part (its statistics, the postings
     /// of the new files' hashes, the archived submissions of the pairs
     /// chosen), so a query takes time with the new term, not the archive;
-    /// with -b, --format html or --in-memory, every archived submission is
-    /// loaded. The language, normalization and k/w must be the index's;
+    /// with -b or --in-memory, every archived submission is loaded. The language, normalization and k/w must be the index's;
     /// without -l the index's language is taken. Archived submissions and
     /// files are shown as `path [TAG]`.
     #[arg(long = "against", value_name = "DIR")]
@@ -180,7 +179,7 @@ pub struct Args {
     /// suffix) for its fingerprints and pair counts: beyond it they are
     /// sorted and spilled to temporary files, then merged, and only the
     /// files of the pairs compared are read again. The report is the same.
-    /// Needs -l; not with -b or --format html. Without it, a
+    /// Needs -l; not with -b. Without it, a
     /// run that could stream does so when its files total more than
     /// 256 MiB, within 512M.
     #[arg(long = "memory", value_name = "SIZE", value_parser = crate::rank::parse_size)]
@@ -290,8 +289,6 @@ fn compare(args: &Args) -> Result<bool> {
         Some("needs the language (-l)")
     } else if !args.base.is_empty() {
         Some("does not take base code (-b) yet")
-    } else if args.format == Format::Html {
-        Some("does not write --format html yet")
     } else {
         None
     };
@@ -465,7 +462,7 @@ fn read_listed(inputs: &mut bryo_input::Inputs, limit: u64) {
 /// ([`bryo_compare::compare_streamed`]), the report written.
 fn run_streamed(
     inputs: bryo_input::Inputs,
-    archive: Option<&dyn bryo_compare::Archive>,
+    archive: Option<&bryo_index::IndexArchive>,
     options: &CompareOptions,
     args: &Args,
     memory: u64,
@@ -476,6 +473,18 @@ fn run_streamed(
         args.spill_dir.clone().unwrap_or_else(std::env::temp_dir),
     );
     stream.max_file_size = args.max_file_size;
+    // The HTML report shows the text of the reported pairs' files: where
+    // to read each again (its bytes are not kept).
+    let files: HashMap<String, bryo_input::InputFile> = if args.format == Format::Html {
+        inputs
+            .submissions
+            .iter()
+            .flat_map(|s| &s.files)
+            .map(|f| (f.display_path.clone(), f.clone()))
+            .collect()
+    } else {
+        HashMap::new()
+    };
     let streamed = match archive {
         Some(archive) => {
             bryo_compare::compare_against(inputs, archive, options, &stream, progress)?
@@ -485,10 +494,50 @@ fn run_streamed(
     progress.0.finish_and_clear();
     let report = streamed.report;
     warn_about_common_passages(&report);
-    write_report(&report, args, &HashMap::new())?;
+    let sources = if args.format == Format::Html {
+        shown_sources(&report, &files, archive, args.max_file_size)?
+    } else {
+        HashMap::new()
+    };
+    write_report(&report, args, &sources)?;
     Ok(args
         .fail_above
         .is_some_and(|limit| report.pairs.iter().any(|p| p.similarity >= limit)))
+}
+
+/// The bytes of every file of the submissions in `report`'s pairs: read
+/// again from `files` (by display path), or, for an archived submission
+/// (the last of the report's submissions), from the index. A file that
+/// cannot be read again is left out (its page says so).
+fn shown_sources(
+    report: &bryo_report::Report,
+    files: &HashMap<String, bryo_input::InputFile>,
+    archive: Option<&bryo_index::IndexArchive>,
+    max_file_size: u64,
+) -> Result<HashMap<String, Vec<u8>>> {
+    let archived = archive.map_or(0, bryo_index::IndexArchive::submission_count);
+    let first_archived = report.submissions.len().saturating_sub(archived);
+    let shown: std::collections::BTreeSet<usize> =
+        report.pairs.iter().flat_map(|p| [p.a, p.b]).collect();
+    let mut sources = HashMap::new();
+    for i in shown {
+        match archive {
+            Some(archive) if i >= first_archived => {
+                sources.extend(archive.sources(i - first_archived)?);
+            }
+            _ => {
+                for entry in &report.submissions[i].files {
+                    if let Some(bytes) = files
+                        .get(&entry.path)
+                        .and_then(|f| f.read(max_file_size).ok())
+                    {
+                        sources.insert(entry.path.clone(), bytes.into_owned());
+                    }
+                }
+            }
+        }
+    }
+    Ok(sources)
 }
 
 /// Candidates above which JSON and CSV reports are written pair by pair

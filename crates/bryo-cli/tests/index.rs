@@ -172,6 +172,18 @@ fn against_equals_old_and_marks_the_archive() {
         "{page}"
     );
     assert!(!page.contains("was not among the files read"), "{page}");
+    // Read in part, the pages are those of the whole archive loaded.
+    let whole = root.join("html-whole");
+    let mut w = against.clone();
+    w.extend([
+        "--in-memory",
+        "--format",
+        "html",
+        "-o",
+        whole.to_str().unwrap(),
+    ]);
+    ok(&w);
+    assert_eq!(support::tree_of(&html), support::tree_of(&whole));
 
     // Removal and compaction change what is compared, not how.
     ok(&["index", "remove", idx_s, "--tag", "spring"]);

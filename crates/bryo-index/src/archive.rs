@@ -72,6 +72,12 @@ impl IndexArchive {
 }
 
 impl IndexArchive {
+    /// The number of archived submissions [`Archive::submissions`] listed
+    /// (0 before it is called).
+    pub fn submission_count(&self) -> usize {
+        self.subs.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
     /// The source bytes of archived submission `submission` (a position in
     /// [`Archive::submissions`], which must have been read first), with
     /// the labelled paths of its file entries, in their order: what a
