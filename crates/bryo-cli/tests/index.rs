@@ -334,8 +334,23 @@ fn killed_add_leaves_the_index_before_or_after() {
         } else {
             outcomes.1 += 1;
         }
-        // Readable: a query runs, and the next writer succeeds and cleans up.
-        ok(&["compare", "--against", dir_s, first.to_str().unwrap()]);
+        // Readable: a query runs — reading the index in part (its
+        // shared-hash table) as loading it whole — and the next writer
+        // succeeds and cleans up.
+        let query = [
+            "compare",
+            "--against",
+            dir_s,
+            "-n",
+            "0",
+            first.to_str().unwrap(),
+        ];
+        let whole = [&query[..], &["--in-memory"]].concat();
+        assert_eq!(
+            support::json_bytes(None, &query),
+            support::json_bytes(None, &whole),
+            "killed at {fraction}"
+        );
         ok(&["index", "compact", dir_s]);
         let segments = std::fs::read_dir(dir.join("segments")).unwrap().count();
         let info = ok(&["index", "info", dir_s]);

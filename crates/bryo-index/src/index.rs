@@ -55,19 +55,24 @@ CREATE TABLE documents (
 );
 CREATE INDEX documents_submission ON documents (submission);
 CREATE INDEX documents_path ON documents (path);
-CREATE TABLE shared_hashes (
-    submissions INTEGER NOT NULL,
-    distinct_submissions INTEGER NOT NULL,
-    hashes INTEGER NOT NULL,
-    occurrences INTEGER NOT NULL,
-    PRIMARY KEY (submissions, distinct_submissions)
-);
 CREATE TABLE segments (
     id INTEGER PRIMARY KEY,
     file TEXT NOT NULL UNIQUE,
     postings INTEGER NOT NULL,
     bytes INTEGER NOT NULL,
     checksum INTEGER NOT NULL
+);
+";
+
+/// The archive's shared-hash table (`crate::shared`): made with the rest
+/// of a new catalogue, and by the upgrade from format version 1.
+const SHARED_HASHES_TABLE: &str = "
+CREATE TABLE shared_hashes (
+    submissions INTEGER NOT NULL,
+    distinct_submissions INTEGER NOT NULL,
+    hashes INTEGER NOT NULL,
+    occurrences INTEGER NOT NULL,
+    PRIMARY KEY (submissions, distinct_submissions)
 );
 ";
 
@@ -189,6 +194,7 @@ impl Index {
         };
         let tx = conn.transaction().map_err(db)?;
         tx.execute_batch(SCHEMA).map_err(db)?;
+        tx.execute_batch(SHARED_HASHES_TABLE).map_err(db)?;
         for (key, value) in settings.to_meta() {
             tx.execute("INSERT INTO meta VALUES (?1, ?2)", params![key, value])
                 .map_err(db)?;
@@ -1362,16 +1368,10 @@ fn upgrade_from_1(dir: &Path, conn: &mut Connection) -> Result<()> {
     tx.execute_batch(
         "ALTER TABLE documents ADD COLUMN lines INTEGER NOT NULL DEFAULT 0;
          ALTER TABLE documents ADD COLUMN encoding TEXT NOT NULL DEFAULT '';
-         ALTER TABLE documents ADD COLUMN fingerprints INTEGER NOT NULL DEFAULT 0;
-         CREATE TABLE shared_hashes (
-             submissions INTEGER NOT NULL,
-             distinct_submissions INTEGER NOT NULL,
-             hashes INTEGER NOT NULL,
-             occurrences INTEGER NOT NULL,
-             PRIMARY KEY (submissions, distinct_submissions)
-         );",
+         ALTER TABLE documents ADD COLUMN fingerprints INTEGER NOT NULL DEFAULT 0;",
     )
     .map_err(db)?;
+    tx.execute_batch(SHARED_HASHES_TABLE).map_err(db)?;
     let winnower = Fingerprinter::new(
         settings.config,
         HashFunction::KarpRabin,

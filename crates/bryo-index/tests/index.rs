@@ -1029,6 +1029,11 @@ fn commit_interrupted_or_refused_leaves_the_index_as_it_was() {
 
     let after_info = counts(&index);
     assert_eq!(after_info, before_info);
+    // The shared-hash table too: it changes only with a commit.
+    assert_eq!(
+        index.shared_hashes().unwrap(),
+        index.shared_hashes_recounted().unwrap()
+    );
     assert_eq!(holdings(&index, &[]), before);
     assert_eq!(segments(), before_files);
     // And the index still takes a commit, with the next document ids.
