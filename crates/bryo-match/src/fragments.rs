@@ -6,7 +6,7 @@
 //! 2024: subsequence match merging).
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::BinaryHeap;
 
 use crate::index::{Index, Prepared, Record};
 use crate::{DocId, Merging, Part, SymbolFragment};
@@ -64,7 +64,7 @@ pub(crate) fn pair_fragments(
         i += n;
     }
     let min_len = u32::try_from(min_len.max(1)).unwrap_or(u32::MAX);
-    let kept = select(cands, min_len);
+    let kept = select(cands, min_len, |d| prep.docs[d as usize].symbols.len());
     for &(len, (da, sa, db, sb)) in &kept {
         let (doc_a, doc_b) = (&prep.docs[da as usize], &prep.docs[db as usize]);
         // A fragment never holds an excluded symbol: extension stops before
@@ -244,63 +244,147 @@ fn overlap(ranges: &[(u32, u32)], s: u32, e: u32) -> u64 {
         .sum()
 }
 
-/// Greedy tiling, longest first: a candidate that overlaps kept fragments
-/// on either side is cut to its free pieces, which go back in the queue.
-/// The result never overlaps itself on either side.
-fn select(mut cands: Vec<(u32, Cand)>, min_len: u32) -> Vec<(u32, Cand)> {
+/// Greedy tiling, longest first (ties by position): a candidate that
+/// overlaps kept fragments on either side is cut to its free pieces, which
+/// go back in the queue. The result never overlaps itself on either side.
+/// `doc_len` gives a document's number of symbols.
+///
+/// The candidates are sorted once; the pieces, always shorter than the
+/// candidate they come from, wait in a heap beside them. What is kept is
+/// marked in one bitset per document and side, so a candidate's free
+/// pieces come from the bits under it, 64 symbols at a time.
+fn select(
+    mut cands: Vec<(u32, Cand)>,
+    min_len: u32,
+    doc_len: impl Fn(u32) -> usize,
+) -> Vec<(u32, Cand)> {
     cands.retain(|&(len, _)| len >= min_len);
     if cands.len() <= 1 {
         // Most pairs of a large batch share a single short match.
         return cands;
     }
-    let mut heap: BinaryHeap<(u32, Reverse<Cand>)> = cands
-        .into_iter()
-        .map(|(len, c)| (len, Reverse(c)))
-        .collect();
-    let mut kept_a: BTreeMap<(u32, u32), u32> = BTreeMap::new();
-    let mut kept_b: BTreeMap<(u32, u32), u32> = BTreeMap::new();
+    // The queue's order: longest first, then the smallest position.
+    let key = |&(len, c): &(u32, Cand)| (Reverse(len), c);
+    cands.sort_unstable_by_key(key);
+    let mut covered_a = Coverage::new(cands.iter().map(|c| c.1 .0), &doc_len);
+    let mut covered_b = Coverage::new(cands.iter().map(|c| c.1 .2), &doc_len);
+    let mut pieces: BinaryHeap<(u32, Reverse<Cand>)> = BinaryHeap::new();
     let mut kept = Vec::new();
-    let mut blocked = Vec::new();
-    while let Some((len, Reverse((da, sa, db, sb)))) = heap.pop() {
-        blocked.clear();
-        blocked_offsets(&kept_a, da, sa, len, &mut blocked);
-        blocked_offsets(&kept_b, db, sb, len, &mut blocked);
-        if blocked.is_empty() {
-            kept_a.insert((da, sa), sa + len);
-            kept_b.insert((db, sb), sb + len);
-            kept.push((len, (da, sa, db, sb)));
-            continue;
+    let mut next = cands.into_iter().peekable();
+    loop {
+        let from_pieces = match (next.peek(), pieces.peek()) {
+            (None, None) => break,
+            (Some(c), Some(&(len, Reverse(p)))) => key(&(len, p)) < key(c),
+            (None, Some(_)) => true,
+            (Some(_), None) => false,
+        };
+        let (len, (da, sa, db, sb)) = match from_pieces {
+            true => pieces.pop().map(|(len, Reverse(c))| (len, c)),
+            false => next.next(),
         }
-        blocked.sort_unstable();
+        .expect("peeked");
+        let (bits_a, bits_b) = (covered_a.bits(da), covered_b.bits(db));
         let mut free_from = 0;
-        for &(x, y) in blocked.iter().chain(std::iter::once(&(len, len))) {
-            if x > free_from && x - free_from >= min_len {
-                heap.push((
-                    x - free_from,
-                    Reverse((da, sa + free_from, db, sb + free_from)),
-                ));
+        let mut blocked = false;
+        let mut at = 0;
+        while at < len {
+            let n = (len - at).min(64);
+            let mut m = bits_at(bits_a, sa + at, n) | bits_at(bits_b, sb + at, n);
+            while m != 0 {
+                blocked = true;
+                let t = m.trailing_zeros();
+                let ones = (!(m >> t)).trailing_zeros();
+                let x = at + t;
+                if x > free_from && x - free_from >= min_len {
+                    let c = (da, sa + free_from, db, sb + free_from);
+                    pieces.push((x - free_from, Reverse(c)));
+                }
+                free_from = x + ones;
+                m = match t + ones {
+                    64 => 0,
+                    cleared => m & (!0u64 << cleared),
+                };
             }
-            free_from = free_from.max(y);
+            at += n;
+        }
+        if !blocked {
+            set_bits(covered_a.bits_mut(da), sa, len);
+            set_bits(covered_b.bits_mut(db), sb, len);
+            kept.push((len, (da, sa, db, sb)));
+        } else if len > free_from && len - free_from >= min_len {
+            let c = (da, sa + free_from, db, sb + free_from);
+            pieces.push((len - free_from, Reverse(c)));
         }
     }
     kept
 }
 
-/// Offsets (relative to `s`) of `s..s + len` in `doc` covered by kept
-/// fragments.
-fn blocked_offsets(
-    kept: &BTreeMap<(u32, u32), u32>,
-    doc: u32,
-    s: u32,
-    len: u32,
-    out: &mut Vec<(u32, u32)>,
-) {
-    let e = s + len;
-    for (&(d, start), &end) in kept.range(..(doc, e)).rev() {
-        if d != doc || end <= s {
-            break;
+/// Symbols covered by kept fragments on one side of a pair: a bitset per
+/// document the candidates touch.
+struct Coverage {
+    /// The documents, sorted.
+    docs: Vec<u32>,
+    /// Their bitsets, in the same order.
+    bits: Vec<Vec<u64>>,
+}
+
+impl Coverage {
+    fn new(docs: impl Iterator<Item = u32>, doc_len: impl Fn(u32) -> usize) -> Coverage {
+        let mut docs: Vec<u32> = docs.collect();
+        docs.sort_unstable();
+        docs.dedup();
+        let bits = docs
+            .iter()
+            .map(|&d| vec![0; doc_len(d).div_ceil(64)])
+            .collect();
+        Coverage { docs, bits }
+    }
+
+    fn index(&self, doc: u32) -> usize {
+        match self.docs.len() {
+            1 => 0,
+            _ => self
+                .docs
+                .binary_search(&doc)
+                .expect("a candidate's document"),
         }
-        out.push((start.max(s) - s, end.min(e) - s));
+    }
+
+    fn bits(&self, doc: u32) -> &[u64] {
+        &self.bits[self.index(doc)]
+    }
+
+    fn bits_mut(&mut self, doc: u32) -> &mut [u64] {
+        let i = self.index(doc);
+        &mut self.bits[i]
+    }
+}
+
+/// The `n` (1 to 64) bits of `bits` from bit `at`, in the low bits.
+fn bits_at(bits: &[u64], at: u32, n: u32) -> u64 {
+    let (w, o) = ((at / 64) as usize, at % 64);
+    let mut v = bits[w] >> o;
+    if o > 0 && o + n > 64 {
+        v |= bits[w + 1] << (64 - o);
+    }
+    match n {
+        64 => v,
+        _ => v & ((1u64 << n) - 1),
+    }
+}
+
+/// Sets bits `at..at + n`.
+fn set_bits(bits: &mut [u64], at: u32, n: u32) {
+    let (mut at, end) = (at, at + n);
+    while at < end {
+        let (w, o) = ((at / 64) as usize, at % 64);
+        let take = (64 - o).min(end - at);
+        let mask = match take {
+            64 => !0,
+            _ => ((1u64 << take) - 1) << o,
+        };
+        bits[w] |= mask;
+        at += take;
     }
 }
 
@@ -408,6 +492,67 @@ fn joined<'f>(run: impl Iterator<Item = &'f SymbolFragment>) -> SymbolFragment {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use std::collections::{BTreeMap, BinaryHeap};
+
+    /// Greedy tiling, longest first: a candidate that overlaps kept fragments
+    /// on either side is cut to its free pieces, which go back in the queue.
+    /// The result never overlaps itself on either side.
+    fn select_reference(mut cands: Vec<(u32, Cand)>, min_len: u32) -> Vec<(u32, Cand)> {
+        cands.retain(|&(len, _)| len >= min_len);
+        if cands.len() <= 1 {
+            // Most pairs of a large batch share a single short match.
+            return cands;
+        }
+        let mut heap: BinaryHeap<(u32, Reverse<Cand>)> = cands
+            .into_iter()
+            .map(|(len, c)| (len, Reverse(c)))
+            .collect();
+        let mut kept_a: BTreeMap<(u32, u32), u32> = BTreeMap::new();
+        let mut kept_b: BTreeMap<(u32, u32), u32> = BTreeMap::new();
+        let mut kept = Vec::new();
+        let mut blocked = Vec::new();
+        while let Some((len, Reverse((da, sa, db, sb)))) = heap.pop() {
+            blocked.clear();
+            blocked_offsets(&kept_a, da, sa, len, &mut blocked);
+            blocked_offsets(&kept_b, db, sb, len, &mut blocked);
+            if blocked.is_empty() {
+                kept_a.insert((da, sa), sa + len);
+                kept_b.insert((db, sb), sb + len);
+                kept.push((len, (da, sa, db, sb)));
+                continue;
+            }
+            blocked.sort_unstable();
+            let mut free_from = 0;
+            for &(x, y) in blocked.iter().chain(std::iter::once(&(len, len))) {
+                if x > free_from && x - free_from >= min_len {
+                    heap.push((
+                        x - free_from,
+                        Reverse((da, sa + free_from, db, sb + free_from)),
+                    ));
+                }
+                free_from = free_from.max(y);
+            }
+        }
+        kept
+    }
+
+    /// Offsets (relative to `s`) of `s..s + len` in `doc` covered by kept
+    /// fragments.
+    fn blocked_offsets(
+        kept: &BTreeMap<(u32, u32), u32>,
+        doc: u32,
+        s: u32,
+        len: u32,
+        out: &mut Vec<(u32, u32)>,
+    ) {
+        let e = s + len;
+        for (&(d, start), &end) in kept.range(..(doc, e)).rev() {
+            if d != doc || end <= s {
+                break;
+            }
+            out.push((start.max(s) - s, end.min(e) - s));
+        }
+    }
 
     fn exact(a_doc: u32, a_start: u32, b_doc: u32, b_start: u32, len: u32) -> SymbolFragment {
         SymbolFragment::exact(DocId(a_doc), a_start, DocId(b_doc), b_start, len)
@@ -608,7 +753,56 @@ mod tests {
         v
     }
 
+    fn shuffle<T>(items: &mut [T], seed: u64) {
+        let mut rng = bryo_engine::SplitMix64::new(seed);
+        for i in (1..items.len()).rev() {
+            items.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+    }
+
+    /// Documents' lengths and candidate matches inside them, dense enough
+    /// that most overlap; some repeat.
+    fn candidates() -> impl Strategy<Value = (Vec<usize>, Vec<(u32, Cand)>)> {
+        (
+            prop::collection::vec(1usize..300, 1..4),
+            prop::collection::vec(any::<(u32, u32, u32, u32, u32)>(), 0..120),
+            0u32..3,
+        )
+            .prop_map(|(lens, raw, repeat)| {
+                let n = lens.len() as u32;
+                let mut cands: Vec<(u32, Cand)> = raw
+                    .into_iter()
+                    .map(|(da, db, x, y, l)| {
+                        let (da, db) = (da % n, db % n);
+                        let (la, lb) = (lens[da as usize] as u32, lens[db as usize] as u32);
+                        let len = 1 + l % la.min(lb).min(90);
+                        (len, (da, x % (la - len + 1), db, y % (lb - len + 1)))
+                    })
+                    .collect();
+                let again: Vec<_> = cands.iter().step_by(7).copied().collect();
+                for _ in 0..repeat {
+                    cands.extend(&again);
+                }
+                (lens, cands)
+            })
+    }
+
     proptest! {
+        #[test]
+        fn selection_matches_the_reference(
+            (lens, cands) in candidates(),
+            min_len in 1u32..20,
+            seed in any::<u64>(),
+        ) {
+            let mut shuffled = cands.clone();
+            shuffle(&mut shuffled, seed);
+            let mut fast = select(shuffled, min_len, |d| lens[d as usize]);
+            let mut naive = select_reference(cands, min_len);
+            fast.sort_unstable();
+            naive.sort_unstable();
+            prop_assert_eq!(fast, naive);
+        }
+
         #[test]
         fn merging_matches_the_naive_reference(
             input in matches(),
@@ -622,10 +816,7 @@ mod tests {
 
             // Order-independent: a shuffled input gives the same output.
             let mut shuffled = input.clone();
-            let mut rng = bryo_engine::SplitMix64::new(seed);
-            for i in (1..shuffled.len()).rev() {
-                shuffled.swap(i, rng.below(i as u64 + 1) as usize);
-            }
+            shuffle(&mut shuffled, seed);
             prop_assert_eq!(&merge(shuffled, Some(m), floor), &out);
 
             // The same groups as the naive reference, floor applied.
