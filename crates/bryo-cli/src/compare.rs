@@ -591,9 +591,13 @@ fn run_stages(
     progress.0.finish_and_clear();
     warn_about_common_passages(&outcome.report);
     write_report(&outcome.report, args, sources)?;
-    Ok(args
+    let failed = args
         .fail_above
-        .is_some_and(|limit| outcome.report.pairs.iter().any(|p| p.similarity >= limit)))
+        .is_some_and(|limit| outcome.report.pairs.iter().any(|p| p.similarity >= limit));
+    // The process ends once the report is written: the system takes the
+    // memory back at once, faster than freeing the report piece by piece.
+    std::mem::forget(outcome);
+    Ok(failed)
 }
 
 /// Writes a JSON or CSV report pair by pair (see [`run_stages`]).
@@ -720,6 +724,53 @@ fn warn_about_common_passages(report: &Report) {
     }
 }
 
+/// The bytes [`write_json`] writes, with the pairs — most of a report —
+/// encoded on all cores, [`STREAM_BATCH`] at a time, as a streamed run
+/// writes them.
+fn write_json_pairs_in_parallel(report: &Report, out: impl Write + Sync) -> Result<()> {
+    if report.pairs.len() < 2 {
+        return Ok(write_json(report, out)?);
+    }
+    let Report {
+        schema,
+        bryo_version,
+        options,
+        submissions,
+        pairs,
+        clusters,
+        identical_submissions,
+        identical_files,
+        skipped,
+        stats,
+    } = report;
+    let head = Report {
+        schema: *schema,
+        bryo_version: bryo_version.clone(),
+        options: options.clone(),
+        submissions: submissions.clone(),
+        pairs: Vec::new(),
+        clusters: clusters.clone(),
+        identical_submissions: identical_submissions.clone(),
+        identical_files: identical_files.clone(),
+        skipped: skipped.clone(),
+        stats: stats.clone(),
+    };
+    // Checks what `write_json` checks: the head, then every pair.
+    let mut writer = JsonPairs::begin(&head, out)?;
+    for (b, batch) in pairs.chunks(STREAM_BATCH).enumerate() {
+        let encoded: Vec<Vec<u8>> = batch
+            .par_iter()
+            .enumerate()
+            .map(|(i, p)| writer.encode(b * STREAM_BATCH + i + 1, p))
+            .collect::<Result<_, _>>()?;
+        for e in &encoded {
+            writer.write_encoded(e)?;
+        }
+    }
+    writer.finish()?;
+    Ok(())
+}
+
 fn write_report(report: &Report, args: &Args, sources: &HashMap<String, Vec<u8>>) -> Result<()> {
     if let (Format::Html, Some(dir)) = (args.format, &args.output) {
         let loader = |path: &str| -> Result<Vec<u8>, String> {
@@ -732,14 +783,14 @@ fn write_report(report: &Report, args: &Args, sources: &HashMap<String, Vec<u8>>
         return Ok(());
     }
     let to_terminal = args.output.is_none() && io::stdout().is_terminal();
-    let mut out: Box<dyn Write> = match &args.output {
+    let mut out: Box<dyn Write + Send + Sync> = match &args.output {
         Some(path) => Box::new(BufWriter::new(
             File::create(path).with_context(|| format!("cannot create {}", path.display()))?,
         )),
-        None => Box::new(BufWriter::new(io::stdout().lock())),
+        None => Box::new(BufWriter::new(io::stdout())),
     };
     match args.format {
-        Format::Json => write_json(report, &mut out)?,
+        Format::Json => write_json_pairs_in_parallel(report, &mut out)?,
         Format::Csv => write_csv(report, &mut out)?,
         Format::Text | Format::Html => {
             let color = match args.color {
