@@ -376,13 +376,37 @@ impl Record {
     pub fn contrib(&self) -> u32 {
         self.a_len.min(self.b_len)
     }
+
+    /// The pair as one sortable number, `a << 32 | b`.
+    pub fn pair(&self) -> u64 {
+        pair_key(self.a, self.b)
+    }
+}
+
+/// A pair of dense submission indices as one sortable number.
+pub(crate) fn pair_key(a: u32, b: u32) -> u64 {
+    u64::from(a) << 32 | u64::from(b)
+}
+
+/// What one shared hash gives a pair of submissions: the pair
+/// ([`pair_key`]) and its shared fingerprints ([`Record::contrib`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Share {
+    pub pair: u64,
+    pub contrib: u32,
 }
 
 /// The kept entries of one bucket, grouped by hash, each group by
-/// submission, document and position.
+/// submission, document and position, and the submissions of each group:
+/// what the pair records are formed from ([`pair_records`]).
 #[derive(Default)]
 pub(crate) struct Bucket {
     pub entries: Vec<Entry>,
+    /// The shared hashes that are matched, in order of first occurrence.
+    groups: Vec<Group>,
+    /// `(dense submission, first kept entry, kept occurrences)` of every
+    /// group, group after group.
+    subs: Vec<(u32, u32, u32)>,
 }
 
 impl Bucket {
@@ -413,10 +437,17 @@ impl IndexCounts {
 }
 
 /// The corpus index: buckets of shared hash groups and, for every group
-/// that seeds pairs, one record per pair of submissions that may be compared.
+/// that seeds pairs and every pair of submissions it may compare, what the
+/// hash gives the pair ([`Share`]), sorted by pair. The pair records
+/// themselves are formed again for the pairs that get fragments
+/// ([`Index::records_of`]): they are twice the size of the shares, and
+/// most pairs never need them.
 pub(crate) struct Index {
     pub buckets: Vec<Bucket>,
-    pub records: Vec<Record>,
+    pub shares: Vec<Share>,
+    /// The only hashes that seed pairs, sorted, if the caller restricted
+    /// them (`Indexed::restrict_seeds`).
+    pub seeds_only: Option<Vec<u64>>,
     pub counts: IndexCounts,
     /// Every occurrence of a hash excluded from matching — in more than
     /// `-m` submissions, or template code under the rarity rule — as
@@ -439,6 +470,126 @@ impl Index {
     pub fn record_hash(&self, r: &Record) -> u64 {
         self.buckets[r.bucket as usize].entries[r.a_start as usize].hash
     }
+
+    /// Whether a record's hash seeds pairs (see `seeds_only`).
+    fn seeds(&self, r: &Record) -> bool {
+        self.seeds_only
+            .as_ref()
+            .is_none_or(|h| h.binary_search(&self.record_hash(r)).is_ok())
+    }
+
+    /// The shares of every pair record that seeds, sorted by pair.
+    pub fn collect_shares(&self, prep: &Prepared<'_>) -> Vec<Share> {
+        let empty = Share {
+            pair: 0,
+            contrib: 0,
+        };
+        let mut shares = collect_exactly(&self.buckets, empty, |b, bucket, emit| {
+            pair_records(b, bucket, prep, self.rule, |r| {
+                if self.seeds(&r) {
+                    emit(Share {
+                        pair: r.pair(),
+                        contrib: r.contrib(),
+                    });
+                }
+            });
+        });
+        shares.par_sort_unstable_by_key(|s| s.pair);
+        shares
+    }
+
+    /// The pair records that seed the pairs of `wanted` (sorted pair keys),
+    /// sorted by pair: formed again from the buckets, as
+    /// [`Index::collect_shares`] formed them.
+    pub fn records_of(&self, prep: &Prepared<'_>, wanted: &[u64]) -> Vec<Record> {
+        debug_assert!(wanted.is_sorted());
+        // The wanted `b`s of every `a`: `bs[starts[a]..starts[a + 1]]`.
+        let subs = prep.subs.len();
+        let mut starts = vec![0u32; subs + 1];
+        for &k in wanted {
+            starts[(k >> 32) as usize + 1] += 1;
+        }
+        for a in 0..subs {
+            starts[a + 1] += starts[a];
+        }
+        let bs: Vec<u32> = wanted.iter().map(|&k| k as u32).collect();
+        // Most records are of other pairs: a bitset of 16 bits per wanted
+        // pair, set at a hash of it, turns nearly all of them away at once.
+        let bits = (wanted.len() * 16).next_power_of_two().max(64);
+        let mut filter = vec![0u64; bits / 64];
+        let bit = |key: u64| rehash(key) as usize & (bits - 1);
+        for &k in wanted {
+            filter[bit(k) / 64] |= 1 << (bit(k) % 64);
+        }
+        let is_wanted = |r: &Record| {
+            let b = bit(r.pair());
+            if filter[b / 64] & (1 << (b % 64)) == 0 {
+                return false;
+            }
+            let (lo, hi) = (starts[r.a as usize], starts[r.a as usize + 1]);
+            bs[lo as usize..hi as usize].binary_search(&r.b).is_ok()
+        };
+        let empty = Record {
+            a: 0,
+            b: 0,
+            bucket: 0,
+            a_start: 0,
+            a_len: 0,
+            b_start: 0,
+            b_len: 0,
+        };
+        let mut records = collect_exactly(&self.buckets, empty, |b, bucket, emit| {
+            pair_records(b, bucket, prep, self.rule, |r| {
+                if is_wanted(&r) && self.seeds(&r) {
+                    emit(r);
+                }
+            });
+        });
+        records.par_sort_unstable_by_key(Record::pair);
+        records
+    }
+}
+
+/// What `each` emits for every bucket, in bucket order, in a vector of
+/// exactly their number: each bucket's items are counted first, then
+/// written into their own part of it on all threads. Collecting them in
+/// one pass would hold per-thread pieces and the joined vector at once,
+/// about twice their size.
+fn collect_exactly<T: Copy + Send + Sync>(
+    buckets: &[Bucket],
+    empty: T,
+    each: impl Fn(u32, &Bucket, &mut dyn FnMut(T)) + Sync,
+) -> Vec<T> {
+    let counts: Vec<usize> = buckets
+        .par_iter()
+        .enumerate()
+        .map(|(b, bucket)| {
+            let mut n = 0;
+            each(b as u32, bucket, &mut |_| n += 1);
+            n
+        })
+        .collect();
+    let mut items = vec![empty; counts.iter().sum()];
+    let mut parts: Vec<&mut [T]> = Vec::with_capacity(buckets.len());
+    let mut rest: &mut [T] = &mut items;
+    for &n in &counts {
+        let (head, tail) = rest.split_at_mut(n);
+        parts.push(head);
+        rest = tail;
+    }
+    parts
+        .into_par_iter()
+        .zip(buckets.par_iter())
+        .enumerate()
+        .for_each(|(b, (part, bucket))| {
+            let mut next = 0;
+            each(b as u32, bucket, &mut |x| {
+                part[next] = x;
+                next += 1;
+            });
+            debug_assert_eq!(next, part.len());
+        });
+    items
 }
 
 /// The common-code rule with the thresholds it took on this corpus.
@@ -578,7 +729,6 @@ pub(crate) fn build_index(
         seed_limit: seed_limit(&grouped, total as u64, options),
         exclude_above,
     };
-    let mut records = collect_records(&grouped, prep, rule);
     let mut common = Vec::with_capacity(grouped.iter().map(|g| g.common.len()).sum());
     let mut rarity = Vec::with_capacity(grouped.iter().map(|g| g.rarity.len()).sum());
     let mut counts = IndexCounts::default();
@@ -589,31 +739,24 @@ pub(crate) fn build_index(
     }
     counts.dropped_common += caller_excluded.len() as u64;
     common.extend(caller_excluded);
-    sort_records(&mut records);
     common.par_sort_unstable();
     rarity.par_sort_unstable();
     let buckets = grouped
         .iter_mut()
         .map(|g| std::mem::take(&mut g.bucket))
         .collect();
-    Index {
+    let mut index = Index {
         buckets,
-        records,
+        shares: Vec::new(),
+        seeds_only: None,
         counts,
         common,
         rarity,
         common_is_template: matches!(options.common, CommonRule::Rarity(_)),
         rule,
-    }
-}
-
-/// Sorts pair records by submission pair `(a, b)`, on all threads. Only
-/// that order matters: the records of one pair are summed and their seeds
-/// sorted by position before fragments are made, so the order among them
-/// changes no result. Sorting on one `u64` key instead of every field
-/// halves the index stage on corpora with millions of records.
-fn sort_records(records: &mut [Record]) {
-    records.par_sort_unstable_by_key(|r| u64::from(r.a) << 32 | u64::from(r.b));
+    };
+    index.shares = index.collect_shares(prep);
+    index
 }
 
 /// What grouping a bucket needs beyond the options.
@@ -676,7 +819,7 @@ fn seed_limit(grouped: &[Grouped], fingerprints: u64, options: &MatchOptions) ->
     // Hashes per number of submissions sharing them.
     let mut hist: Vec<u64> = Vec::new();
     for g in grouped {
-        for grp in &g.groups {
+        for grp in &g.bucket.groups {
             let n = (grp.subs.1 - grp.subs.0) as usize;
             if hist.len() <= n {
                 hist.resize(n + 1, 0);
@@ -696,8 +839,8 @@ fn seed_limit(grouped: &[Grouped], fingerprints: u64, options: &MatchOptions) ->
 /// probability `1 − (1 − limit/n)^s` for `s` hashes in `n` submissions),
 /// and once paired, fragments extend through every shared passage.
 fn pair_records(
-    bucket: u32,
-    g: &Grouped,
+    b: u32,
+    bucket: &Bucket,
     prep: &Prepared<'_>,
     rule: AppliedRule,
     mut emit: impl FnMut(Record),
@@ -707,7 +850,7 @@ fn pair_records(
         (!(prep.subs[x.0 as usize].old && prep.subs[y.0 as usize].old)).then_some(Record {
             a: x.0,
             b: y.0,
-            bucket,
+            bucket: b,
             a_start: x.1,
             a_len: x.2,
             b_start: y.1,
@@ -715,8 +858,8 @@ fn pair_records(
         })
     };
     let mut order: Vec<(u64, (u32, u32, u32))> = Vec::new();
-    for grp in &g.groups {
-        let subs = &g.subs[grp.subs.0 as usize..grp.subs.1 as usize];
+    for grp in &bucket.groups {
+        let subs = &bucket.subs[grp.subs.0 as usize..grp.subs.1 as usize];
         if subs.len() as u64 <= rule.seed_limit {
             for (i, x) in subs.iter().enumerate() {
                 subs[i + 1..]
@@ -726,7 +869,7 @@ fn pair_records(
             }
             continue;
         }
-        let hash = g.bucket.entries[subs[0].1 as usize].hash;
+        let hash = bucket.entries[subs[0].1 as usize].hash;
         order.clear();
         order.extend(
             subs.iter()
@@ -744,53 +887,6 @@ fn pair_records(
             }
         }
     }
-}
-
-/// The pair records of every bucket, in bucket order, in a vector of
-/// exactly their number: each bucket's records are counted first, then
-/// written into their own part of it on all threads. Collecting them in
-/// one pass would hold per-thread pieces and the joined vector at once,
-/// about twice the records' size, at the run's peak of memory.
-fn collect_records(grouped: &[Grouped], prep: &Prepared<'_>, rule: AppliedRule) -> Vec<Record> {
-    let counts: Vec<usize> = grouped
-        .par_iter()
-        .enumerate()
-        .map(|(b, g)| {
-            let mut n = 0;
-            pair_records(b as u32, g, prep, rule, |_| n += 1);
-            n
-        })
-        .collect();
-    let empty = Record {
-        a: 0,
-        b: 0,
-        bucket: 0,
-        a_start: 0,
-        a_len: 0,
-        b_start: 0,
-        b_len: 0,
-    };
-    let mut records = vec![empty; counts.iter().sum()];
-    let mut parts: Vec<&mut [Record]> = Vec::with_capacity(grouped.len());
-    let mut rest: &mut [Record] = &mut records;
-    for &n in &counts {
-        let (head, tail) = rest.split_at_mut(n);
-        parts.push(head);
-        rest = tail;
-    }
-    parts
-        .into_par_iter()
-        .zip(grouped.par_iter())
-        .enumerate()
-        .for_each(|(b, (part, g))| {
-            let mut next = 0;
-            pair_records(b as u32, g, prep, rule, |r| {
-                part[next] = r;
-                next += 1;
-            });
-            debug_assert_eq!(next, part.len());
-        });
-    records
 }
 
 /// Reusable buffers for grouping one bucket.
@@ -811,11 +907,6 @@ struct Scratch {
 /// What grouping one bucket yields.
 struct Grouped {
     bucket: Bucket,
-    /// The shared hashes that are matched, in order of first occurrence.
-    groups: Vec<Group>,
-    /// `(dense submission, first kept entry, kept occurrences)` of every
-    /// group, group after group.
-    subs: Vec<(u32, u32, u32)>,
     counts: IndexCounts,
     /// Occurrences of excluded hashes, as `doc << 32 | pos`.
     common: Vec<u64>,
@@ -891,8 +982,6 @@ fn group_bucket(
     }
     let mut out = Grouped {
         bucket: Bucket::default(),
-        groups: Vec::new(),
-        subs: Vec::new(),
         counts: IndexCounts::default(),
         common: Vec::new(),
         rarity: Vec::new(),
@@ -940,7 +1029,7 @@ fn group_bucket(
             continue;
         }
         let start = out.bucket.entries.len();
-        let subs_start = out.subs.len();
+        let subs_start = out.bucket.subs.len();
         let mut j = 0;
         while j < run.len() {
             let doc = run[j].doc;
@@ -950,10 +1039,10 @@ fn group_bucket(
             c.dropped_cap += (n - keep) as u64;
             let s = sub_of(&run[j]);
             let at = (out.bucket.entries.len() - keep) as u32;
-            let in_group = out.subs.len() > subs_start;
-            match out.subs.last_mut() {
+            let in_group = out.bucket.subs.len() > subs_start;
+            match out.bucket.subs.last_mut() {
                 Some(last) if in_group && last.0 == s => last.2 += keep as u32,
-                _ => out.subs.push((s, at, keep as u32)),
+                _ => out.bucket.subs.push((s, at, keep as u32)),
             }
             j += n;
         }
@@ -965,11 +1054,13 @@ fn group_bucket(
         }
         c.indexed += (out.bucket.entries.len() - start) as u64;
         c.shared_hashes += 1;
-        out.groups.push(Group {
-            subs: (subs_start as u32, out.subs.len() as u32),
+        out.bucket.groups.push(Group {
+            subs: (subs_start as u32, out.bucket.subs.len() as u32),
         });
     }
-    // The index keeps the entries to the end of the run.
+    // The index keeps them to the end of the run.
     out.bucket.entries.shrink_to_fit();
+    out.bucket.groups.shrink_to_fit();
+    out.bucket.subs.shrink_to_fit();
     out
 }

@@ -5,7 +5,7 @@ use bryo_engine::{Fingerprint, Hasher};
 use rayon::prelude::*;
 
 use crate::fragments::{merge, pair_fragments};
-use crate::index::{build_index, fingerprint_all, BaseSet, Index, Prepared};
+use crate::index::{build_index, fingerprint_all, pair_key, BaseSet, Index, Prepared, Record};
 use crate::progress::check;
 use crate::{
     CommonRule, Comparison, Corpus, DocId, DocumentSummary, Error, MatchOptions, MatchStats,
@@ -25,8 +25,6 @@ pub struct Candidate {
     pub shared_fingerprints: u64,
     /// Dense indices of `a` and `b`.
     dense: (u32, u32),
-    /// Its pair records, `records[records.0..records.1]` of the index.
-    records: (usize, usize),
 }
 
 /// The candidate pairs that get fragments, from [`Indexed::pairs`].
@@ -221,7 +219,7 @@ impl std::fmt::Debug for Indexed<'_> {
         f.debug_struct("Indexed")
             .field("documents", &self.run.documents)
             .field("submissions", &self.run.prep.subs.len())
-            .field("pair_records", &self.index.records.len())
+            .field("pair_records", &self.index.shares.len())
             .finish_non_exhaustive()
     }
 }
@@ -272,28 +270,38 @@ impl<'c> Indexed<'c> {
     pub fn pairs(&self, progress: &dyn Progress) -> Result<Candidates, Error> {
         check(progress)?;
         progress.start(Stage::Pairs, 0);
-        let recs = &self.index.records;
-        let distinct = recs
-            .windows(2)
-            .filter(|w| (w[0].a, w[0].b) != (w[1].a, w[1].b))
-            .count();
-        let mut pairs = Vec::with_capacity(distinct + usize::from(!recs.is_empty()));
-        let mut i = 0;
-        while i < recs.len() {
-            let (a, b) = (recs[i].a, recs[i].b);
-            let n = recs[i..]
-                .iter()
-                .take_while(|r| r.a == a && r.b == b)
-                .count();
-            pairs.push(Candidate {
-                a: self.run.prep.subs[a as usize].id,
-                b: self.run.prep.subs[b as usize].id,
-                shared_fingerprints: recs[i..i + n].iter().map(|r| u64::from(r.contrib())).sum(),
-                dense: (a, b),
-                records: (i, i + n),
-            });
-            i += n;
-        }
+        let shares = &self.index.shares;
+        let prep = &self.run.prep;
+        // Summed on all threads, in pieces cut between pairs.
+        let pieces = 4 * rayon::current_num_threads();
+        let mut cuts: Vec<usize> = (0..=pieces)
+            .map(|i| {
+                let at = shares.len() * i / pieces;
+                let pair = shares.get(at).map(|s| s.pair);
+                at + shares[at..]
+                    .iter()
+                    .take_while(|s| Some(s.pair) == pair)
+                    .count()
+            })
+            .collect();
+        cuts[0] = 0;
+        cuts.dedup();
+        let mut pairs: Vec<Candidate> = cuts
+            .par_windows(2)
+            .flat_map_iter(|w| {
+                shares[w[0]..w[1]]
+                    .chunk_by(|x, y| x.pair == y.pair)
+                    .map(|run| {
+                        let (a, b) = ((run[0].pair >> 32) as u32, run[0].pair as u32);
+                        Candidate {
+                            a: prep.subs[a as usize].id,
+                            b: prep.subs[b as usize].id,
+                            shared_fingerprints: run.iter().map(|s| u64::from(s.contrib)).sum(),
+                            dense: (a, b),
+                        }
+                    })
+            })
+            .collect();
         let total = pairs.len() as u64;
         if let Some(scored) = scored_candidates(&self.run.options).filter(|&n| n < pairs.len()) {
             // The best `scored` by shared fingerprints (ties by pair, a
@@ -326,15 +334,12 @@ impl<'c> Indexed<'c> {
     ///
     /// [`Rarity::evidence`]: crate::Rarity::evidence
     pub fn record_hashes(&self, candidate: &Candidate) -> Vec<u64> {
-        let recs = &self.index.records;
-        let (lo, hi) = candidate.records;
-        if lo >= hi || hi > recs.len() || (recs[lo].a, recs[lo].b) != candidate.dense {
+        let (a, b) = candidate.dense;
+        if a >= b || b as usize >= self.run.prep.subs.len() {
             return Vec::new();
         }
-        let mut hashes: Vec<u64> = recs[lo..hi]
-            .iter()
-            .map(|r| self.index.record_hash(r))
-            .collect();
+        let records = self.index.records_of(&self.run.prep, &[pair_key(a, b)]);
+        let mut hashes: Vec<u64> = records.iter().map(|r| self.index.record_hash(r)).collect();
         hashes.sort_unstable();
         hashes.dedup();
         hashes
@@ -350,8 +355,8 @@ impl<'c> Indexed<'c> {
     /// and common code, totals, the rarity discount, [`MatchStats`]'
     /// index counts — changes.
     ///
-    /// Call it before [`Indexed::pairs`]: the record ranges of candidates
-    /// taken earlier no longer apply. Without it nothing is restricted.
+    /// Call it before [`Indexed::pairs`]: candidates taken earlier were
+    /// formed without it. Without it nothing is restricted.
     ///
     /// ```
     /// use bryo_engine::Config;
@@ -373,26 +378,16 @@ impl<'c> Indexed<'c> {
     /// # Ok::<(), bryo_match::Error>(())
     /// ```
     pub fn restrict_seeds(&mut self, hashes: &[u64]) {
-        let sorted;
-        let hashes = if hashes.is_sorted() {
-            hashes
-        } else {
-            sorted = {
-                let mut v = hashes.to_vec();
-                v.sort_unstable();
-                v
-            };
-            &sorted
-        };
-        let Index {
-            buckets, records, ..
-        } = &mut self.index;
-        // `retain` keeps the order by pair that `pairs` relies on.
-        records.retain(|r| {
-            hashes
-                .binary_search(&buckets[r.bucket as usize].entries[r.a_start as usize].hash)
-                .is_ok()
-        });
+        let mut hashes = hashes.to_vec();
+        if !hashes.is_sorted() {
+            hashes.sort_unstable();
+        }
+        // A second restriction keeps what both allow.
+        if let Some(before) = &self.index.seeds_only {
+            hashes.retain(|h| before.binary_search(h).is_ok());
+        }
+        self.index.seeds_only = Some(hashes);
+        self.index.shares = self.index.collect_shares(&self.run.prep);
     }
 
     /// The last stage: exact fragments of every candidate (one unit of work
@@ -453,13 +448,15 @@ impl<'c> Indexed<'c> {
         progress.start(Stage::Fragments, candidates.pairs.len() as u64);
         let Indexed {
             run,
-            index,
+            mut index,
             fp_counts,
         } = self;
         let Candidates {
             pairs: candidates,
             total,
         } = candidates;
+        // The shares have served; the candidates' records are formed again.
+        index.shares = Vec::new();
         let mut internal = vec![u32::MAX; run.documents];
         for (i, d) in run.prep.docs.iter().enumerate() {
             internal[d.id as usize] = i as u32;
@@ -469,6 +466,8 @@ impl<'c> Indexed<'c> {
             index,
             internal,
             candidates: Vec::new(),
+            records: Vec::new(),
+            ranges: Vec::new(),
             order: Vec::new(),
             kept: Vec::new(),
             best: None,
@@ -480,8 +479,28 @@ impl<'c> Indexed<'c> {
                 stats: MatchStats::default(),
             },
         };
-        let candidates: Vec<Candidate> =
+        let mut candidates: Vec<Candidate> =
             candidates.into_iter().filter(|c| ranked.valid(c)).collect();
+        let mut wanted: Vec<u64> = candidates
+            .iter()
+            .map(|c| pair_key(c.dense.0, c.dense.1))
+            .collect();
+        wanted.sort_unstable();
+        wanted.dedup();
+        ranked.records = ranked.index.records_of(&ranked.run.prep, &wanted);
+        drop(wanted);
+        // Each candidate's records; one without any is not this index's.
+        let records = &ranked.records;
+        let mut ranges = Vec::with_capacity(candidates.len());
+        candidates.retain(|c| {
+            let key = pair_key(c.dense.0, c.dense.1);
+            let lo = records.partition_point(|r| r.pair() < key);
+            let hi = lo + records[lo..].partition_point(|r| r.pair() == key);
+            ranges.push((lo, hi));
+            lo < hi
+        });
+        ranges.retain(|&(lo, hi)| lo < hi);
+        ranked.ranges = ranges;
 
         // Every candidate scored; with `Retain::Scores`, its fragments
         // dropped at once.
@@ -496,7 +515,7 @@ impl<'c> Indexed<'c> {
                 cancelled.store(true, std::sync::atomic::Ordering::Relaxed);
                 return (Scored::cancelled(source), None);
             }
-            let (m, counts) = ranked.compute(c);
+            let (m, counts) = ranked.compute(c, ranked.ranges[i]);
             for (total, n) in work
                 .iter()
                 .zip([counts.seeds, counts.steps, counts.exhausted])
@@ -665,6 +684,10 @@ pub struct Ranked<'c> {
     internal: Vec<u32>,
     /// The scored candidates, by pair.
     candidates: Vec<Candidate>,
+    /// The pair records of the candidates, sorted by pair.
+    records: Vec<Record>,
+    /// Each candidate's, `records[ranges[i].0..ranges[i].1]`.
+    ranges: Vec<(usize, usize)>,
     /// The reported pairs, best first.
     order: Vec<Source>,
     /// Their matches, in the same order, under [`Retain::Fragments`].
@@ -739,19 +762,16 @@ impl Scored {
 impl<'c> Ranked<'c> {
     /// Whether a candidate is one of this index's.
     fn valid(&self, c: &Candidate) -> bool {
-        let subs = self.run.prep.subs.len() as u32;
-        let recs = &self.index.records;
-        c.dense.0 < c.dense.1
-            && c.dense.1 < subs
-            && c.records.0 < c.records.1
-            && c.records.1 <= recs.len()
-            && (recs[c.records.0].a, recs[c.records.0].b) == c.dense
-            && (recs[c.records.1 - 1].a, recs[c.records.1 - 1].b) == c.dense
+        let subs = &self.run.prep.subs;
+        let (a, b) = c.dense;
+        a < b
+            && (b as usize) < subs.len()
+            && (subs[a as usize].id, subs[b as usize].id) == (c.a, c.b)
     }
 
     /// A valid candidate's fragments and scores (the caller's identical
     /// pairs not yet marked).
-    fn compute(&self, c: &Candidate) -> (PairMatch, PairCounts) {
+    fn compute(&self, c: &Candidate, records: (usize, usize)) -> (PairMatch, PairCounts) {
         let Run { options, prep, .. } = &self.run;
         let index = &self.index;
         let k = options.config.k();
@@ -763,7 +783,7 @@ impl<'c> Ranked<'c> {
             None => options.min_fragment_symbols,
         };
         let mut f = pair_fragments(
-            &index.records[c.records.0..c.records.1],
+            &self.records[records.0..records.1],
             index,
             prep,
             k,
@@ -831,9 +851,9 @@ impl<'c> Ranked<'c> {
         self.order[range]
             .par_iter()
             .map(|source| match *source {
-                Source::Candidate(c) => {
-                    let c = &self.candidates[c as usize];
-                    let (mut m, _) = self.compute(c);
+                Source::Candidate(i) => {
+                    let c = &self.candidates[i as usize];
+                    let (mut m, _) = self.compute(c, self.ranges[i as usize]);
                     m.identical |= declared.binary_search(&c.dense).is_ok();
                     m
                 }
