@@ -498,37 +498,11 @@ impl Index {
         shares
     }
 
-    /// The pair records that seed the pairs of `wanted` (sorted pair keys),
-    /// sorted by pair: formed again from the buckets, as
-    /// [`Index::collect_shares`] formed them.
-    pub fn records_of(&self, prep: &Prepared<'_>, wanted: &[u64]) -> Vec<Record> {
-        debug_assert!(wanted.is_sorted());
-        // The wanted `b`s of every `a`: `bs[starts[a]..starts[a + 1]]`.
-        let subs = prep.subs.len();
-        let mut starts = vec![0u32; subs + 1];
-        for &k in wanted {
-            starts[(k >> 32) as usize + 1] += 1;
-        }
-        for a in 0..subs {
-            starts[a + 1] += starts[a];
-        }
-        let bs: Vec<u32> = wanted.iter().map(|&k| k as u32).collect();
-        // Most records are of other pairs: a bitset of 16 bits per wanted
-        // pair, set at a hash of it, turns nearly all of them away at once.
-        let bits = (wanted.len() * 16).next_power_of_two().max(64);
-        let mut filter = vec![0u64; bits / 64];
-        let bit = |key: u64| rehash(key) as usize & (bits - 1);
-        for &k in wanted {
-            filter[bit(k) / 64] |= 1 << (bit(k) % 64);
-        }
-        let is_wanted = |r: &Record| {
-            let b = bit(r.pair());
-            if filter[b / 64] & (1 << (b % 64)) == 0 {
-                return false;
-            }
-            let (lo, hi) = (starts[r.a as usize], starts[r.a as usize + 1]);
-            bs[lo as usize..hi as usize].binary_search(&r.b).is_ok()
-        };
+    /// The pair records that seed the pairs of `wanted` (sorted pair keys;
+    /// `None`: every pair), sorted by pair: formed again from the buckets,
+    /// as [`Index::collect_shares`] formed them.
+    pub fn records_of(&self, prep: &Prepared<'_>, wanted: Option<&[u64]>) -> Vec<Record> {
+        let filter = wanted.map(|w| PairFilter::new(w, prep.subs.len()));
         let empty = Record {
             a: 0,
             b: 0,
@@ -540,13 +514,63 @@ impl Index {
         };
         let mut records = collect_exactly(&self.buckets, empty, |b, bucket, emit| {
             pair_records(b, bucket, prep, self.rule, |r| {
-                if is_wanted(&r) && self.seeds(&r) {
+                if filter.as_ref().is_none_or(|f| f.has(&r)) && self.seeds(&r) {
                     emit(r);
                 }
             });
         });
         records.par_sort_unstable_by_key(Record::pair);
         records
+    }
+}
+
+/// A set of pairs of submissions, tested against records.
+struct PairFilter {
+    /// The wanted `b`s of every `a`: `bs[starts[a]..starts[a + 1]]`.
+    starts: Vec<u32>,
+    bs: Vec<u32>,
+    /// A bitset of 16 bits per wanted pair, set at a hash of it: most
+    /// records are of other pairs, and nearly all of them are turned away
+    /// at once.
+    bits: Vec<u64>,
+}
+
+impl PairFilter {
+    fn new(wanted: &[u64], subs: usize) -> PairFilter {
+        debug_assert!(wanted.is_sorted());
+        let mut starts = vec![0u32; subs + 1];
+        for &k in wanted {
+            starts[(k >> 32) as usize + 1] += 1;
+        }
+        for a in 0..subs {
+            starts[a + 1] += starts[a];
+        }
+        let n = (wanted.len() * 16).next_power_of_two().max(64);
+        let mut f = PairFilter {
+            starts,
+            bs: wanted.iter().map(|&k| k as u32).collect(),
+            bits: vec![0; n / 64],
+        };
+        for &k in wanted {
+            let b = f.bit(k);
+            f.bits[b / 64] |= 1 << (b % 64);
+        }
+        f
+    }
+
+    fn bit(&self, key: u64) -> usize {
+        rehash(key) as usize & (self.bits.len() * 64 - 1)
+    }
+
+    fn has(&self, r: &Record) -> bool {
+        let b = self.bit(r.pair());
+        if self.bits[b / 64] & (1 << (b % 64)) == 0 {
+            return false;
+        }
+        let (lo, hi) = (self.starts[r.a as usize], self.starts[r.a as usize + 1]);
+        self.bs[lo as usize..hi as usize]
+            .binary_search(&r.b)
+            .is_ok()
     }
 }
 

@@ -25,6 +25,9 @@ pub struct Candidate {
     pub shared_fingerprints: u64,
     /// Dense indices of `a` and `b`.
     dense: (u32, u32),
+    /// Its pair records once ranked, `records[records.0..records.1]` of
+    /// the [`Ranked`] (formed again for the candidates only).
+    records: (usize, usize),
 }
 
 /// The candidate pairs that get fragments, from [`Indexed::pairs`].
@@ -298,6 +301,7 @@ impl<'c> Indexed<'c> {
                             b: prep.subs[b as usize].id,
                             shared_fingerprints: run.iter().map(|s| u64::from(s.contrib)).sum(),
                             dense: (a, b),
+                            records: (0, 0),
                         }
                     })
             })
@@ -338,7 +342,9 @@ impl<'c> Indexed<'c> {
         if a >= b || b as usize >= self.run.prep.subs.len() {
             return Vec::new();
         }
-        let records = self.index.records_of(&self.run.prep, &[pair_key(a, b)]);
+        let records = self
+            .index
+            .records_of(&self.run.prep, Some(&[pair_key(a, b)]));
         let mut hashes: Vec<u64> = records.iter().map(|r| self.index.record_hash(r)).collect();
         hashes.sort_unstable();
         hashes.dedup();
@@ -467,7 +473,6 @@ impl<'c> Indexed<'c> {
             internal,
             candidates: Vec::new(),
             records: Vec::new(),
-            ranges: Vec::new(),
             order: Vec::new(),
             kept: Vec::new(),
             best: None,
@@ -487,20 +492,31 @@ impl<'c> Indexed<'c> {
             .collect();
         wanted.sort_unstable();
         wanted.dedup();
-        ranked.records = ranked.index.records_of(&ranked.run.prep, &wanted);
+        // With every pair a candidate (`-n 0`), no record needs the test.
+        let every = wanted.len() as u64 == total;
+        ranked.records = ranked
+            .index
+            .records_of(&ranked.run.prep, (!every).then_some(&wanted[..]));
         drop(wanted);
-        // Each candidate's records; one without any is not this index's.
-        let records = &ranked.records;
-        let mut ranges = Vec::with_capacity(candidates.len());
-        candidates.retain(|c| {
+        // Each candidate's records, in one pass over both in pair order;
+        // a candidate without any is not this index's.
+        if !candidates.is_sorted_by_key(|c| c.dense) {
+            candidates.sort_unstable_by_key(|c| c.dense);
+        }
+        let (records, mut at) = (&ranked.records, 0);
+        candidates.retain_mut(|c| {
             let key = pair_key(c.dense.0, c.dense.1);
-            let lo = records.partition_point(|r| r.pair() < key);
-            let hi = lo + records[lo..].partition_point(|r| r.pair() == key);
-            ranges.push((lo, hi));
-            lo < hi
+            // Nearly every record is some candidate's: step, do not search.
+            while records.get(at).is_some_and(|r| r.pair() < key) {
+                at += 1;
+            }
+            let start = at;
+            while records.get(at).is_some_and(|r| r.pair() == key) {
+                at += 1;
+            }
+            c.records = (start, at);
+            start < at
         });
-        ranges.retain(|&(lo, hi)| lo < hi);
-        ranked.ranges = ranges;
 
         // Every candidate scored; with `Retain::Scores`, its fragments
         // dropped at once.
@@ -515,7 +531,7 @@ impl<'c> Indexed<'c> {
                 cancelled.store(true, std::sync::atomic::Ordering::Relaxed);
                 return (Scored::cancelled(source), None);
             }
-            let (m, counts) = ranked.compute(c, ranked.ranges[i]);
+            let (m, counts) = ranked.compute(c);
             for (total, n) in work
                 .iter()
                 .zip([counts.seeds, counts.steps, counts.exhausted])
@@ -686,8 +702,6 @@ pub struct Ranked<'c> {
     candidates: Vec<Candidate>,
     /// The pair records of the candidates, sorted by pair.
     records: Vec<Record>,
-    /// Each candidate's, `records[ranges[i].0..ranges[i].1]`.
-    ranges: Vec<(usize, usize)>,
     /// The reported pairs, best first.
     order: Vec<Source>,
     /// Their matches, in the same order, under [`Retain::Fragments`].
@@ -771,7 +785,7 @@ impl<'c> Ranked<'c> {
 
     /// A valid candidate's fragments and scores (the caller's identical
     /// pairs not yet marked).
-    fn compute(&self, c: &Candidate, records: (usize, usize)) -> (PairMatch, PairCounts) {
+    fn compute(&self, c: &Candidate) -> (PairMatch, PairCounts) {
         let Run { options, prep, .. } = &self.run;
         let index = &self.index;
         let k = options.config.k();
@@ -783,7 +797,7 @@ impl<'c> Ranked<'c> {
             None => options.min_fragment_symbols,
         };
         let mut f = pair_fragments(
-            &self.records[records.0..records.1],
+            &self.records[c.records.0..c.records.1],
             index,
             prep,
             k,
@@ -853,7 +867,7 @@ impl<'c> Ranked<'c> {
             .map(|source| match *source {
                 Source::Candidate(i) => {
                     let c = &self.candidates[i as usize];
-                    let (mut m, _) = self.compute(c, self.ranges[i as usize]);
+                    let (mut m, _) = self.compute(c);
                     m.identical |= declared.binary_search(&c.dense).is_ok();
                     m
                 }
