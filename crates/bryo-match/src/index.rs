@@ -512,13 +512,33 @@ impl Index {
             b_start: 0,
             b_len: 0,
         };
-        let mut records = collect_exactly(&self.buckets, empty, |b, bucket, emit| {
-            pair_records(b, bucket, prep, self.rule, |r| {
-                if filter.as_ref().is_none_or(|f| f.has(&r)) && self.seeds(&r) {
-                    emit(r);
-                }
-            });
-        });
+        let mut records = match &filter {
+            // Every pair's: most of the records, in a vector of exactly
+            // their number.
+            None => collect_exactly(&self.buckets, empty, |b, bucket, emit| {
+                pair_records(b, bucket, prep, self.rule, |r| {
+                    if self.seeds(&r) {
+                        emit(r);
+                    }
+                });
+            }),
+            // Some pairs' (the candidates of a cut): few records, collected
+            // in one pass, the test made once per record.
+            Some(f) => self
+                .buckets
+                .par_iter()
+                .enumerate()
+                .flat_map_iter(|(b, bucket)| {
+                    let mut kept = Vec::new();
+                    pair_records(b as u32, bucket, prep, self.rule, |r| {
+                        if f.has(&r) && self.seeds(&r) {
+                            kept.push(r);
+                        }
+                    });
+                    kept
+                })
+                .collect(),
+        };
         records.par_sort_unstable_by_key(Record::pair);
         records
     }
