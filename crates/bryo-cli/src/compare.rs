@@ -725,8 +725,7 @@ fn warn_about_common_passages(report: &Report) {
 }
 
 /// The bytes [`write_json`] writes, with the pairs — most of a report —
-/// encoded on all cores, [`STREAM_BATCH`] at a time, as a streamed run
-/// writes them.
+/// encoded on all cores, a batch at a time, as a streamed run writes them.
 fn write_json_pairs_in_parallel(report: &Report, out: impl Write + Sync) -> Result<()> {
     if report.pairs.len() < 2 {
         return Ok(write_json(report, out)?);
@@ -757,11 +756,13 @@ fn write_json_pairs_in_parallel(report: &Report, out: impl Write + Sync) -> Resu
     };
     // Checks what `write_json` checks: the head, then every pair.
     let mut writer = JsonPairs::begin(&head, out)?;
-    for (b, batch) in pairs.chunks(STREAM_BATCH).enumerate() {
+    // Small batches: the pairs themselves are in memory already.
+    const BATCH: usize = 64;
+    for (b, batch) in pairs.chunks(BATCH).enumerate() {
         let encoded: Vec<Vec<u8>> = batch
             .par_iter()
             .enumerate()
-            .map(|(i, p)| writer.encode(b * STREAM_BATCH + i + 1, p))
+            .map(|(i, p)| writer.encode(b * BATCH + i + 1, p))
             .collect::<Result<_, _>>()?;
         for e in &encoded {
             writer.write_encoded(e)?;

@@ -289,23 +289,43 @@ impl<'c> Indexed<'c> {
             .collect();
         cuts[0] = 0;
         cuts.dedup();
-        let mut pairs: Vec<Candidate> = cuts
+        // Counted first, then written in place: one vector of candidates,
+        // not pieces and their join.
+        let counts: Vec<usize> = cuts
             .par_windows(2)
-            .flat_map_iter(|w| {
-                shares[w[0]..w[1]]
-                    .chunk_by(|x, y| x.pair == y.pair)
-                    .map(|run| {
-                        let (a, b) = ((run[0].pair >> 32) as u32, run[0].pair as u32);
-                        Candidate {
-                            a: prep.subs[a as usize].id,
-                            b: prep.subs[b as usize].id,
-                            shared_fingerprints: run.iter().map(|s| u64::from(s.contrib)).sum(),
-                            dense: (a, b),
-                            records: (0, 0),
-                        }
-                    })
-            })
+            .map(|w| shares[w[0]..w[1]].chunk_by(|x, y| x.pair == y.pair).count())
             .collect();
+        let empty = Candidate {
+            a: SubmissionId(0),
+            b: SubmissionId(0),
+            shared_fingerprints: 0,
+            dense: (0, 0),
+            records: (0, 0),
+        };
+        let mut pairs = vec![empty; counts.iter().sum()];
+        let mut parts: Vec<&mut [Candidate]> = Vec::with_capacity(counts.len());
+        let mut rest: &mut [Candidate] = &mut pairs;
+        for &n in &counts {
+            let (head, tail) = rest.split_at_mut(n);
+            parts.push(head);
+            rest = tail;
+        }
+        parts
+            .into_par_iter()
+            .zip(cuts.par_windows(2))
+            .for_each(|(part, w)| {
+                let runs = shares[w[0]..w[1]].chunk_by(|x, y| x.pair == y.pair);
+                for (slot, run) in part.iter_mut().zip(runs) {
+                    let (a, b) = ((run[0].pair >> 32) as u32, run[0].pair as u32);
+                    *slot = Candidate {
+                        a: prep.subs[a as usize].id,
+                        b: prep.subs[b as usize].id,
+                        shared_fingerprints: run.iter().map(|s| u64::from(s.contrib)).sum(),
+                        dense: (a, b),
+                        records: (0, 0),
+                    };
+                }
+            });
         let total = pairs.len() as u64;
         if let Some(scored) = scored_candidates(&self.run.options).filter(|&n| n < pairs.len()) {
             // The best `scored` by shared fingerprints (ties by pair, a
