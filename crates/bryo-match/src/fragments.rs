@@ -111,7 +111,15 @@ fn collect_seeds(records: &[Record], index: &Index) -> Vec<Seed> {
             }
         }
     }
-    seeds.sort_unstable_by_key(|s| (s.da, s.db, s.diag, s.pa));
+    // Most pairs are of one document each: then one 128-bit key, compared
+    // in two steps, orders them (a diagonal is within ±2³², a position
+    // below 2³²).
+    let first = seeds.first().map(|s| (s.da, s.db));
+    if seeds.iter().all(|s| Some((s.da, s.db)) == first) {
+        seeds.sort_unstable_by_key(|s| ((s.diag + (1 << 32)) as u128) << 32 | u128::from(s.pa));
+    } else {
+        seeds.sort_unstable_by_key(|s| (s.da, s.db, s.diag, s.pa));
+    }
     seeds
 }
 
@@ -263,9 +271,17 @@ fn select(
         // Most pairs of a large batch share a single short match.
         return cands;
     }
-    // The queue's order: longest first, then the smallest position.
+    // The queue's order: longest first, then the smallest position. Most
+    // pairs are of one document each: then one 128-bit key orders them.
     let key = |&(len, c): &(u32, Cand)| (Reverse(len), c);
-    cands.sort_unstable_by_key(key);
+    let first = (cands[0].1 .0, cands[0].1 .2);
+    if cands.iter().all(|c| (c.1 .0, c.1 .2) == first) {
+        cands.sort_unstable_by_key(|&(len, (_, sa, _, sb))| {
+            u128::from(!len) << 64 | u128::from(sa) << 32 | u128::from(sb)
+        });
+    } else {
+        cands.sort_unstable_by_key(key);
+    }
     let mut covered_a = Coverage::new(cands.iter().map(|c| c.1 .0), &doc_len);
     let mut covered_b = Coverage::new(cands.iter().map(|c| c.1 .2), &doc_len);
     let mut pieces: BinaryHeap<(u32, Reverse<Cand>)> = BinaryHeap::new();
