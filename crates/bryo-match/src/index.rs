@@ -614,14 +614,7 @@ fn collect_exactly<T: Copy + Send + Sync>(
         })
         .collect();
     let mut items = vec![empty; counts.iter().sum()];
-    let mut parts: Vec<&mut [T]> = Vec::with_capacity(buckets.len());
-    let mut rest: &mut [T] = &mut items;
-    for &n in &counts {
-        let (head, tail) = rest.split_at_mut(n);
-        parts.push(head);
-        rest = tail;
-    }
-    parts
+    split_by_counts(&mut items, &counts)
         .into_par_iter()
         .zip(buckets.par_iter())
         .enumerate()
@@ -634,6 +627,17 @@ fn collect_exactly<T: Copy + Send + Sync>(
             debug_assert_eq!(next, part.len());
         });
     items
+}
+
+/// `items` cut into consecutive parts of `counts[i]` items each.
+pub(crate) fn split_by_counts<'a, T>(mut items: &'a mut [T], counts: &[usize]) -> Vec<&'a mut [T]> {
+    let mut parts = Vec::with_capacity(counts.len());
+    for &n in counts {
+        let (head, tail) = std::mem::take(&mut items).split_at_mut(n);
+        parts.push(head);
+        items = tail;
+    }
+    parts
 }
 
 /// The common-code rule with the thresholds it took on this corpus.

@@ -5,7 +5,9 @@ use bryo_engine::{Fingerprint, Hasher};
 use rayon::prelude::*;
 
 use crate::fragments::{merge, pair_fragments};
-use crate::index::{build_index, fingerprint_all, pair_key, BaseSet, Index, Prepared, Record};
+use crate::index::{
+    build_index, fingerprint_all, pair_key, split_by_counts, BaseSet, Index, Prepared, Record,
+};
 use crate::progress::check;
 use crate::{
     CommonRule, Comparison, Corpus, DocId, DocumentSummary, Error, MatchOptions, MatchStats,
@@ -303,14 +305,7 @@ impl<'c> Indexed<'c> {
             records: (0, 0),
         };
         let mut pairs = vec![empty; counts.iter().sum()];
-        let mut parts: Vec<&mut [Candidate]> = Vec::with_capacity(counts.len());
-        let mut rest: &mut [Candidate] = &mut pairs;
-        for &n in &counts {
-            let (head, tail) = rest.split_at_mut(n);
-            parts.push(head);
-            rest = tail;
-        }
-        parts
+        split_by_counts(&mut pairs, &counts)
             .into_par_iter()
             .zip(cuts.par_windows(2))
             .for_each(|(part, w)| {
