@@ -252,7 +252,7 @@ pub fn describe(s: &IndexSettings) -> String {
         s.analyze.language.map_or("detected per file", |l| l.name()),
         s.analyze.parser.name(),
         if s.analyze.normalize {
-            " (statements with no effect dropped)"
+            " (statements with no effect dropped, members in canonical order)"
         } else {
             ""
         },

@@ -1453,6 +1453,99 @@ fn normalize_sees_through_inserted_dead_statements() {
     assert!(covered * 10 >= lines * 9, "{covered} of {lines} lines");
 }
 
+/// `java_program(seed, false)` with its methods in reverse order: the
+/// reordering attack, which changes nothing the program does.
+fn java_program_reordered(seed: u32) -> String {
+    let src = java_program(seed, false);
+    let start = src.find("  static int m").unwrap();
+    let end = src.rfind("}\n").unwrap();
+    let methods: Vec<String> = src[start..end]
+        .split_inclusive("    return a + b;\n  }\n")
+        .map(str::to_string)
+        .collect();
+    assert_eq!(methods.len(), 5);
+    let mut out = src[..start].to_string();
+    for m in methods.iter().rev() {
+        out.push_str(m);
+    }
+    out.push_str(&src[end..]);
+    out
+}
+
+#[test]
+fn normalize_sees_through_reordered_members_and_statements() {
+    let dir = TempDir::new().unwrap();
+    for seed in 1..=6 {
+        write(
+            dir.path(),
+            &format!("s{seed}/P.java"),
+            &java_program(seed, false),
+        );
+    }
+    let copy = java_program_reordered(3);
+    write(dir.path(), "s9/P.java", &copy);
+    let plain = compare_json(dir.path(), &["-n", "0", "."]);
+    let normalized = compare_json(dir.path(), &["-n", "0", "--normalize", "."]);
+    let before = similarity(&plain, "s3/P.java", "s9/P.java");
+    let after = similarity(&normalized, "s3/P.java", "s9/P.java");
+    assert!(
+        after > 0.99,
+        "with --normalize: {after} (without: {before})"
+    );
+    assert!(after > before, "{before} -> {after}");
+    // Every part of every fragment is the same text on both sides (the copy
+    // renames nothing), found where it is in each file.
+    let original = java_program(3, false);
+    let n = names(&normalized);
+    let pair = normalized["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| {
+            let (a, b) = (
+                &n[p["a"].as_u64().unwrap() as usize],
+                &n[p["b"].as_u64().unwrap() as usize],
+            );
+            is(a, "s3/P.java") && is(b, "s9/P.java") || is(a, "s9/P.java") && is(b, "s3/P.java")
+        })
+        .unwrap();
+    let a_is_copy = is(&n[pair["a"].as_u64().unwrap() as usize], "s9/P.java");
+    let (ta, tb) = if a_is_copy {
+        (&copy, &original)
+    } else {
+        (&original, &copy)
+    };
+    let squeeze = |t: &str| t.split_whitespace().collect::<String>();
+    let text = |t: &str, loc: &Value| {
+        t[loc["bytes"][0].as_u64().unwrap() as usize..loc["bytes"][1].as_u64().unwrap() as usize]
+            .to_string()
+    };
+    let mut moved = 0;
+    let mut symbols = 0;
+    for f in pair["fragments"].as_array().unwrap() {
+        let parts = f["parts"]
+            .as_array()
+            .cloned()
+            .unwrap_or_else(|| vec![f.clone()]);
+        moved += usize::from(parts.len() > 1);
+        for p in &parts {
+            assert_eq!(
+                squeeze(&text(ta, &p["a"])),
+                squeeze(&text(tb, &p["b"])),
+                "{p}"
+            );
+            symbols += p["symbols"].as_u64().unwrap();
+        }
+        assert_eq!(symbols_of(f), parts.iter().map(symbols_of).sum::<u64>());
+    }
+    assert!(moved > 0, "no fragment spans moved code");
+    assert!(symbols > 0);
+}
+
+fn symbols_of(v: &Value) -> u64 {
+    v["symbols"].as_u64().unwrap()
+}
+
 #[test]
 fn normalize_needs_the_syntax_tree() {
     let dir = TempDir::new().unwrap();

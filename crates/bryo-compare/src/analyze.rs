@@ -84,6 +84,12 @@ impl Default for AnalyzeOptions {
     }
 }
 
+/// What `--normalize` does to the symbols, as a number that stored
+/// indexes record: 1 left out dead statements and wrote equivalent forms
+/// one way; 2 also puts members and top-level definitions in canonical
+/// order. An index made under another version refuses queries.
+pub const TOKEN_NORMALIZATION_VERSION: u32 = 2;
+
 /// A file after its front-end: the decoded text, the symbols with their
 /// spans, and everything needed to map them to lines and original bytes.
 #[derive(Clone, Debug)]
@@ -105,6 +111,10 @@ pub struct Analyzed {
     pub normalized: Normalized,
     /// Lines of the decoded text.
     pub lines: LineIndex,
+    /// For symbols out of text order (`--normalize`'s canonical order),
+    /// each symbol's place in text order ([`Normalized::text_ranks`]);
+    /// `None` when they are in text order.
+    pub text_ranks: Option<Vec<u32>>,
 }
 
 impl Analyzed {
@@ -115,11 +125,50 @@ impl Analyzed {
     }
 
     /// The half-open byte range in the decoded text of symbols
-    /// `start..start + len` (`len` ≥ 1, inside the stream).
+    /// `start..start + len` (`len` ≥ 1, inside the stream): the smallest
+    /// range holding all of them.
     pub fn symbol_span(&self, start: usize, len: usize) -> Span {
         let spans = &self.normalized.spans;
-        Span::new(spans[start].start, spans[start + len - 1].end)
+        if self.text_ranks.is_none() {
+            return Span::new(spans[start].start, spans[start + len - 1].end);
+        }
+        let run = &spans[start..start + len];
+        Span::new(
+            run.iter().map(|s| s.start).min().unwrap_or(0),
+            run.iter().map(|s| s.end).max().unwrap_or(0),
+        )
     }
+
+    /// The symbols `start..start + len` as runs that are contiguous in the
+    /// text too, as `(offset, len)` from `start`: one run unless the front-end
+    /// moved symbols (see [`Analyzed::text_ranks`]).
+    pub fn text_runs(&self, start: usize, len: usize) -> Vec<(usize, usize)> {
+        cut_runs(len, |i| self.follows(start + i))
+    }
+
+    /// Whether symbol `i + 1` comes right after symbol `i` in the text.
+    pub(crate) fn follows(&self, i: usize) -> bool {
+        self.text_ranks
+            .as_ref()
+            .is_none_or(|r| r[i].wrapping_add(1) == r[i + 1])
+    }
+}
+
+/// `0..len` cut before every `i + 1` where `joined(i)` is false, as
+/// `(offset, len)` runs.
+pub(crate) fn cut_runs(len: usize, joined: impl Fn(usize) -> bool) -> Vec<(usize, usize)> {
+    let mut runs = Vec::with_capacity(1);
+    let mut from = 0;
+    for i in 0..len.saturating_sub(1) {
+        if !joined(i) {
+            runs.push((from, i + 1 - from));
+            from = i + 1;
+        }
+    }
+    if len > 0 {
+        runs.push((from, len - from));
+    }
+    runs
 }
 
 /// Runs one file through decoding, detection and its front-end. `Err` is
@@ -158,7 +207,13 @@ pub fn analyze(
         notes.push(format!("{what} at {line}:{col}"));
     }
     let (frontend, fallback) = (run.frontend, run.fallback);
+    let text_ranks = if options.normalize {
+        normalized.text_ranks()
+    } else {
+        None
+    };
     Ok(Analyzed {
+        text_ranks,
         path: path.to_string(),
         decoded,
         language,
@@ -245,6 +300,7 @@ fn tree_sitter(
     options.normalization = analyze.normalization;
     options.drop_dead_code = analyze.normalize;
     options.canonical_forms = analyze.normalize;
+    options.canonical_order = analyze.normalize;
     bryo_treesitter::normalize(name, text.as_bytes(), &options).map_err(|e| e.to_string())
 }
 

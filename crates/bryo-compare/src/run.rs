@@ -13,7 +13,7 @@ use bryo_report::{
 };
 use rayon::prelude::*;
 
-use crate::analyze::{analyze, AnalyzeError, AnalyzeOptions, Analyzed};
+use crate::analyze::{analyze, cut_runs, AnalyzeError, AnalyzeOptions, Analyzed};
 use crate::identical::{detect, Identical};
 use crate::CompareError;
 use crate::{FileFingerprint, FileFingerprinter};
@@ -581,16 +581,38 @@ impl Analysis {
             let (ra, rb) = (f.a_range(), f.b_range());
             let a = location(fa, ra.start, ra.len());
             let b = location(fb, rb.start, rb.len());
-            // Lines matched count the parts, never the gaps.
-            let parts: Vec<FragmentPart> = f
-                .parts
-                .iter()
-                .map(|p| FragmentPart {
-                    a: location(fa, p.a_start as usize, p.len as usize),
-                    b: location(fb, p.b_start as usize, p.len as usize),
-                    symbols: u64::from(p.len),
-                })
-                .collect();
+            // Lines matched count the parts, never the gaps. Where the
+            // front-end moved symbols (`--normalize`), an exact match is
+            // cut into the runs that are contiguous in both texts.
+            let exact: Vec<(usize, usize, usize)> = if f.parts.is_empty() {
+                vec![(ra.start, rb.start, ra.len())]
+            } else {
+                f.parts
+                    .iter()
+                    .map(|p| (p.a_start as usize, p.b_start as usize, p.len as usize))
+                    .collect()
+            };
+            let moved = fa.text_ranks.is_some() || fb.text_ranks.is_some();
+            let mut parts: Vec<FragmentPart> = Vec::new();
+            if !f.parts.is_empty() || moved {
+                for (a0, b0, len) in exact {
+                    let runs = if moved {
+                        cut_runs(len, |i| fa.follows(a0 + i) && fb.follows(b0 + i))
+                    } else {
+                        vec![(0, len)]
+                    };
+                    for (off, n) in runs {
+                        parts.push(FragmentPart {
+                            a: location(fa, a0 + off, n),
+                            b: location(fb, b0 + off, n),
+                            symbols: n as u64,
+                        });
+                    }
+                }
+                if parts.len() == 1 {
+                    parts.clear();
+                }
+            }
             if parts.is_empty() {
                 a_lines.push((aj, a.lines));
                 b_lines.push((bj, b.lines));

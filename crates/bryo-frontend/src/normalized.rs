@@ -41,8 +41,11 @@ impl Span {
 
 /// The standard stream every front-end produces: one `u64` symbol per
 /// normalized token (or character, or word), and for each the span of text it
-/// came from. `symbols.len() == spans.len()`; spans are strictly increasing
-/// and never overlap.
+/// came from. `symbols.len() == spans.len()`; spans never overlap. They are
+/// in text order (strictly increasing) unless a front-end put the symbols
+/// in a canonical order (the tree-sitter front-end's
+/// `Options::canonical_order`); [`Normalized::text_ranks`] then maps each
+/// symbol to its place in the text.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Normalized {
     /// The symbols, fed to the fingerprinting engine.
@@ -77,6 +80,37 @@ impl Normalized {
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.symbols.is_empty()
+    }
+
+    /// Whether the spans are in text order (each ends before the next
+    /// starts).
+    pub fn in_text_order(&self) -> bool {
+        self.spans.windows(2).all(|w| w[0].end <= w[1].start)
+    }
+
+    /// For a stream out of text order, each symbol's place in text order
+    /// (`ranks[i]` symbols start before symbol `i` does); `None` for a
+    /// stream in text order, where that is `i`.
+    ///
+    /// ```
+    /// use bryo_frontend::{Normalized, Span};
+    /// let mut n = Normalized::default();
+    /// n.push(1, Span::new(10, 12));
+    /// n.push(2, Span::new(0, 3));
+    /// n.push(3, Span::new(4, 6));
+    /// assert_eq!(n.text_ranks(), Some(vec![2, 0, 1]));
+    /// ```
+    pub fn text_ranks(&self) -> Option<Vec<u32>> {
+        if self.in_text_order() {
+            return None;
+        }
+        let mut by_start: Vec<u32> = (0..self.spans.len() as u32).collect();
+        by_start.sort_unstable_by_key(|&i| self.spans[i as usize].start);
+        let mut ranks = vec![0u32; self.spans.len()];
+        for (rank, &i) in by_start.iter().enumerate() {
+            ranks[i as usize] = rank as u32;
+        }
+        Some(ranks)
     }
 
     /// Empties the stream, keeping its buffers.

@@ -1,6 +1,6 @@
 //! A pair page: the two submissions side by side with their fragments.
 
-use bryo_report::{FileEntry, Location, Pair, Report};
+use bryo_report::{FileEntry, Fragment, Location, Pair, Report};
 
 use crate::escape::{escape_into, fraction, percent, push_fmt};
 use crate::overview::old_marker;
@@ -187,8 +187,20 @@ fn fragment_table(out: &mut String, pair: &Pair, a_name: &str, b_name: &str) {
                 format_args!("lines {}–{}</a></td>", loc.lines[0], loc.lines[1]),
             );
         }
+        let moved = [Side::A, Side::B].into_iter().any(|side| {
+            f.parts
+                .windows(2)
+                .any(|w| side.of_part(&w[0]).bytes[1] > side.of_part(&w[1]).bytes[0])
+        });
         match f.parts.len() {
             0 => push_fmt(out, format_args!("<td>{}</td></tr>\n", f.symbols)),
+            n if moved => push_fmt(
+                out,
+                format_args!(
+                    "<td>{} <small title=\"statements in canonical order (--normalize): the parts match in another order in one of the files\">in {n} parts, moved</small></td></tr>\n",
+                    f.symbols
+                ),
+            ),
             n => push_fmt(
                 out,
                 format_args!(
@@ -333,23 +345,34 @@ fn render_file(
     };
     let mut changed = false;
     let mut marks = Vec::new();
+    // A fragment whose parts lie out of text order on this side (the
+    // front-end put statements in a canonical order) is marked part by
+    // part: the range around them holds other code.
+    let in_order = |f: &Fragment| {
+        f.parts
+            .windows(2)
+            .all(|w| side.of_part(&w[0]).bytes[1] <= side.of_part(&w[1]).bytes[0])
+    };
     for (i, f) in pair.fragments.iter().enumerate() {
         let loc = side.of(f);
         if loc.file != file.path {
             continue;
         }
-        changed |= !source.holds(loc.bytes[1]);
-        marks.push((
-            source.shown_offset(loc.bytes[0]),
-            source.shown_offset(loc.bytes[1]),
-            i,
-        ));
+        let pieces: Vec<[u64; 2]> = if in_order(f) {
+            vec![loc.bytes]
+        } else {
+            f.parts.iter().map(|p| side.of_part(p).bytes).collect()
+        };
+        for [start, end] in pieces {
+            changed |= !source.holds(end);
+            marks.push((source.shown_offset(start), source.shown_offset(end), i));
+        }
     }
     marks.sort_unstable();
     // Inside a merged fragment, what lies between two parts did not match.
     let mut gaps = Vec::new();
     for (i, f) in pair.fragments.iter().enumerate() {
-        if side.of(f).file != file.path {
+        if side.of(f).file != file.path || !in_order(f) {
             continue;
         }
         for w in f.parts.windows(2) {

@@ -1229,6 +1229,7 @@ impl StoredDocument {
             self.notes.split('\n').map(str::to_string).collect()
         };
         let analyzed = Analyzed {
+            text_ranks: normalized.text_ranks(),
             path: self.path,
             decoded,
             language,

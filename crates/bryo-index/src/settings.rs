@@ -3,7 +3,9 @@
 
 use std::path::Path;
 
-use bryo_compare::{default_thresholds, AnalyzeOptions, Normalization, Parser};
+use bryo_compare::{
+    default_thresholds, AnalyzeOptions, Normalization, Parser, TOKEN_NORMALIZATION_VERSION,
+};
 use bryo_engine::Config;
 use bryo_frontend::{FrontendKind, Language, TextMode};
 
@@ -75,7 +77,11 @@ impl IndexSettings {
             ("text_mode", self.analyze.text_mode.name().to_string()),
             (
                 "token_normalization",
-                if self.analyze.normalize { "on" } else { "off" }.to_string(),
+                if self.analyze.normalize {
+                    TOKEN_NORMALIZATION_VERSION.to_string()
+                } else {
+                    "off".to_string()
+                },
             ),
             ("k", self.config.k().to_string()),
             ("w", self.config.w().to_string()),
@@ -149,9 +155,22 @@ impl IndexSettings {
         };
         // Indexes made before `--normalize` existed have no row: they keep
         // every statement.
+        // Its version otherwise; the first wrote `on`.
         let normalize = match get("token_normalization").as_deref() {
             None | Some("off") => false,
-            Some("on") => true,
+            Some(v) if v == TOKEN_NORMALIZATION_VERSION.to_string() => true,
+            Some(v @ ("on" | "1")) => {
+                return Err(IndexError::Mismatch {
+                    dir: dir.to_path_buf(),
+                    what: "token normalization version",
+                    stored: if v == "on" {
+                        "1".to_string()
+                    } else {
+                        v.to_string()
+                    },
+                    wanted: format!("{TOKEN_NORMALIZATION_VERSION} (this build of bryo)"),
+                })
+            }
             Some(other) => {
                 return Err(IndexError::Settings(format!(
                     "unknown token_normalization `{other}`"
@@ -200,5 +219,39 @@ impl IndexSettings {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meta(normalize: Option<&str>) -> Result<IndexSettings> {
+        let settings = IndexSettings::new(AnalyzeOptions::default(), None, None, None).unwrap();
+        let rows = settings.to_meta();
+        IndexSettings::from_meta(Path::new("idx"), |key| {
+            if key == "token_normalization" {
+                return normalize.map(str::to_string);
+            }
+            rows.iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone())
+        })
+    }
+
+    #[test]
+    fn token_normalization_is_read_with_its_version() {
+        assert!(!meta(None).unwrap().analyze.normalize);
+        assert!(!meta(Some("off")).unwrap().analyze.normalize);
+        let current = TOKEN_NORMALIZATION_VERSION.to_string();
+        assert!(meta(Some(&current)).unwrap().analyze.normalize);
+        // The first version wrote `on`: its streams are not this build's.
+        let err = meta(Some("on")).unwrap_err().to_string();
+        assert!(
+            err.contains("index made with token normalization version 1, but 2 (this build of bryo) is asked for"),
+            "{err}"
+        );
+        assert!(matches!(
+            meta(Some("sideways")),
+            Err(IndexError::Settings(_))
+        ));
     }
 }

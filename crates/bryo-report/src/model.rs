@@ -363,7 +363,8 @@ pub struct Pair {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Fragment {
     /// Where it is in submission `a`: from its first matched symbol to its
-    /// last, gaps included.
+    /// last, gaps included (with `--normalize`, which may emit statements in
+    /// a canonical order, the smallest range holding all its symbols).
     pub a: Location,
     /// Where it is in submission `b`.
     pub b: Location,
@@ -371,7 +372,11 @@ pub struct Fragment {
     pub symbols: u64,
     /// The exact matches of a merged fragment, in order on both sides; what
     /// lies between two consecutive parts on a side is a gap, which did not
-    /// match. Empty (and omitted from JSON) for a single exact match.
+    /// match. Empty (and omitted from JSON) for a single exact match. With
+    /// `--normalize`, a match that runs through statements emitted in a
+    /// canonical order is cut into the parts contiguous in both files; such
+    /// parts follow the match's order, which on one side may not be the
+    /// file's.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parts: Vec<FragmentPart>,
 }

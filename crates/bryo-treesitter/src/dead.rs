@@ -35,15 +35,17 @@ use tree_sitter::{Language, Node, Tree};
 use crate::languages::{Statements, TsLanguage};
 use crate::walk::Role;
 
-const SCOPE: u16 = 1;
+pub(crate) const SCOPE: u16 = 1;
 pub(crate) const BLOCK: u16 = 1 << 1;
 pub(crate) const DROPPABLE: u16 = 1 << 2;
-const CALL: u16 = 1 << 3;
+pub(crate) const CALL: u16 = 1 << 3;
 pub(crate) const UPDATE: u16 = 1 << 4;
 pub(crate) const PATTERN: u16 = 1 << 5;
-const NONLOCAL: u16 = 1 << 6;
+pub(crate) const NONLOCAL: u16 = 1 << 6;
 const WRAPPER: u16 = 1 << 7;
-const LABEL: u16 = 1 << 8;
+pub(crate) const LABEL: u16 = 1 << 8;
+pub(crate) const MEMBERS: u16 = 1 << 9;
+pub(crate) const DEFINITION: u16 = 1 << 10;
 
 /// The statement tables of one grammar by kind id, built once per thread
 /// and language like the role table.
@@ -52,17 +54,17 @@ pub(crate) struct StatementTable {
     /// The field holding the target of an assignment kind.
     pub(crate) assignment: Vec<Option<u16>>,
     /// The field holding the declared name(s) of a declarator kind.
-    declarator: Vec<Option<u16>>,
+    pub(crate) declarator: Vec<Option<u16>>,
     body: Option<u16>,
-    declarator_field: Option<u16>,
+    pub(crate) declarator_field: Option<u16>,
     function_field: Option<u16>,
-    name_field: Option<u16>,
+    pub(crate) name_field: Option<u16>,
     object_field: Option<u16>,
     value_field: Option<u16>,
     pub(crate) left_field: Option<u16>,
     pub(crate) right_field: Option<u16>,
     pub(crate) operator_field: Option<u16>,
-    spec: &'static Statements,
+    pub(crate) spec: &'static Statements,
 }
 
 impl StatementTable {
@@ -73,7 +75,7 @@ impl StatementTable {
         let mut assignment = vec![None; count];
         let mut declarator = vec![None; count];
         let field = |name: &str| language.field_id_for_name(name).map(|f| f.get());
-        let lists: [(&[&str], u16); 8] = [
+        let lists: [(&[&str], u16); 10] = [
             (st.scopes, SCOPE),
             (st.blocks, BLOCK),
             (st.droppable, DROPPABLE),
@@ -82,6 +84,8 @@ impl StatementTable {
             (st.patterns, PATTERN),
             (st.nonlocal, NONLOCAL),
             (st.wrappers, WRAPPER),
+            (st.members, MEMBERS),
+            (st.definitions, DEFINITION),
         ];
         for id in 0..count {
             let Some(name) = language.node_kind_for_id(id as u16) else {

@@ -12,6 +12,7 @@ use crate::dead::{dead_statements, StatementTable};
 use crate::error::Fallback;
 use crate::forms::{canonical_forms, Edits};
 use crate::languages::{languages, TsLanguage};
+use crate::order;
 use crate::walk::{role_table, walk, Role, TreeStats};
 
 /// How to run a tree-sitter front-end, and when to give up on it.
@@ -65,6 +66,19 @@ pub struct Options {
     /// `-=` and the other arithmetic and bitwise operators), where the
     /// meaning is the same. Default `false`.
     pub canonical_forms: bool,
+    /// Token-sequence normalization against reordering: the members of a
+    /// class and the definitions and statements of a file's top level that
+    /// do not conflict (neither writes what the other reads or writes, not
+    /// both with effects, no jump or label) are emitted in one canonical
+    /// order, whatever order they were written in. Symbols keep their
+    /// spans, so the stream is then out of text order where they moved
+    /// ([`Normalized`]). Default `false`.
+    pub canonical_order: bool,
+    /// With [`Options::canonical_order`], the statements of every block
+    /// too. Default `false`: on the labelled sets it raises independent
+    /// solutions of one task more than it helps copies (ARCHITECTURE.md,
+    /// canonical order).
+    pub canonical_statement_order: bool,
 }
 
 impl Default for Options {
@@ -76,6 +90,8 @@ impl Default for Options {
             timeout: Some(Duration::from_secs(10)),
             drop_dead_code: false,
             canonical_forms: false,
+            canonical_order: false,
+            canonical_statement_order: false,
         }
     }
 }
@@ -228,15 +244,20 @@ impl TsLanguage {
                 canonical_forms(&tree, &parse_text, &tp.roles, &tp.statements, &mut edits);
             }
             edits.sort();
-            Ok(walk(
-                &tree,
-                text,
-                &tp.roles,
-                &edits,
-                verbatim,
-                keep_strings,
-                out,
-            ))
+            let lists = if options.canonical_order {
+                order::lists(
+                    &tree,
+                    &parse_text,
+                    &tp.roles,
+                    &tp.statements,
+                    options.canonical_statement_order,
+                )
+            } else {
+                Vec::new()
+            };
+            let stats = walk(&tree, text, &tp.roles, &edits, verbatim, keep_strings, out);
+            order::apply(&lists, out);
+            Ok(stats)
         })?;
         let error_bytes = (stats.error_bytes + stats.missing_nodes as usize).min(text.len());
         if error_bytes > 0 && error_bytes as f64 > options.max_error_share * text.len() as f64 {

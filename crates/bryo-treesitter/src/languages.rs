@@ -74,6 +74,12 @@ pub(crate) struct Statements {
     /// Keyword and operator tokens that have an effect (jumps, `delete`,
     /// C++'s stream `<<`).
     pub(crate) effect_tokens: &'static [&'static str],
+    /// Nodes whose named children are members in no meaningful order: a
+    /// class body, a file's top level (canonical order, `order.rs`).
+    pub(crate) members: &'static [&'static str],
+    /// Definitions (of a type, a namespace, a function that is not a
+    /// scope): as a member or statement they only bind their name.
+    pub(crate) definitions: &'static [&'static str],
 }
 
 /// Tokens with an effect in every language that spells them so.
@@ -135,6 +141,13 @@ const C_STATEMENTS: Statements = Statements {
     nonlocal: &[],
     labels: &["labeled_statement", "case_statement"],
     effect_tokens: JUMPS,
+    members: &["translation_unit"],
+    definitions: &[
+        "struct_specifier",
+        "enum_specifier",
+        "union_specifier",
+        "type_definition",
+    ],
 };
 
 impl std::fmt::Debug for TsLanguage {
@@ -227,6 +240,21 @@ const CPP_STATEMENTS: Statements = Statements {
         "<<",
         ">>",
     ],
+    members: &[
+        "translation_unit",
+        "field_declaration_list",
+        "declaration_list",
+    ],
+    definitions: &[
+        "class_specifier",
+        "struct_specifier",
+        "enum_specifier",
+        "union_specifier",
+        "namespace_definition",
+        "template_declaration",
+        "type_definition",
+        "alias_declaration",
+    ],
     ..C_STATEMENTS
 };
 
@@ -267,6 +295,19 @@ const JAVA_STATEMENTS: Statements = Statements {
     nonlocal: &[],
     labels: &["labeled_statement", "switch_label"],
     effect_tokens: JUMPS,
+    members: &[
+        "program",
+        "class_body",
+        "interface_body",
+        "enum_body_declarations",
+    ],
+    definitions: &[
+        "class_declaration",
+        "interface_declaration",
+        "enum_declaration",
+        "record_declaration",
+        "annotation_type_declaration",
+    ],
 };
 
 const PYTHON_STATEMENTS: Statements = Statements {
@@ -317,6 +358,8 @@ const PYTHON_STATEMENTS: Statements = Statements {
     nonlocal: &["global_statement", "nonlocal_statement"],
     labels: &[],
     effect_tokens: JUMPS,
+    members: &["module"],
+    definitions: &["class_definition", "decorated_definition"],
 };
 
 const JS_STATEMENTS: Statements = Statements {
@@ -359,6 +402,14 @@ const JS_STATEMENTS: Statements = Statements {
     nonlocal: &[],
     labels: &["labeled_statement", "switch_case"],
     effect_tokens: JUMPS,
+    members: &["program", "class_body"],
+    definitions: &[
+        "class_declaration",
+        "abstract_class_declaration",
+        "interface_declaration",
+        "type_alias_declaration",
+        "enum_declaration",
+    ],
 };
 
 const TS_STATEMENTS: Statements = JS_STATEMENTS;
@@ -398,6 +449,16 @@ const CSHARP_STATEMENTS: Statements = Statements {
     nonlocal: &[],
     labels: &["labeled_statement", "switch_section"],
     effect_tokens: JUMPS,
+    members: &["compilation_unit", "declaration_list"],
+    definitions: &[
+        "class_declaration",
+        "struct_declaration",
+        "interface_declaration",
+        "enum_declaration",
+        "record_declaration",
+        "namespace_declaration",
+        "property_declaration",
+    ],
 };
 
 const GO_STATEMENTS: Statements = Statements {
@@ -436,6 +497,8 @@ const GO_STATEMENTS: Statements = Statements {
         "type_case",
     ],
     effect_tokens: JUMPS,
+    members: &["source_file"],
+    definitions: &["type_declaration"],
 };
 
 const RUST_STATEMENTS: Statements = Statements {
@@ -460,6 +523,16 @@ const RUST_STATEMENTS: Statements = Statements {
     nonlocal: &[],
     labels: &[],
     effect_tokens: JUMPS,
+    members: &["source_file", "declaration_list"],
+    definitions: &[
+        "impl_item",
+        "struct_item",
+        "enum_item",
+        "trait_item",
+        "mod_item",
+        "union_item",
+        "type_item",
+    ],
 };
 
 static LANGUAGES: &[TsLanguage] = &[

@@ -73,6 +73,7 @@ mod error;
 mod forms;
 mod frontend;
 mod languages;
+mod order;
 mod walk;
 
 pub use bryo_frontend::{Normalization, Normalized};
