@@ -16,11 +16,19 @@ Attacks (`ATTACKS`):
   reorder            functions (C/C++) or methods (Java) shuffled; C/C++ also shuffles runs
                      of declarations (disguise.reorder)
   ins50+reorder      both
+  loops              every `for` without `continue` written as a `while` and some `while`s
+                     as `for (; c;)` (disguise.loops)
+  branches           every `if (c) A else B` (not an `else if`) written as
+                     `if (!(c)) B else A`, or with the comparison negated (`<` -> `>=`)
+  combined           the restructuring a rewriting tool does, all at once: identifiers
+                     renamed, members reordered, loops and branches rewritten,
+                     expressions respelled (disguise.expressions), 25 % dead statements
 """
 
 import disguise
 
-ATTACKS = ["ins10", "ins25", "ins50", "ins100", "reorder", "ins50+reorder"]
+ATTACKS = ["ins10", "ins25", "ins50", "ins100", "reorder", "ins50+reorder", "loops",
+           "branches", "combined"]
 
 # Dead statements valid in C, C++ and Java: fresh names, no effect on anything else.
 DEAD = [
@@ -126,6 +134,42 @@ def reorder_java(tokens, rng):
     return out
 
 
+NEGATE = {"<": ">=", ">": "<=", "<=": ">", ">=": "<", "==": "!=", "!=": "=="}
+
+
+def swap_branches(tokens, rng):
+    """`if (c) A else B` -> `if (!(c)) B else A` (or `if (a >= b) B else A` for a single
+    comparison), inside out; `else if` chains are left as they are."""
+    out, i, n = [], 0, len(tokens)
+    while i < n:
+        kind, t = tokens[i]
+        if t == "if" and kind == "id" and i + 1 < n and tokens[i + 1][1] == "(":
+            close = disguise.match(tokens, i + 1)
+            a_end = disguise._stmt_end(tokens, close + 1) if close + 1 < n else n
+            has_else = a_end < n and tokens[a_end][1] == "else"
+            b_start = a_end + 1
+            if has_else and b_start < n and tokens[b_start][1] != "if":
+                b_end = disguise._stmt_end(tokens, b_start)
+                cond = tokens[i + 2:close]
+                a = swap_branches(tokens[close + 1:a_end], rng)
+                b = swap_branches(tokens[b_start:b_end], rng)
+                ops = [j for j, x in enumerate(cond) if x[0] == "op" and x[1] in NEGATE]
+                simple = len(ops) == 1 and not any(x[1] in ("&&", "||", "?", "(", "!")
+                                                   for x in cond)
+                if simple and rng.random() < 0.5:
+                    j = ops[0]
+                    cond = cond[:j] + [("op", NEGATE[cond[j][1]])] + cond[j + 1:]
+                else:
+                    cond = [("op", "!"), ("op", "(")] + cond + [("op", ")")]
+                out.extend([tokens[i], ("op", "(")] + cond + [("op", ")")] + b
+                           + [("id", "else")] + a)
+                i = b_end
+                continue
+        out.append(tokens[i])
+        i += 1
+    return out
+
+
 def attack(src, name, lang, rng):
     """A copy of program `src` (`lang` "c" or "java") under attack `name`."""
     rate = {"ins10": 0.1, "ins25": 0.25, "ins50": 0.5, "ins100": 1.0,
@@ -134,6 +178,15 @@ def attack(src, name, lang, rng):
         tokens = insert_dead(src, rate, rng)
     else:
         tokens = disguise.tokenize(src)
-    if "reorder" in name:
+    if name == "combined":
+        tokens = insert_dead(src, 0.25, rng)
+        tokens = disguise.rename(tokens, rng)
+    if "reorder" in name or name == "combined":
         tokens = disguise.reorder(tokens, rng) if lang == "c" else reorder_java(tokens, rng)
+    if name in ("loops", "combined"):
+        tokens = disguise.loops(tokens, rng, 1.0)
+    if name in ("branches", "combined"):
+        tokens = swap_branches(tokens, rng)
+    if name == "combined":
+        tokens = disguise.expressions(tokens, rng)
     return disguise.layout(tokens, rng)

@@ -225,6 +225,27 @@ int main() {
                     self.assertEqual(sorted(self.words(out)), sorted(self.words(src)))
 
 
+    def test_loops_branches_and_combined_rewrite_the_control_flow(self):
+        for src, lang in ((self.C, "c"), (self.JAVA, "java")):
+            loops = attacks.attack(src, "loops", lang, random.Random(1))
+            self.assertTrue(disguise.balanced(loops), loops)
+            self.assertNotIn("for (", loops.replace("for(", "for ("))
+            self.assertIn("while", loops)
+            combined = attacks.attack(src, "combined", lang, random.Random(1))
+            self.assertTrue(disguise.balanced(combined), combined)
+            # Dead statements went in (their names renamed with the rest).
+            self.assertGreater(combined.count(";"), src.count(";"))
+            self.assertEqual(combined, attacks.attack(src, "combined", lang, random.Random(1)))
+        toks = disguise.tokenize("void f(int a) { if (a < 3) { g(1); } else h(2); }")
+        swapped = " ".join(t for k, t in attacks.swap_branches(toks, random.Random(0))
+                           if k not in ("ws", "comment"))
+        self.assertIn(swapped, [
+            "void f ( int a ) { if ( a >= 3 ) h ( 2 ) ; else { g ( 1 ) ; } }",
+            "void f ( int a ) { if ( ! ( a < 3 ) ) h ( 2 ) ; else { g ( 1 ) ; } }"])
+        chain = disguise.tokenize("if (a) x(); else if (b) y(); else z();")
+        self.assertEqual(attacks.swap_branches(chain, random.Random(0))[:3], chain[:3])
+
+
 class FastSubsetTest(unittest.TestCase):
     """bryo at its defaults on the fast subset, against FLOORS."""
 

@@ -301,6 +301,7 @@ fn tree_sitter(
     options.drop_dead_code = analyze.normalize;
     options.canonical_forms = analyze.normalize;
     options.canonical_order = analyze.normalize;
+    options.canonical_control = analyze.normalize;
     bryo_treesitter::normalize(name, text.as_bytes(), &options).map_err(|e| e.to_string())
 }
 

@@ -366,3 +366,29 @@ fn the_gaps_of_a_merged_fragment_are_marked() {
     assert!(plain.contains("data-gaps=\"\""));
     assert!(!plain.contains("parts</small>"));
 }
+
+/// A fragment whose parts lie out of text order on one side (code moved by
+/// `--normalize`) is marked part by part there, without gaps, and whole on
+/// the side where they are in order.
+#[test]
+fn the_parts_of_a_fragment_through_moved_code_are_marked_one_by_one() {
+    let mut r = report();
+    let part = |a: [u64; 2], b: [u64; 2], symbols| FragmentPart {
+        a: loc("a.py", [3, 4], a),
+        b: loc("b.py", [3, 4], b),
+        symbols,
+    };
+    // In order in a.py; in b.py the second part comes first.
+    r.pairs[0].fragments[0].parts = vec![part([11, 30], [50, 68], 6), part([40, 68], [11, 29], 4)];
+    let files = render_html(&r, &loader);
+    let pair = page(&files, "pair-1.html");
+    assert!(
+        pair.contains("data-marks=\"11,68,0\" data-gaps=\"30,40,0\""),
+        "{pair}"
+    );
+    assert!(
+        pair.contains("data-marks=\"11,29,0 50,68,0\" data-gaps=\"\""),
+        "{pair}"
+    );
+    assert!(pair.contains("in 2 parts, moved</small>"), "{pair}");
+}

@@ -12,8 +12,8 @@ use crate::dead::{dead_statements, StatementTable};
 use crate::error::Fallback;
 use crate::forms::{canonical_forms, Edits};
 use crate::languages::{languages, TsLanguage};
-use crate::order;
 use crate::walk::{role_table, walk, Role, TreeStats};
+use crate::{order, shape};
 
 /// How to run a tree-sitter front-end, and when to give up on it.
 ///
@@ -79,6 +79,14 @@ pub struct Options {
     /// solutions of one task more than it helps copies (ARCHITECTURE.md,
     /// canonical order).
     pub canonical_statement_order: bool,
+    /// Token-sequence normalization of control flow: a C-style `for`
+    /// loop is emitted as the `while` loop it stands for (`init; while
+    /// (cond) { body update; }`), and an `if`/`else` with a negated
+    /// condition (`!c`, `!=`, `>=`, `<=`) is emitted with the positive
+    /// condition and its branches swapped. Symbols keep spans of their own (the `for`
+    /// keyword's is the `while`'s); the update and the swapped branches
+    /// are out of text order. Default `false`.
+    pub canonical_control: bool,
 }
 
 impl Default for Options {
@@ -92,6 +100,7 @@ impl Default for Options {
             canonical_forms: false,
             canonical_order: false,
             canonical_statement_order: false,
+            canonical_control: false,
         }
     }
 }
@@ -243,6 +252,17 @@ impl TsLanguage {
             if options.canonical_forms {
                 canonical_forms(&tree, &parse_text, &tp.roles, &tp.statements, &mut edits);
             }
+            let mut moves = Vec::new();
+            if options.canonical_control {
+                shape::control_forms(
+                    &tree,
+                    &parse_text,
+                    &tp.roles,
+                    &tp.statements,
+                    &mut edits,
+                    &mut moves,
+                );
+            }
             edits.sort();
             let lists = if options.canonical_order {
                 order::lists(
@@ -256,7 +276,7 @@ impl TsLanguage {
                 Vec::new()
             };
             let stats = walk(&tree, text, &tp.roles, &edits, verbatim, keep_strings, out);
-            order::apply(&lists, out);
+            order::apply(&lists, &moves, out);
             Ok(stats)
         })?;
         let error_bytes = (stats.error_bytes + stats.missing_nodes as usize).min(text.len());

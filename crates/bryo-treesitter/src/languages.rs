@@ -80,6 +80,11 @@ pub(crate) struct Statements {
     /// Definitions (of a type, a namespace, a function that is not a
     /// scope): as a member or statement they only bind their name.
     pub(crate) definitions: &'static [&'static str],
+    /// C-style `for (init; cond; update)` loops, written as `while` loops
+    /// (`shape.rs`).
+    pub(crate) loops: &'static [&'static str],
+    /// `if` statements with `condition`, `consequence` and `alternative`.
+    pub(crate) branches: &'static [&'static str],
 }
 
 /// Tokens with an effect in every language that spells them so.
@@ -148,6 +153,8 @@ const C_STATEMENTS: Statements = Statements {
         "union_specifier",
         "type_definition",
     ],
+    loops: &["for_statement"],
+    branches: &["if_statement"],
 };
 
 impl std::fmt::Debug for TsLanguage {
@@ -255,6 +262,8 @@ const CPP_STATEMENTS: Statements = Statements {
         "type_definition",
         "alias_declaration",
     ],
+    loops: &["for_statement"],
+    branches: &["if_statement"],
     ..C_STATEMENTS
 };
 
@@ -308,6 +317,8 @@ const JAVA_STATEMENTS: Statements = Statements {
         "record_declaration",
         "annotation_type_declaration",
     ],
+    loops: &["for_statement"],
+    branches: &["if_statement"],
 };
 
 const PYTHON_STATEMENTS: Statements = Statements {
@@ -360,6 +371,8 @@ const PYTHON_STATEMENTS: Statements = Statements {
     effect_tokens: JUMPS,
     members: &["module"],
     definitions: &["class_definition", "decorated_definition"],
+    loops: &[],
+    branches: &["if_statement"],
 };
 
 const JS_STATEMENTS: Statements = Statements {
@@ -410,6 +423,8 @@ const JS_STATEMENTS: Statements = Statements {
         "type_alias_declaration",
         "enum_declaration",
     ],
+    loops: &["for_statement"],
+    branches: &["if_statement"],
 };
 
 const TS_STATEMENTS: Statements = JS_STATEMENTS;
@@ -459,6 +474,8 @@ const CSHARP_STATEMENTS: Statements = Statements {
         "namespace_declaration",
         "property_declaration",
     ],
+    loops: &["for_statement"],
+    branches: &["if_statement"],
 };
 
 const GO_STATEMENTS: Statements = Statements {
@@ -499,6 +516,8 @@ const GO_STATEMENTS: Statements = Statements {
     effect_tokens: JUMPS,
     members: &["source_file"],
     definitions: &["type_declaration"],
+    loops: &[],
+    branches: &["if_statement"],
 };
 
 const RUST_STATEMENTS: Statements = Statements {
@@ -533,6 +552,8 @@ const RUST_STATEMENTS: Statements = Statements {
         "union_item",
         "type_item",
     ],
+    loops: &[],
+    branches: &["if_expression"],
 };
 
 static LANGUAGES: &[TsLanguage] = &[

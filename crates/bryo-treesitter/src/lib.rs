@@ -74,6 +74,7 @@ mod forms;
 mod frontend;
 mod languages;
 mod order;
+mod shape;
 mod walk;
 
 pub use bryo_frontend::{Normalization, Normalized};

@@ -60,9 +60,21 @@ struct Child {
 /// A list whose children may be put in canonical order.
 #[derive(Debug)]
 pub(crate) struct List {
-    /// Lists holding it.
-    nesting: u32,
+    /// Its depth in the tree.
+    depth: u32,
     children: Vec<Child>,
+}
+
+/// A fixed reordering of a node's parts (`shape.rs`): the symbols between
+/// consecutive byte offsets of `bounds` are the parts, emitted in `order`.
+#[derive(Debug)]
+pub(crate) struct Move {
+    /// The node's depth in the tree.
+    pub(crate) depth: u32,
+    /// Increasing byte offsets; part `i` is `bounds[i]..bounds[i + 1]`.
+    pub(crate) bounds: Vec<u32>,
+    /// The parts in their new order.
+    pub(crate) order: Vec<usize>,
 }
 
 /// Every list of `tree` with the analysis of its children: class bodies
@@ -79,6 +91,9 @@ pub(crate) fn lists(
     let mut out = Vec::new();
     // `in_list[d]`: lists among the nodes of depth `< d` on the path.
     let mut nesting: Vec<u32> = vec![0];
+    // The flags of the nodes on the path (`Node::parent` searches from the
+    // root: quadratic on deep trees).
+    let mut path: Vec<u16> = Vec::new();
     let mut cursor = tree.walk();
     loop {
         let node = cursor.node();
@@ -86,10 +101,7 @@ pub(crate) fn lists(
         let flags = table.flags(&node);
         // A block that is a class's body (Python) holds members too.
         let members = flags & MEMBERS != 0
-            || (flags & BLOCK != 0
-                && node
-                    .parent()
-                    .is_some_and(|p| table.flags(&p) & DEFINITION != 0));
+            || (flags & BLOCK != 0 && path.last().is_some_and(|p| p & DEFINITION != 0));
         let is_list = (members || (statements && flags & BLOCK != 0)) && !node.has_error();
         if is_list && here < MAX_NESTING {
             let mut c = node.walk();
@@ -103,7 +115,7 @@ pub(crate) fn lists(
                     .map(|&k| analysis.child(k, &mut names))
                     .collect();
                 out.push(List {
-                    nesting: here,
+                    depth: nesting.len() as u32 - 1,
                     children,
                 });
             }
@@ -112,6 +124,7 @@ pub(crate) fn lists(
             // Comments hold nothing to order.
         } else if cursor.goto_first_child() {
             nesting.push(here + u32::from(is_list));
+            path.push(flags);
             continue;
         }
         loop {
@@ -122,6 +135,7 @@ pub(crate) fn lists(
                 return out;
             }
             nesting.pop();
+            path.pop();
         }
     }
 }
@@ -289,29 +303,37 @@ fn intern<'a>(names: &mut HashMap<&'a [u8], u32>, name: &'a [u8]) -> u32 {
     *names.entry(name).or_insert(next)
 }
 
-/// A list's children as symbol ranges of the stream in text order.
+/// A list's children, or a move's parts, as symbol ranges of the stream
+/// in text order.
 struct Placed {
-    nesting: u32,
-    /// Indexes into the list's children of those with symbols.
+    depth: u32,
+    /// For a list: indexes into its children of those with symbols.
     members: Vec<usize>,
-    /// `ranges[i]`: the symbols of member `i`; between two members lie
-    /// separators (`;`, `,`) that stay where they are.
+    /// `ranges[i]`: the symbols of member (or part) `i`; between two
+    /// members lie separators (`;`, `,`) that stay where they are.
     ranges: Vec<(usize, usize)>,
+    /// For a move: the parts' new order.
+    fixed: Option<Vec<usize>>,
+    /// For a list: its index in `lists`.
+    list: usize,
 }
 
-/// Puts the children of every list of `lists` in canonical order in `out`,
-/// the stream the walk made of the same tree (in text order).
-pub(crate) fn apply(lists: &[List], out: &mut Normalized) {
-    if lists.is_empty() {
+/// Puts the children of every list of `lists` in canonical order and the
+/// parts of every move in theirs in `out`, the stream the walk made of the
+/// same tree (in text order), innermost first.
+pub(crate) fn apply(lists: &[List], moves: &[Move], out: &mut Normalized) {
+    if lists.is_empty() && moves.is_empty() {
         return;
     }
     let spans = &out.spans;
     let at = |byte: u32| spans.partition_point(|s| s.start < byte);
-    // Every range is found while the stream is still in text order;
-    // reordering a list moves whole ranges of the lists around it.
+    // Every range is found while the stream is still in text order; a
+    // node's reordering moves whole ranges of the nodes inside it, so
+    // working innermost first keeps every range valid.
     let mut placed: Vec<Placed> = lists
         .iter()
-        .map(|list| {
+        .enumerate()
+        .map(|(li, list)| {
             let mut members = Vec::new();
             let mut ranges = Vec::new();
             for (i, c) in list.children.iter().enumerate() {
@@ -322,29 +344,40 @@ pub(crate) fn apply(lists: &[List], out: &mut Normalized) {
                 }
             }
             Placed {
-                nesting: list.nesting,
+                depth: list.depth,
                 members,
                 ranges,
+                fixed: None,
+                list: li,
             }
         })
         .collect();
-    let mut by_depth: Vec<usize> = (0..placed.len()).collect();
-    by_depth.sort_by_key(|&i| Reverse(placed[i].nesting));
+    placed.extend(moves.iter().map(|m| Placed {
+        depth: m.depth,
+        members: Vec::new(),
+        ranges: m.bounds.windows(2).map(|w| (at(w[0]), at(w[1]))).collect(),
+        fixed: Some(m.order.clone()),
+        list: 0,
+    }));
+    placed.sort_by_key(|p| Reverse(p.depth));
     let mut symbols: Vec<u64> = Vec::new();
     let mut new_spans: Vec<Span> = Vec::new();
-    for li in by_depth {
-        let p = &mut placed[li];
-        if p.members.len() < 2 {
-            continue;
-        }
-        let children = &lists[li].children;
-        let keys: Vec<u64> = p
-            .ranges
-            .iter()
-            .map(|&(s, e)| key(&out.symbols[s..e]))
-            .collect();
-        let order = canonical(&p.members, children, &keys);
-        if order.iter().enumerate().all(|(i, &j)| i == j) {
+    for p in &placed {
+        let order = match &p.fixed {
+            Some(order) => order.clone(),
+            None => {
+                if p.members.len() < 2 {
+                    continue;
+                }
+                let keys: Vec<u64> = p
+                    .ranges
+                    .iter()
+                    .map(|&(s, e)| key(&out.symbols[s..e]))
+                    .collect();
+                canonical(&p.members, &lists[p.list].children, &keys)
+            }
+        };
+        if order.iter().enumerate().all(|(i, &j)| i == j) || p.ranges.is_empty() {
             continue;
         }
         let (first, last) = (p.ranges[0].0, p.ranges[p.ranges.len() - 1].1);
