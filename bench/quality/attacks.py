@@ -20,6 +20,9 @@ Attacks (`ATTACKS`):
                      as `for (; c;)` (disguise.loops)
   branches           every `if (c) A else B` (not an `else if`) written as
                      `if (!(c)) B else A`, or with the comparison negated (`<` -> `>=`)
+  stmts              independent neighbouring statements swapped: two assignments or
+                     initialised declarations without calls, neither naming what the
+                     other writes (half of such pairs)
   combined           the restructuring a rewriting tool does, all at once: identifiers
                      renamed, members reordered, loops and branches rewritten,
                      expressions respelled (disguise.expressions), 25 % dead statements
@@ -27,7 +30,7 @@ Attacks (`ATTACKS`):
 
 import disguise
 
-ATTACKS = ["ins10", "ins25", "ins50", "ins100", "reorder", "ins50+reorder", "loops",
+ATTACKS = ["ins10", "ins25", "ins50", "ins100", "reorder", "ins50+reorder", "stmts", "loops",
            "branches", "combined"]
 
 # Dead statements valid in C, C++ and Java: fresh names, no effect on anything else.
@@ -134,6 +137,53 @@ def reorder_java(tokens, rng):
     return out
 
 
+def _target(stmt):
+    """The name a simple statement writes (`int a = 1;`, `a = b * 2;`), or None: it must
+    end with `;`, hold one `=` and no call, block, jump or step."""
+    words = [t for _, t in stmt]
+    if not words or words[-1] != ";" or words.count("=") != 1:
+        return None
+    if any(t in ("(", "{", "}", "return", "break", "continue", "++", "--", "new")
+           for t in words):
+        return None
+    eq = words.index("=")
+    if eq == 0 or stmt[eq - 1][0] != "id":
+        return None
+    return words[eq - 1]
+
+
+def swap_statements(tokens, rng):
+    """Inside every block, neighbouring independent statements swapped (half of the
+    pairs that qualify): both simple (`_target`), neither naming the other's target."""
+    out, i, n = [], 0, len(tokens)
+    while i < n:
+        kind, t = tokens[i]
+        if not (kind == "op" and t == "{"):
+            out.append(tokens[i])
+            i += 1
+            continue
+        close = disguise.match(tokens, i)
+        inner = swap_statements(tokens[i + 1:close], rng)
+        code = [k for k, tok in enumerate(inner) if tok[0] not in ("ws", "comment")]
+        body = [inner[k] for k in code]
+        stmts = [body[a:b] for a, b in disguise.statements(body, 0, len(body))]
+        j = 0
+        while j + 1 < len(stmts):
+            a, b = stmts[j], stmts[j + 1]
+            ta, tb = _target(a), _target(b)
+            if ta and tb and ta != tb and ta not in [x for _, x in b] \
+                    and tb not in [x for _, x in a] and rng.random() < 0.5:
+                stmts[j], stmts[j + 1] = b, a
+                j += 2
+                continue
+            j += 1
+        out.append(tokens[i])
+        out.extend(tok for st in stmts for tok in st)
+        out.append(tokens[close] if close < n else ("op", "}"))
+        i = close + 1
+    return out
+
+
 NEGATE = {"<": ">=", ">": "<=", "<=": ">", ">=": "<", "==": "!=", "!=": "=="}
 
 
@@ -183,6 +233,8 @@ def attack(src, name, lang, rng):
         tokens = disguise.rename(tokens, rng)
     if "reorder" in name or name == "combined":
         tokens = disguise.reorder(tokens, rng) if lang == "c" else reorder_java(tokens, rng)
+    if name == "stmts":
+        tokens = swap_statements(tokens, rng)
     if name in ("loops", "combined"):
         tokens = disguise.loops(tokens, rng, 1.0)
     if name in ("branches", "combined"):

@@ -242,6 +242,13 @@ int main() {
         self.assertIn(swapped, [
             "void f ( int a ) { if ( a >= 3 ) h ( 2 ) ; else { g ( 1 ) ; } }",
             "void f ( int a ) { if ( ! ( a < 3 ) ) h ( 2 ) ; else { g ( 1 ) ; } }"])
+        toks = disguise.tokenize("void f() { int a = 1; int b = 2; int c = a + b; g(c); }")
+        outs = {" ".join(t for k, t in attacks.swap_statements(toks, random.Random(s))
+                         if k not in ("ws", "comment")) for s in range(16)}
+        # Only `a` and `b` may swap: `c` reads both, `g(c)` is a call.
+        self.assertEqual(outs, {
+            "void f ( ) { int a = 1 ; int b = 2 ; int c = a + b ; g ( c ) ; }",
+            "void f ( ) { int b = 2 ; int a = 1 ; int c = a + b ; g ( c ) ; }"})
         chain = disguise.tokenize("if (a) x(); else if (b) y(); else z();")
         self.assertEqual(attacks.swap_branches(chain, random.Random(0))[:3], chain[:3])
 
