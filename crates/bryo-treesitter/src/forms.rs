@@ -81,11 +81,15 @@ pub(crate) fn canonical_forms(
 ) {
     let forms = Forms { text, roles, table };
     let mut cursor = tree.walk();
+    // Whether the value of each node on the path is unused by its parent's
+    // kind (a block, a droppable statement, a `for` header); kept on the
+    // way down because `Node::parent` searches from the root.
+    let mut path: Vec<bool> = Vec::new();
     loop {
         let node = cursor.node();
         let flags = table.flags(&node);
         if flags & UPDATE != 0 {
-            forms.step(node, edits);
+            forms.step(node, path.last().copied().unwrap_or(true), edits);
         } else if table
             .assignment
             .get(usize::from(node.kind_id()))
@@ -95,7 +99,9 @@ pub(crate) fn canonical_forms(
         {
             forms.self_assignment(node, edits);
         }
+        let discards = flags & (BLOCK | DROPPABLE) != 0 || node.kind().contains("for");
         if cursor.goto_first_child() {
+            path.push(discards);
             continue;
         }
         loop {
@@ -105,6 +111,7 @@ pub(crate) fn canonical_forms(
             if !cursor.goto_parent() {
                 return;
             }
+            path.pop();
         }
     }
 }
@@ -143,19 +150,15 @@ impl Forms<'_> {
         found
     }
 
-    /// `x++`, `++x`, `x--`, `--x` whose value is unused → `x += 1`,
-    /// `x -= 1`.
-    fn step(&self, node: Node<'_>, edits: &mut Edits) {
+    /// `x++`, `++x`, `x--`, `--x` whose value is `unused` (its parent is a
+    /// block, a statement or a `for` header) → `x += 1`, `x -= 1`.
+    fn step(&self, node: Node<'_>, unused: bool, edits: &mut Edits) {
         let Some(op) = self.token(node, &[b"++", b"--"]) else {
             return;
         };
         let Some(operand) = self.name(node.named_child(0)) else {
             return;
         };
-        let unused = node.parent().is_none_or(|p| {
-            let flags = self.table.flags(&p);
-            flags & (BLOCK | DROPPABLE) != 0 || p.kind().contains("for")
-        });
         if !unused || op.end_byte() - op.start_byte() != 2 {
             return;
         }

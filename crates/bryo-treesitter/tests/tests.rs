@@ -539,6 +539,12 @@ fn five_thousand_nested_loops_and_branches_keep_every_symbol() {
     options.canonical_order = true;
     options.canonical_statement_order = true;
     let n = normalize("c", &text, &options).unwrap();
+    // Dead code and equivalent forms too: each `i++` is `i += 1`, one
+    // symbol more; nothing is dead (every loop and branch calls).
+    options.canonical_forms = true;
+    options.drop_dead_code = true;
+    let all = normalize("c", &text, &options).unwrap();
+    assert_eq!(all.len(), n.len() + depth / 2);
     // The same symbols' spans, some moved: a permutation of the plain
     // stream's spans, nothing lost.
     let mut a = plain.spans.clone();
