@@ -46,6 +46,11 @@ const WRAPPER: u16 = 1 << 7;
 pub(crate) const LABEL: u16 = 1 << 8;
 pub(crate) const MEMBERS: u16 = 1 << 9;
 pub(crate) const DEFINITION: u16 = 1 << 10;
+pub(crate) const LOOP: u16 = 1 << 11;
+pub(crate) const BRANCH: u16 = 1 << 12;
+/// A kind whose name has `for` in it: a loop header discards the value of
+/// a step in it.
+pub(crate) const FOR_LIKE: u16 = 1 << 13;
 
 /// The statement tables of one grammar by kind id, built once per thread
 /// and language like the role table.
@@ -75,7 +80,7 @@ impl StatementTable {
         let mut assignment = vec![None; count];
         let mut declarator = vec![None; count];
         let field = |name: &str| language.field_id_for_name(name).map(|f| f.get());
-        let lists: [(&[&str], u16); 10] = [
+        let lists: [(&[&str], u16); 12] = [
             (st.scopes, SCOPE),
             (st.blocks, BLOCK),
             (st.droppable, DROPPABLE),
@@ -86,11 +91,16 @@ impl StatementTable {
             (st.wrappers, WRAPPER),
             (st.members, MEMBERS),
             (st.definitions, DEFINITION),
+            (st.loops, LOOP),
+            (st.branches, BRANCH),
         ];
         for id in 0..count {
             let Some(name) = language.node_kind_for_id(id as u16) else {
                 continue;
             };
+            if name.contains("for") {
+                flags[id] |= FOR_LIKE;
+            }
             if !language.node_kind_is_named(id as u16) {
                 continue;
             }

@@ -12,9 +12,9 @@
 //! `+=` at the `=`, then `e`.
 
 use bryo_frontend::SymbolClass;
-use tree_sitter::{Node, Tree};
+use tree_sitter::Node;
 
-use crate::dead::{StatementTable, BLOCK, DROPPABLE, PATTERN, UPDATE};
+use crate::dead::{StatementTable, PATTERN, UPDATE};
 use crate::walk::Role;
 
 /// The text of a symbol the walk emits in place of a node's.
@@ -71,58 +71,32 @@ impl Edits {
     }
 }
 
-/// Adds to `edits` the rewrites of every equivalent form in `tree`.
-pub(crate) fn canonical_forms(
-    tree: &Tree,
-    text: &[u8],
-    roles: &[Role],
-    table: &StatementTable,
-    edits: &mut Edits,
-) {
-    let forms = Forms { text, roles, table };
-    let mut cursor = tree.walk();
-    // Whether the value of each node on the path is unused by its parent's
-    // kind (a block, a droppable statement, a `for` header); kept on the
-    // way down because `Node::parent` searches from the root.
-    let mut path: Vec<bool> = Vec::new();
-    loop {
-        let node = cursor.node();
-        let flags = table.flags(&node);
+/// The rewrites of equivalent forms, node by node (the walk is
+/// `shape::rewrite`'s).
+pub(crate) struct Forms<'a> {
+    pub(crate) text: &'a [u8],
+    pub(crate) roles: &'a [Role],
+    pub(crate) table: &'a StatementTable,
+}
+
+impl Forms<'_> {
+    /// Adds to `edits` the rewrite of `node` if it is an equivalent form;
+    /// `unused`: whether its parent discards its value.
+    pub(crate) fn visit(&self, node: Node<'_>, flags: u16, unused: bool, edits: &mut Edits) {
         if flags & UPDATE != 0 {
-            forms.step(node, path.last().copied().unwrap_or(true), edits);
-        } else if table
+            self.step(node, unused, edits);
+        } else if self
+            .table
             .assignment
             .get(usize::from(node.kind_id()))
             .copied()
             .flatten()
             .is_some()
         {
-            forms.self_assignment(node, edits);
-        }
-        let discards = flags & (BLOCK | DROPPABLE) != 0 || node.kind().contains("for");
-        if cursor.goto_first_child() {
-            path.push(discards);
-            continue;
-        }
-        loop {
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
-                return;
-            }
-            path.pop();
+            self.self_assignment(node, edits);
         }
     }
-}
 
-struct Forms<'a> {
-    text: &'a [u8],
-    roles: &'a [Role],
-    table: &'a StatementTable,
-}
-
-impl Forms<'_> {
     fn text_of(&self, node: &Node<'_>) -> &[u8] {
         self.text.get(node.byte_range()).unwrap_or_default()
     }

@@ -10,7 +10,7 @@ use tree_sitter::{Language, ParseOptions, ParseState, Parser, Tree};
 
 use crate::dead::{dead_statements, StatementTable};
 use crate::error::Fallback;
-use crate::forms::{canonical_forms, Edits};
+use crate::forms::Edits;
 use crate::languages::{languages, TsLanguage};
 use crate::walk::{role_table, walk, Role, TreeStats};
 use crate::{order, shape};
@@ -249,16 +249,15 @@ impl TsLanguage {
             if options.drop_dead_code {
                 edits.skip = dead_statements(&tree, &parse_text, &tp.roles, &tp.statements);
             }
-            if options.canonical_forms {
-                canonical_forms(&tree, &parse_text, &tp.roles, &tp.statements, &mut edits);
-            }
             let mut moves = Vec::new();
-            if options.canonical_control {
-                shape::control_forms(
+            if options.canonical_forms || options.canonical_control {
+                shape::rewrite(
                     &tree,
                     &parse_text,
                     &tp.roles,
                     &tp.statements,
+                    options.canonical_forms,
+                    options.canonical_control,
                     &mut edits,
                     &mut moves,
                 );

@@ -15,8 +15,8 @@
 use bryo_frontend::SymbolClass;
 use tree_sitter::{Node, Tree};
 
-use crate::dead::{StatementTable, BLOCK};
-use crate::forms::{Edits, Emit, Lexeme};
+use crate::dead::{StatementTable, BLOCK, BRANCH, DROPPABLE, FOR_LIKE, LOOP};
+use crate::forms::{Edits, Emit, Forms, Lexeme};
 use crate::order::Move;
 use crate::walk::Role;
 
@@ -25,21 +25,22 @@ use crate::walk::Role;
 /// cost time quadratic in the file.
 const MAX_DEPTH: u32 = 256;
 
-/// Adds to `edits` and `moves` the rewrites of every loop and branch of
-/// `tree`.
-pub(crate) fn control_forms(
+/// Adds to `edits` (and `moves`) the rewrites of `tree`, in one walk:
+/// equivalent forms (`forms.rs`) with `forms`, loops, branches and bare
+/// blocks with `control`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn rewrite(
     tree: &Tree,
     text: &[u8],
     roles: &[Role],
     table: &StatementTable,
+    forms: bool,
+    control: bool,
     edits: &mut Edits,
     moves: &mut Vec<Move>,
 ) {
-    let spec = table.spec;
-    if spec.loops.is_empty() && spec.branches.is_empty() {
-        return;
-    }
     let shapes = Shapes { text, roles, table };
+    let rewrites = Forms { text, roles, table };
     let mut cursor = tree.walk();
     let mut depth = 0u32;
     // The flags of the nodes on the path (`Node::parent` searches from the
@@ -48,11 +49,18 @@ pub(crate) fn control_forms(
     loop {
         let node = cursor.node();
         let flags = table.flags(&node);
-        if depth <= MAX_DEPTH && !node.has_error() {
-            let kind = node.kind();
-            if node.is_named() && spec.loops.contains(&kind) {
+        if forms {
+            // A block, a droppable statement or a loop header discards the
+            // value of a step in it.
+            let unused = path
+                .last()
+                .is_none_or(|p| p & (BLOCK | DROPPABLE | FOR_LIKE) != 0);
+            rewrites.visit(node, flags, unused, edits);
+        }
+        if control && depth <= MAX_DEPTH && !node.has_error() {
+            if flags & LOOP != 0 {
                 shapes.c_for(node, depth, edits, moves);
-            } else if node.is_named() && spec.branches.contains(&kind) {
+            } else if flags & BRANCH != 0 {
                 shapes.branch(node, depth, edits, moves);
             } else if flags & BLOCK != 0 && path.last().is_some_and(|p| p & BLOCK != 0) {
                 shapes.bare_block(node, edits);
