@@ -250,7 +250,15 @@ impl TsLanguage {
                 edits.skip = dead_statements(&tree, &parse_text, &tp.roles, &tp.statements);
             }
             let mut moves = Vec::new();
-            if options.canonical_forms || options.canonical_control {
+            let mut finder = options.canonical_order.then(|| {
+                order::ListFinder::new(
+                    &parse_text,
+                    &tp.roles,
+                    &tp.statements,
+                    options.canonical_statement_order,
+                )
+            });
+            if options.canonical_forms || options.canonical_control || finder.is_some() {
                 shape::rewrite(
                     &tree,
                     &parse_text,
@@ -258,22 +266,13 @@ impl TsLanguage {
                     &tp.statements,
                     options.canonical_forms,
                     options.canonical_control,
+                    finder.as_mut(),
                     &mut edits,
                     &mut moves,
                 );
             }
             edits.sort();
-            let lists = if options.canonical_order {
-                order::lists(
-                    &tree,
-                    &parse_text,
-                    &tp.roles,
-                    &tp.statements,
-                    options.canonical_statement_order,
-                )
-            } else {
-                Vec::new()
-            };
+            let lists = finder.map(|f| f.out).unwrap_or_default();
             let stats = walk(&tree, text, &tp.roles, &edits, verbatim, keep_strings, out);
             order::apply(&lists, &moves, out);
             Ok(stats)

@@ -28,7 +28,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
 use bryo_frontend::{Normalized, Span};
-use tree_sitter::{Node, Tree};
+use tree_sitter::Node;
 
 use crate::dead::{
     StatementTable, BLOCK, CALL, DEFINITION, LABEL, MEMBERS, NONLOCAL, SCOPE, UPDATE,
@@ -77,66 +77,62 @@ pub(crate) struct Move {
     pub(crate) order: Vec<usize>,
 }
 
-/// Every list of `tree` with the analysis of its children: class bodies
-/// and top levels, and with `statements` the blocks of statements too.
-pub(crate) fn lists(
-    tree: &Tree,
-    text: &[u8],
-    roles: &[Role],
-    table: &StatementTable,
+/// Finds the lists of a tree, node by node during `shape::rewrite`'s walk,
+/// with the analysis of their children: class bodies and top levels, and
+/// with `statements` the blocks of statements too.
+pub(crate) struct ListFinder<'a> {
+    analysis: Analysis<'a>,
+    names: HashMap<&'a [u8], u32>,
     statements: bool,
-) -> Vec<List> {
-    let analysis = Analysis { text, roles, table };
-    let mut names: HashMap<&[u8], u32> = HashMap::new();
-    let mut out = Vec::new();
-    // `in_list[d]`: lists among the nodes of depth `< d` on the path.
-    let mut nesting: Vec<u32> = vec![0];
-    // The flags of the nodes on the path (`Node::parent` searches from the
-    // root: quadratic on deep trees).
-    let mut path: Vec<u16> = Vec::new();
-    let mut cursor = tree.walk();
-    loop {
-        let node = cursor.node();
-        let here = nesting.last().copied().unwrap_or(0);
-        let flags = table.flags(&node);
+    /// The lists found.
+    pub(crate) out: Vec<List>,
+}
+
+impl<'a> ListFinder<'a> {
+    pub(crate) fn new(
+        text: &'a [u8],
+        roles: &'a [Role],
+        table: &'a StatementTable,
+        statements: bool,
+    ) -> Self {
+        ListFinder {
+            analysis: Analysis { text, roles, table },
+            names: HashMap::new(),
+            statements,
+            out: Vec::new(),
+        }
+    }
+
+    /// Records `node` if it is a list (`flags` its own, `parent` its
+    /// parent's; `nesting` lists hold it; `depth` in the tree); returns
+    /// whether it is one.
+    pub(crate) fn visit(
+        &mut self,
+        node: Node<'_>,
+        flags: u16,
+        parent: Option<u16>,
+        nesting: u32,
+        depth: u32,
+    ) -> bool {
         // A block that is a class's body (Python) holds members too.
         let members = flags & MEMBERS != 0
-            || (flags & BLOCK != 0 && path.last().is_some_and(|p| p & DEFINITION != 0));
-        let is_list = (members || (statements && flags & BLOCK != 0)) && !node.has_error();
-        if is_list && here < MAX_NESTING {
+            || (flags & BLOCK != 0 && parent.is_some_and(|p| p & DEFINITION != 0));
+        let is_list = (members || (self.statements && flags & BLOCK != 0)) && !node.has_error();
+        if is_list && nesting < MAX_NESTING {
             let mut c = node.walk();
             let kids: Vec<Node<'_>> = node
                 .named_children(&mut c)
-                .filter(|k| !matches!(analysis.role(k), Some(Role::Dropped)))
+                .filter(|k| !matches!(self.analysis.role(k), Some(Role::Dropped)))
                 .collect();
             if kids.len() >= 2 && kids.len() <= MAX_CHILDREN {
                 let children = kids
                     .iter()
-                    .map(|&k| analysis.child(k, &mut names))
+                    .map(|&k| self.analysis.child(k, &mut self.names))
                     .collect();
-                out.push(List {
-                    depth: nesting.len() as u32 - 1,
-                    children,
-                });
+                self.out.push(List { depth, children });
             }
         }
-        if matches!(analysis.role(&node), Some(Role::Dropped)) {
-            // Comments hold nothing to order.
-        } else if cursor.goto_first_child() {
-            nesting.push(here + u32::from(is_list));
-            path.push(flags);
-            continue;
-        }
-        loop {
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
-                return out;
-            }
-            nesting.pop();
-            path.pop();
-        }
+        is_list
     }
 }
 

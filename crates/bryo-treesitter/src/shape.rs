@@ -17,7 +17,7 @@ use tree_sitter::{Node, Tree};
 
 use crate::dead::{StatementTable, BLOCK, BRANCH, DROPPABLE, FOR_LIKE, LOOP};
 use crate::forms::{Edits, Emit, Forms, Lexeme};
-use crate::order::Move;
+use crate::order::{ListFinder, Move};
 use crate::walk::Role;
 
 /// Loops and branches deeper than this in the tree keep their form: each
@@ -27,7 +27,8 @@ const MAX_DEPTH: u32 = 256;
 
 /// Adds to `edits` (and `moves`) the rewrites of `tree`, in one walk:
 /// equivalent forms (`forms.rs`) with `forms`, loops, branches and bare
-/// blocks with `control`.
+/// blocks with `control`; and gives `lists` every node to find the lists
+/// to put in canonical order (`order.rs`).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn rewrite(
     tree: &Tree,
@@ -36,6 +37,7 @@ pub(crate) fn rewrite(
     table: &StatementTable,
     forms: bool,
     control: bool,
+    mut lists: Option<&mut ListFinder<'_>>,
     edits: &mut Edits,
     moves: &mut Vec<Move>,
 ) {
@@ -46,9 +48,16 @@ pub(crate) fn rewrite(
     // The flags of the nodes on the path (`Node::parent` searches from the
     // root: quadratic on deep trees).
     let mut path: Vec<u16> = Vec::new();
+    // Lists holding each node of the path.
+    let mut nesting: Vec<u32> = vec![0];
     loop {
         let node = cursor.node();
         let flags = table.flags(&node);
+        let here = nesting.last().copied().unwrap_or(0);
+        let is_list = match lists.as_deref_mut() {
+            Some(finder) => finder.visit(node, flags, path.last().copied(), here, depth),
+            None => false,
+        };
         if forms {
             // A block, a droppable statement or a loop header discards the
             // value of a step in it.
@@ -69,6 +78,7 @@ pub(crate) fn rewrite(
         if cursor.goto_first_child() {
             depth += 1;
             path.push(flags);
+            nesting.push(here + u32::from(is_list));
             continue;
         }
         loop {
@@ -80,6 +90,7 @@ pub(crate) fn rewrite(
             }
             depth -= 1;
             path.pop();
+            nesting.pop();
         }
     }
 }
