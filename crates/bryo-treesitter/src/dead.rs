@@ -231,6 +231,15 @@ pub(crate) fn dead_statements(
     dead
 }
 
+/// The first leaf under `node` (its first token).
+pub(crate) fn first_leaf(node: Node<'_>) -> Node<'_> {
+    let mut node = node;
+    while let Some(first) = node.child(0) {
+        node = first;
+    }
+    node
+}
+
 /// Every scope node of the tree (functions, and the root for script
 /// languages), with whether it is the root.
 fn find_scopes<'t>(tree: &'t Tree, table: &StatementTable) -> Vec<(Node<'t>, bool)> {
@@ -574,12 +583,8 @@ impl<'a> Builder<'a, '_> {
     /// Whether `stmt` starts with a jump: what follows it in its block is
     /// unreachable.
     fn jumps(&self, stmt: Node<'_>) -> bool {
-        let mut node = stmt;
-        while let Some(first) = node.child(0) {
-            node = first;
-        }
         matches!(
-            self.text_of(&node),
+            self.text_of(&first_leaf(stmt)),
             b"return" | b"break" | b"continue" | b"throw" | b"raise" | b"goto"
         )
     }

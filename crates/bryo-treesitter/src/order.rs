@@ -31,7 +31,7 @@ use bryo_frontend::{Normalized, Span};
 use tree_sitter::Node;
 
 use crate::dead::{
-    StatementTable, BLOCK, CALL, DEFINITION, LABEL, MEMBERS, NONLOCAL, SCOPE, UPDATE,
+    first_leaf, StatementTable, BLOCK, CALL, DEFINITION, LABEL, MEMBERS, NONLOCAL, SCOPE, UPDATE,
 };
 use crate::walk::Role;
 
@@ -171,14 +171,11 @@ impl<'a> Analysis<'a> {
         None
     }
 
-    /// Whether `stmt` starts with a jump.
+    /// Whether `stmt` starts with a jump (or a `yield`, which hands
+    /// control back too).
     fn jumps(&self, stmt: Node<'_>) -> bool {
-        let mut node = stmt;
-        while let Some(first) = node.child(0) {
-            node = first;
-        }
         matches!(
-            self.text_of(&node),
+            self.text_of(&first_leaf(stmt)),
             b"return" | b"break" | b"continue" | b"throw" | b"raise" | b"goto" | b"yield"
         )
     }

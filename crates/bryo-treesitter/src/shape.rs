@@ -225,36 +225,27 @@ impl Shapes<'_> {
         // [}] → [init ;] [while (] [cond )] [{ body] [update ;] [}].
         let block =
             self.table.flags(&body) & BLOCK != 0 && last.is_some_and(|l| self.text_of(&l) == b"}");
-        if block {
-            let close_brace = last.map_or(body.end_byte(), |l| l.start_byte());
-            moves.push(Move {
-                depth,
-                bounds: vec![
-                    b(node.start_byte()),
-                    b(open.end_byte()),
-                    b(cond.start_byte()),
-                    b(second.end_byte()),
-                    b(body.start_byte()),
-                    b(close_brace),
-                    b(body.end_byte()),
-                ],
-                order: vec![1, 0, 2, 4, 3, 5],
-            });
-            return;
-        }
-        // A single statement: [for (] [init ;] [cond )] [update ;] [body] →
-        // [init ;] [while (] [cond )] [body] [update ;].
+        let mut bounds = vec![
+            b(node.start_byte()),
+            b(open.end_byte()),
+            b(cond.start_byte()),
+            b(second.end_byte()),
+            b(body.start_byte()),
+        ];
+        let order = match last.filter(|_| block) {
+            Some(close_brace) => {
+                bounds.push(b(close_brace.start_byte()));
+                vec![1, 0, 2, 4, 3, 5]
+            }
+            // A single statement: [for (] [init ;] [cond )] [update ;]
+            // [body] → [init ;] [while (] [cond )] [body] [update ;].
+            None => vec![1, 0, 2, 4, 3],
+        };
+        bounds.push(b(body.end_byte()));
         moves.push(Move {
             depth,
-            bounds: vec![
-                b(node.start_byte()),
-                b(open.end_byte()),
-                b(cond.start_byte()),
-                b(second.end_byte()),
-                b(body.start_byte()),
-                b(body.end_byte()),
-            ],
-            order: vec![1, 0, 2, 4, 3],
+            bounds,
+            order,
         });
     }
 
