@@ -51,6 +51,8 @@ pub(crate) const BRANCH: u16 = 1 << 12;
 /// A kind whose name has `for` in it: a loop header discards the value of
 /// a step in it.
 pub(crate) const FOR_LIKE: u16 = 1 << 13;
+/// `binary_expression`: `left`, `operator`, `right`.
+pub(crate) const BINARY: u16 = 1 << 14;
 
 /// The statement tables of one grammar by kind id, built once per thread
 /// and language like the role table.
@@ -103,6 +105,9 @@ impl StatementTable {
             }
             if !language.node_kind_is_named(id as u16) {
                 continue;
+            }
+            if name == "binary_expression" {
+                flags[id] |= BINARY;
             }
             for (names, flag) in lists {
                 if names.contains(&name) {

@@ -75,6 +75,10 @@ pub(crate) struct Move {
     pub(crate) bounds: Vec<u32>,
     /// The parts in their new order.
     pub(crate) order: Vec<usize>,
+    /// Instead of `order`: the first and the last part swapped if the
+    /// last's symbols hash lower (the operands of a commutative operator
+    /// in one order).
+    pub(crate) sort_ends: bool,
 }
 
 /// Finds the lists of a tree, node by node during `shape::rewrite`'s walk,
@@ -309,6 +313,8 @@ struct Placed {
     fixed: Option<Vec<usize>>,
     /// For a list: its index in `lists`.
     list: usize,
+    /// For a move: [`Move::sort_ends`].
+    sort_ends: bool,
 }
 
 /// Puts the children of every list of `lists` in canonical order and the
@@ -342,6 +348,7 @@ pub(crate) fn apply(lists: &[List], moves: &[Move], out: &mut Normalized) {
                 ranges,
                 fixed: None,
                 list: li,
+                sort_ends: false,
             }
         })
         .collect();
@@ -351,12 +358,22 @@ pub(crate) fn apply(lists: &[List], moves: &[Move], out: &mut Normalized) {
         ranges: m.bounds.windows(2).map(|w| (at(w[0]), at(w[1]))).collect(),
         fixed: Some(m.order.clone()),
         list: 0,
+        sort_ends: m.sort_ends,
     }));
     placed.sort_by_key(|p| Reverse(p.depth));
     let mut symbols: Vec<u64> = Vec::new();
     let mut new_spans: Vec<Span> = Vec::new();
     for p in &placed {
         let order = match &p.fixed {
+            Some(_) if p.sort_ends => {
+                let n = p.ranges.len();
+                let (first, last) = (p.ranges[0], p.ranges[n - 1]);
+                let mut order: Vec<usize> = (0..n).collect();
+                if key(&out.symbols[last.0..last.1]) < key(&out.symbols[first.0..first.1]) {
+                    order.swap(0, n - 1);
+                }
+                order
+            }
             Some(order) => order.clone(),
             None => {
                 if p.members.len() < 2 {

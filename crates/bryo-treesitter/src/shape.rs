@@ -15,7 +15,9 @@
 use bryo_frontend::SymbolClass;
 use tree_sitter::{Node, Tree};
 
-use crate::dead::{StatementTable, BLOCK, BRANCH, DROPPABLE, FOR_LIKE, LOOP};
+use std::collections::HashSet;
+
+use crate::dead::{StatementTable, BINARY, BLOCK, BRANCH, DROPPABLE, FOR_LIKE, LOOP};
 use crate::forms::{Edits, Emit, Forms, Lexeme};
 use crate::order::{ListFinder, Move};
 use crate::walk::Role;
@@ -48,6 +50,8 @@ pub(crate) fn rewrite(
     // The flags of the nodes on the path (`Node::parent` searches from the
     // root: quadratic on deep trees).
     let mut path: Vec<u16> = Vec::new();
+    // Operators already rewritten by a negated branch.
+    let mut touched: HashSet<usize> = HashSet::new();
     // Lists holding each node of the path.
     let mut nesting: Vec<u32> = vec![0];
     loop {
@@ -70,7 +74,9 @@ pub(crate) fn rewrite(
             if flags & LOOP != 0 {
                 shapes.c_for(node, depth, edits, moves);
             } else if flags & BRANCH != 0 {
-                shapes.branch(node, depth, edits, moves);
+                shapes.branch(node, depth, &mut touched, edits, moves);
+            } else if flags & BINARY != 0 {
+                shapes.operands(node, depth, &touched, edits, moves);
             } else if flags & BLOCK != 0 && path.last().is_some_and(|p| p & BLOCK != 0) {
                 shapes.bare_block(node, edits);
             }
@@ -246,12 +252,20 @@ impl Shapes<'_> {
             depth,
             bounds,
             order,
+            sort_ends: false,
         });
     }
 
     /// `if (!c) a else b` → `if (c) b else a`, and likewise for `!=`, `>=`,
     /// `<=` (`==`, `<`, `>`).
-    fn branch(&self, node: Node<'_>, depth: u32, edits: &mut Edits, moves: &mut Vec<Move>) {
+    fn branch(
+        &self,
+        node: Node<'_>,
+        depth: u32,
+        touched: &mut HashSet<usize>,
+        edits: &mut Edits,
+        moves: &mut Vec<Move>,
+    ) {
         let (Some(cond), Some(then)) = (
             self.field(node, "condition"),
             self.field(node, "consequence"),
@@ -294,6 +308,7 @@ impl Shapes<'_> {
             return;
         };
         edits.skip.extend(pending.skip);
+        touched.extend(pending.replace.iter().map(|r| r.0));
         edits.replace.extend(pending.replace);
         // [if (c)] [a] [else] [b] → [if (c)] [b] [else] [a]
         let b = |n: usize| n as u32;
@@ -307,6 +322,74 @@ impl Shapes<'_> {
                 b(other.end_byte()),
             ],
             order: vec![0, 3, 2, 1],
+            sort_ends: false,
+        });
+    }
+
+    /// Whether `node` is emitted as one symbol (a name, a literal, a
+    /// token).
+    fn atomic(&self, node: &Node<'_>) -> bool {
+        node.child_count() == 0
+            || matches!(
+                self.roles.get(usize::from(node.kind_id())),
+                Some(Role::Identifier | Role::Literal(_))
+            )
+    }
+
+    /// `b > a` → `a < b` (likewise `>=`), and the operands of `+`, `*`,
+    /// `==`, `!=`, `&`, `|`, `^` in one order, when both are single
+    /// symbols.
+    fn operands(
+        &self,
+        node: Node<'_>,
+        depth: u32,
+        touched: &HashSet<usize>,
+        edits: &mut Edits,
+        moves: &mut Vec<Move>,
+    ) {
+        let t = self.table;
+        let field = |f: Option<u16>| f.and_then(|f| node.child_by_field_id(f));
+        let (Some(left), Some(op), Some(right)) = (
+            field(t.left_field),
+            field(t.operator_field),
+            field(t.right_field),
+        ) else {
+            return;
+        };
+        if !self.atomic(&left) || !self.atomic(&right) || touched.contains(&op.id()) {
+            return;
+        }
+        if !(left.end_byte() <= op.start_byte() && op.end_byte() <= right.start_byte()) {
+            return;
+        }
+        let mirrored: Option<&'static [u8]> = match self.text_of(&op) {
+            b">" => Some(b"<"),
+            b">=" => Some(b"<="),
+            b"+" | b"*" | b"==" | b"!=" | b"===" | b"!==" | b"&" | b"|" | b"^" => None,
+            _ => return,
+        };
+        if let Some(m) = mirrored {
+            edits.replace.push((
+                op.id(),
+                vec![Emit {
+                    class: SymbolClass::Operator,
+                    lexeme: Lexeme::Fixed(m),
+                    start: op.start_byte() as u32,
+                    end: op.end_byte() as u32,
+                }],
+            ));
+        }
+        let b = |n: usize| n as u32;
+        moves.push(Move {
+            depth,
+            bounds: vec![
+                b(left.start_byte()),
+                b(op.start_byte()),
+                b(right.start_byte()),
+                b(right.end_byte()),
+            ],
+            order: vec![2, 1, 0],
+            sort_ends: mirrored.is_none(),
         });
     }
 
@@ -505,6 +588,32 @@ mod tests {
         assert_ne!(
             symbols("c", "void f(int a) { if (a < 1) x(1); else y(); }"),
             symbols("c", "void f(int a) { if (a < 1) y(); else x(1); }")
+        );
+    }
+
+    #[test]
+    fn mirrored_and_commutative_operands_take_one_order() {
+        let frame = "class A { int f(int x, int[] v) { $ return x; } }";
+        one_form("java", frame, &["if (x < 5) g(x);", "if (5 > x) g(x);"]);
+        one_form("java", frame, &["g(x <= 3, x);", "g(3 >= x, x);"]);
+        one_form("java", frame, &["x = g(x + 1);", "x = g(1 + x);"]);
+        one_form(
+            "c",
+            "int f(int a) { return $; }",
+            &[
+                "a == 0 || 2 * a != 7",
+                "0 == a || a * 2 != 7",
+                "0 == a || a * 2 != 7",
+            ],
+        );
+        // Only where the order does not matter, and only single symbols.
+        assert_ne!(
+            symbols("java", "class A { int f(int x) { return x - 1; } }"),
+            symbols("java", "class A { int f(int x) { return 1 - x; } }")
+        );
+        assert_ne!(
+            symbols("c", "int f(int a, int b) { return a * (b + 1); }"),
+            symbols("c", "int f(int a, int b) { return (b + 1) * a; }")
         );
     }
 
