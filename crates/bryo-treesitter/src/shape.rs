@@ -101,6 +101,16 @@ pub(crate) fn rewrite(
     }
 }
 
+/// One symbol of `class` spelled `text`, at `node`'s span.
+fn fixed(class: SymbolClass, text: &'static [u8], node: &Node<'_>) -> Emit {
+    Emit {
+        class,
+        lexeme: Lexeme::Fixed(text),
+        start: node.start_byte() as u32,
+        end: node.end_byte() as u32,
+    }
+}
+
 struct Shapes<'a> {
     text: &'a [u8],
     roles: &'a [Role],
@@ -203,12 +213,6 @@ impl Shapes<'_> {
                 edits.skip.push(first.id());
             }
         }
-        let fixed = |class, t: &'static [u8], n: &Node<'_>| Emit {
-            class,
-            lexeme: Lexeme::Fixed(t),
-            start: n.start_byte() as u32,
-            end: n.end_byte() as u32,
-        };
         edits.replace.push((
             keyword.id(),
             vec![fixed(SymbolClass::Keyword, b"while", &keyword)],
@@ -369,15 +373,9 @@ impl Shapes<'_> {
             _ => return,
         };
         if let Some(m) = mirrored {
-            edits.replace.push((
-                op.id(),
-                vec![Emit {
-                    class: SymbolClass::Operator,
-                    lexeme: Lexeme::Fixed(m),
-                    start: op.start_byte() as u32,
-                    end: op.end_byte() as u32,
-                }],
-            ));
+            edits
+                .replace
+                .push((op.id(), vec![fixed(SymbolClass::Operator, m, &op)]));
         }
         let b = |n: usize| n as u32;
         moves.push(Move {
@@ -433,15 +431,8 @@ impl Shapes<'_> {
                     b"<=" => b">",
                     _ => return None,
                 };
-                out.replace.push((
-                    op.id(),
-                    vec![Emit {
-                        class: SymbolClass::Operator,
-                        lexeme: Lexeme::Fixed(positive),
-                        start: op.start_byte() as u32,
-                        end: op.end_byte() as u32,
-                    }],
-                ));
+                out.replace
+                    .push((op.id(), vec![fixed(SymbolClass::Operator, positive, &op)]));
             }
             _ => return None,
         }
