@@ -23,7 +23,7 @@ use arrow_pyarrow::PyArrowType;
 use arrow_schema::{ArrowError, DataType, Field, Fields, Schema};
 use bryo_compare::{
     analyze, compare_alone, default_thresholds, Alone, AnalyzeOptions, Analyzed, CompareError,
-    CompareOptions, FileFingerprinter, Parser, RarityCounts, Silent,
+    CompareOptions, FileFingerprinter, Normalize, Parser, RarityCounts, Silent,
 };
 use bryo_engine::Config;
 use bryo_frontend::{FrontendKind, Language, Normalization, TextMode};
@@ -214,7 +214,11 @@ fn analyze_options(
         parser,
         normalization,
         text_mode: text_mode(mode)?,
-        normalize,
+        normalize: if normalize {
+            Normalize::On
+        } else {
+            Normalize::Off
+        },
     })
 }
 
@@ -1258,7 +1262,12 @@ fn index_settings<'py>(py: Python<'py>, dir: PathBuf) -> PyResult<Bound<'py, PyD
     d.set_item("text_mode", s.analyze.text_mode.name())?;
     d.set_item("k", s.config.k())?;
     d.set_item("w", s.config.w())?;
-    d.set_item("normalize", s.analyze.normalize)?;
+    // `True` or `False`; `"auto"` for an index without one language made
+    // with `bryo index create`'s default.
+    match s.analyze.normalize {
+        Normalize::Auto => d.set_item("normalize", "auto")?,
+        n => d.set_item("normalize", n == Normalize::On)?,
+    }
     d.set_item("parser", s.analyze.parser.name())?;
     d.set_item("normalization", s.analyze.normalization.name())?;
     d.set_item("format_version", bryo_index::INDEX_FORMAT_VERSION)?;

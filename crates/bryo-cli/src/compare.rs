@@ -237,6 +237,13 @@ fn compare(args: &Args) -> Result<bool> {
             if analyze.language.is_none() {
                 analyze.language = stored.analyze.language;
             }
+            // The parser and token normalization not given are the
+            // index's (an index made before normalization was the default
+            // for its language keeps working).
+            if !args.frontend.parser_given() {
+                analyze.parser = stored.analyze.parser;
+                analyze.normalize = stored.analyze.normalize;
+            }
             // k and w not given are the index's.
             let (k, w) = match (args.k, args.w, args.t) {
                 (None, None, None) => (Some(stored.config.k()), Some(stored.config.w())),

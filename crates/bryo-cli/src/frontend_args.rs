@@ -1,7 +1,7 @@
 //! The front-end flags shared by `bryo compare` and `bryo tokens`.
 
 use anyhow::{Context, Result};
-use bryo_compare::{AnalyzeOptions, Normalization, Parser};
+use bryo_compare::{AnalyzeOptions, Normalization, Normalize, Parser};
 use bryo_frontend::Language;
 use clap::builder::TypedValueParser;
 
@@ -17,19 +17,28 @@ pub struct FrontendArgs {
 
     /// Front-end for source code: the fast lexers, or tree-sitter grammars
     /// (c, cc, java, python, javascript, typescript, csharp, go, rust) with
-    /// the lexer as a recorded fallback. Default: lexer (tree-sitter with
-    /// --normalize).
+    /// the lexer as a recorded fallback. Default: lexer, and tree-sitter for
+    /// the files --normalize applies to.
     #[arg(long = "parser", value_enum)]
     parser: Option<ParserArg>,
 
-    /// Token-sequence normalization against inserted code (tree-sitter
+    /// Token-sequence normalization against disguise (tree-sitter
     /// languages): statements with no effect on what a program outputs or
-    /// returns are left out before fingerprinting: unused variables and
-    /// assignments, code after a return, no-op statements, functions that
-    /// do nothing and the calls to them. Reports still show the user's
-    /// files. Implies --parser tree-sitter.
-    #[arg(long = "normalize")]
+    /// returns are left out (unused variables and assignments, code after
+    /// a return, no-op statements, functions that do nothing and the calls
+    /// to them), independent members and functions put in one order, and
+    /// equivalent forms written one way (for/while, i++/i += 1, mirrored
+    /// comparisons, negated if/else). Reports still show the user's files.
+    /// By default Java, C and C++ are normalized, where labelled data
+    /// shows that it ranks copies better (unless --parser lexer is given);
+    /// --normalize normalizes every tree-sitter language.
+    #[arg(long = "normalize", conflicts_with = "no_normalize")]
     normalize: bool,
+
+    /// No token-sequence normalization for any language: every statement
+    /// as written (the lexer unless --parser tree-sitter is given).
+    #[arg(long = "no-normalize")]
+    no_normalize: bool,
 
     /// What of identifiers and literals survives normalization: `full` (as
     /// MOSS: every identifier one symbol, every literal its kind),
@@ -78,15 +87,29 @@ impl FrontendArgs {
         }
     }
 
+    /// Whether the parser or token normalization was chosen on the command
+    /// line (otherwise `compare --against` takes the index's).
+    pub fn parser_given(&self) -> bool {
+        self.parser.is_some() || self.normalize || self.no_normalize
+    }
+
     /// The options of `bryo_compare::analyze`.
     pub fn analyze_options(&self) -> Result<AnalyzeOptions> {
-        let parser = match (self.parser, self.normalize) {
-            (Some(ParserArg::Lexer), true) => anyhow::bail!(
+        let asked = match (self.normalize, self.no_normalize) {
+            (true, _) => Normalize::On,
+            (_, true) => Normalize::Off,
+            _ => Normalize::Auto,
+        };
+        let (parser, normalize) = match (self.parser, asked) {
+            (Some(ParserArg::Lexer), Normalize::On) => anyhow::bail!(
                 "--normalize works on syntax trees: use it with --parser tree-sitter (its default) \
                  or without --parser"
             ),
-            (Some(ParserArg::Lexer), false) | (None, false) => Parser::Lexer,
-            (Some(ParserArg::TreeSitter), _) | (None, true) => Parser::TreeSitter,
+            // The lexer asked for: nothing is normalized.
+            (Some(ParserArg::Lexer), _) => (Parser::Lexer, Normalize::Off),
+            (Some(ParserArg::TreeSitter), n) => (Parser::TreeSitter, n),
+            (None, Normalize::On) => (Parser::TreeSitter, Normalize::On),
+            (None, n) => (Parser::Lexer, n),
         };
         Ok(AnalyzeOptions {
             language: self.language()?,
@@ -97,7 +120,7 @@ impl FrontendArgs {
                 self.normalization
             },
             text_mode: self.text_mode.into(),
-            normalize: self.normalize,
+            normalize,
         })
     }
 }

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
+use bryo_compare::Normalize;
 use bryo_index::{Index, IndexSettings};
 use bryo_input::{discover, InputOptions};
 use bryo_report::{thousands, Columns};
@@ -251,10 +252,10 @@ pub fn describe(s: &IndexSettings) -> String {
         "language {}, parser {}{}, normalization {}, text mode {}, k={} w={}",
         s.analyze.language.map_or("detected per file", |l| l.name()),
         s.analyze.parser.name(),
-        if s.analyze.normalize {
-            " (statements with no effect dropped, members in canonical order)"
-        } else {
-            ""
+        match s.analyze.normalize {
+            Normalize::Off => "",
+            Normalize::On => " (statements with no effect dropped, members in canonical order)",
+            Normalize::Auto => " (token normalization for Java, C and C++)",
         },
         s.analyze.normalization.name(),
         s.analyze.text_mode.name(),

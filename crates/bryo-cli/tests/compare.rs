@@ -916,7 +916,18 @@ fn merged_fragments_list_their_parts_and_gaps() {
     };
     write(dir.path(), "a.c", &program(false));
     write(dir.path(), "b.c", &program(true));
-    let args = ["-l", "c", "-k", "6", "-w", "4", "--min-tokens", "40"];
+    // Without token normalization, which would drop the unused variables.
+    let args = [
+        "-l",
+        "c",
+        "--no-normalize",
+        "-k",
+        "6",
+        "-w",
+        "4",
+        "--min-tokens",
+        "40",
+    ];
     let merged = compare_json(
         dir.path(),
         &[&args[..], &["--merge-gap", "8", "."]].concat(),
@@ -1403,7 +1414,7 @@ fn normalize_sees_through_inserted_dead_statements() {
         );
     }
     write(dir.path(), "s9/P.java", &java_program(3, true));
-    let plain = compare_json(dir.path(), &["-n", "0", "."]);
+    let plain = compare_json(dir.path(), &["-n", "0", "--no-normalize", "."]);
     let normalized = compare_json(dir.path(), &["-n", "0", "--normalize", "."]);
     let before = similarity(&plain, "s3/P.java", "s9/P.java");
     let after = similarity(&normalized, "s3/P.java", "s9/P.java");
@@ -1424,6 +1435,12 @@ fn normalize_sees_through_inserted_dead_statements() {
     assert!(plain["options"]["scheme"]
         .get("token_normalization")
         .is_none());
+    // Java is normalized by default; `--parser lexer` turns it off.
+    let default = compare_json(dir.path(), &["-n", "0", "."]);
+    assert_eq!(pairs(&default), pairs(&normalized));
+    assert_eq!(default["options"]["scheme"]["token_normalization"], true);
+    let lexer = compare_json(dir.path(), &["-n", "0", "--parser", "lexer", "."]);
+    assert_eq!(pairs(&lexer), pairs(&plain));
     let copy = normalized["submissions"]
         .as_array()
         .unwrap()
@@ -1484,7 +1501,7 @@ fn normalize_sees_through_reordered_members_and_statements() {
     }
     let copy = java_program_reordered(3);
     write(dir.path(), "s9/P.java", &copy);
-    let plain = compare_json(dir.path(), &["-n", "0", "."]);
+    let plain = compare_json(dir.path(), &["-n", "0", "--no-normalize", "."]);
     let normalized = compare_json(dir.path(), &["-n", "0", "--normalize", "."]);
     let before = similarity(&plain, "s3/P.java", "s9/P.java");
     let after = similarity(&normalized, "s3/P.java", "s9/P.java");

@@ -438,4 +438,43 @@ fn an_index_made_with_normalize_refuses_a_query_without_it() {
         Some(1.0),
         "{report}"
     );
+    // Without front-end flags the query takes the index's normalization
+    // (Python is not normalized by default).
+    let report: Value = serde_json::from_str(&ok(&[
+        "compare",
+        "--format",
+        "json",
+        "--against",
+        idx_s,
+        new.to_str().unwrap(),
+    ]))
+    .unwrap();
+    assert_eq!(report["options"]["scheme"]["token_normalization"], true);
+    assert_eq!(report["pairs"][0]["similarity"].as_f64(), Some(1.0));
+}
+
+#[test]
+fn an_index_takes_the_default_normalization_of_its_language() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (java, plain) = (tmp.path().join("java"), tmp.path().join("plain"));
+    ok(&["index", "create", java.to_str().unwrap(), "-l", "java"]);
+    let info = ok(&["index", "info", java.to_str().unwrap()]);
+    assert!(
+        info.contains("parser tree-sitter (statements with no effect dropped"),
+        "{info}"
+    );
+    ok(&[
+        "index",
+        "create",
+        plain.to_str().unwrap(),
+        "-l",
+        "java",
+        "--no-normalize",
+    ]);
+    let info = ok(&["index", "info", plain.to_str().unwrap()]);
+    assert!(info.contains("parser lexer,"), "{info}");
+    let python = tmp.path().join("python");
+    ok(&["index", "create", python.to_str().unwrap(), "-l", "python"]);
+    let info = ok(&["index", "info", python.to_str().unwrap()]);
+    assert!(info.contains("parser lexer,"), "{info}");
 }

@@ -29,6 +29,47 @@ impl Parser {
     }
 }
 
+/// When token-sequence normalization (`--normalize`) runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Normalize {
+    /// Never: every statement is kept as written.
+    #[default]
+    Off,
+    /// For every language with a tree-sitter front-end.
+    On,
+    /// For the languages where the labelled benchmarks show that it ranks
+    /// copies better ([`Normalize::AUTO_LANGUAGES`]: Java, C and C++); off
+    /// elsewhere. The command line's default.
+    Auto,
+}
+
+impl Normalize {
+    /// The languages [`Normalize::Auto`] normalizes: those with labelled
+    /// data (IR-Plag, Cheers, POJ-104 and the attack sets built from them)
+    /// on which normalization raised the ranking of copies as a whole.
+    pub const AUTO_LANGUAGES: [&'static str; 3] = ["java", "c", "cc"];
+
+    /// The name used on the command line: `off`, `on` or `auto`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Normalize::Off => "off",
+            Normalize::On => "on",
+            Normalize::Auto => "auto",
+        }
+    }
+
+    /// Whether files in `language` are normalized.
+    pub fn applies_to(self, language: &Language) -> bool {
+        match self {
+            Normalize::Off => false,
+            Normalize::On => true,
+            Normalize::Auto => {
+                has_tree_sitter(language) && Normalize::AUTO_LANGUAGES.contains(&language.name())
+            }
+        }
+    }
+}
+
 /// Why a file cannot be compared. Its `Display` is the reason reported to
 /// the user (the report's `skipped[].reason`).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -62,14 +103,14 @@ pub struct AnalyzeOptions {
     pub normalization: Normalization,
     /// Characters or words for prose and HTML.
     pub text_mode: TextMode,
-    /// Token-sequence normalization on syntax trees (with
-    /// [`Parser::TreeSitter`]; the command line's `--normalize`):
-    /// statements with no effect on what the program outputs or returns
-    /// are left out and equivalent forms written one way (see
-    /// `bryo_treesitter::Options::drop_dead_code` and
-    /// `canonical_forms`). Files that fall back to the lexer are taken as
-    /// they are.
-    pub normalize: bool,
+    /// Token-sequence normalization on syntax trees (the command line's
+    /// `--normalize`): statements with no effect on what the program
+    /// outputs or returns are left out, independent members put in one
+    /// order and equivalent forms written one way (see
+    /// `bryo_treesitter::Options`). A file it applies to is parsed with
+    /// tree-sitter whatever [`AnalyzeOptions::parser`] says; files that
+    /// fall back to the lexer are taken as they are.
+    pub normalize: Normalize,
 }
 
 impl Default for AnalyzeOptions {
@@ -79,7 +120,21 @@ impl Default for AnalyzeOptions {
             parser: Parser::Lexer,
             normalization: Normalization::default(),
             text_mode: TextMode::default(),
-            normalize: false,
+            normalize: Normalize::Off,
+        }
+    }
+}
+
+impl AnalyzeOptions {
+    /// These options for a file in `language`: whether it is normalized
+    /// decided ([`Normalize::On`] or [`Normalize::Off`]), and tree-sitter
+    /// as its parser when it is.
+    pub fn for_language(&self, language: &Language) -> AnalyzeOptions {
+        let on = self.normalize.applies_to(language);
+        AnalyzeOptions {
+            parser: if on { Parser::TreeSitter } else { self.parser },
+            normalize: if on { Normalize::On } else { Normalize::Off },
+            ..*self
         }
     }
 }
@@ -193,6 +248,7 @@ pub fn analyze(
     if let Some(note) = decoded.note() {
         notes.push(note);
     }
+    let options = &options.for_language(language);
     let mut normalized = Normalized::default();
     let run = normalize_into(language, text, options, &mut normalized)?;
     for note in &run.lex_notes {
@@ -207,7 +263,7 @@ pub fn analyze(
         notes.push(format!("{what} at {line}:{col}"));
     }
     let (frontend, fallback) = (run.frontend, run.fallback);
-    let text_ranks = if options.normalize {
+    let text_ranks = if options.normalize == Normalize::On {
         normalized.text_ranks()
     } else {
         None
@@ -250,6 +306,7 @@ pub fn normalize_into(
     options: &AnalyzeOptions,
     out: &mut Normalized,
 ) -> Result<FrontendRun, AnalyzeError> {
+    let options = &options.for_language(language);
     let mut run = FrontendRun {
         frontend: Frontend::Lexer,
         fallback: None,
@@ -296,12 +353,13 @@ fn tree_sitter(
     if bryo_treesitter::TsLanguage::by_name(name).is_none() {
         return Err(format!("no tree-sitter grammar for {}", language.name()));
     }
+    let normalize = analyze.normalize.applies_to(language);
     let mut options = bryo_treesitter::Options::default();
     options.normalization = analyze.normalization;
-    options.drop_dead_code = analyze.normalize;
-    options.canonical_forms = analyze.normalize;
-    options.canonical_order = analyze.normalize;
-    options.canonical_control = analyze.normalize;
+    options.drop_dead_code = normalize;
+    options.canonical_forms = normalize;
+    options.canonical_order = normalize;
+    options.canonical_control = normalize;
     bryo_treesitter::normalize(name, text.as_bytes(), &options).map_err(|e| e.to_string())
 }
 
@@ -359,5 +417,54 @@ mod tests {
         // checked.
         let err = AnalyzeError::NoLexer { language: "cobol" };
         assert_eq!(err.to_string(), "no lexer for language cobol");
+    }
+
+    #[cfg(feature = "tree-sitter")]
+    #[test]
+    fn auto_normalizes_java_c_and_cpp_only() {
+        let options = AnalyzeOptions {
+            normalize: Normalize::Auto,
+            ..AnalyzeOptions::default()
+        };
+        let program = b"class A { int f(int a) { int unused = 3; return a; } }\n";
+        for (path, normalized) in [
+            ("a.java", true),
+            ("a.c", true),
+            ("a.cpp", true),
+            ("a.cs", false),
+        ] {
+            let a = analyze(path, program, &options).unwrap();
+            let language = a.language;
+            assert_eq!(options.normalize.applies_to(language), normalized, "{path}");
+            let expected = if normalized {
+                Frontend::TreeSitter
+            } else {
+                Frontend::Lexer
+            };
+            assert_eq!(a.frontend, expected, "{path}");
+            // The same symbols as `On` where it normalizes (the unused
+            // variable left out), as `Off` elsewhere.
+            let with = |normalize| {
+                analyze(
+                    path,
+                    program,
+                    &AnalyzeOptions {
+                        normalize,
+                        ..options
+                    },
+                )
+                .unwrap()
+                .normalized
+                .symbols
+            };
+            let (on, off) = (with(Normalize::On), with(Normalize::Off));
+            assert_ne!(on, off, "{path}");
+            let same = if normalized { on } else { off };
+            assert_eq!(a.normalized.symbols, same, "{path}");
+        }
+        let python = Language::by_name("python").unwrap();
+        assert!(!Normalize::Auto.applies_to(python));
+        assert!(Normalize::On.applies_to(python));
+        assert!(!Normalize::Off.applies_to(python));
     }
 }

@@ -27,7 +27,7 @@ mod stream;
 
 pub use analyze::{
     analyze, has_tree_sitter, normalize_into, AnalyzeError, AnalyzeOptions, Analyzed, FrontendRun,
-    Parser, TOKEN_NORMALIZATION_VERSION,
+    Normalize, Parser, TOKEN_NORMALIZATION_VERSION,
 };
 pub use archive::{Archive, ArchivedEntry, ArchivedKey, SharedHashes};
 pub use bryo_frontend::Normalization;

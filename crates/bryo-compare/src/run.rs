@@ -13,7 +13,7 @@ use bryo_report::{
 };
 use rayon::prelude::*;
 
-use crate::analyze::{analyze, cut_runs, AnalyzeError, AnalyzeOptions, Analyzed};
+use crate::analyze::{analyze, cut_runs, AnalyzeError, AnalyzeOptions, Analyzed, Normalize};
 use crate::identical::{detect, Identical};
 use crate::CompareError;
 use crate::{FileFingerprint, FileFingerprinter};
@@ -737,7 +737,11 @@ impl Head<'_> {
                 symbol: bryo_frontend::SYMBOL_SCHEME_VERSION,
                 normalization: options.analyze.normalization.name().to_string(),
                 text_mode: options.analyze.text_mode.name().to_string(),
-                token_normalization: options.analyze.normalize,
+                token_normalization: match options.analyze.language {
+                    Some(language) => options.analyze.normalize.applies_to(language),
+                    // Without one language, `auto` means on for some.
+                    None => options.analyze.normalize != Normalize::Off,
+                },
             }),
         };
         let mut report = Report::new(env!("CARGO_PKG_VERSION"), report_options);

@@ -4,7 +4,8 @@
 use std::path::Path;
 
 use bryo_compare::{
-    default_thresholds, AnalyzeOptions, Normalization, Parser, TOKEN_NORMALIZATION_VERSION,
+    default_thresholds, AnalyzeOptions, Normalization, Normalize, Parser,
+    TOKEN_NORMALIZATION_VERSION,
 };
 use bryo_engine::Config;
 use bryo_frontend::{FrontendKind, Language, TextMode};
@@ -30,9 +31,10 @@ pub struct IndexSettings {
 impl IndexSettings {
     /// Settings from the user's options: `k` and `w` (or `t`) default as in
     /// `bryo compare` — the defaults of the language's kind of front-end,
-    /// those of source code when no language is given.
+    /// those of source code when no language is given. With a language,
+    /// [`Normalize::Auto`] is decided for it.
     pub fn new(
-        analyze: AnalyzeOptions,
+        mut analyze: AnalyzeOptions,
         k: Option<usize>,
         w: Option<usize>,
         t: Option<usize>,
@@ -48,6 +50,9 @@ impl IndexSettings {
             (None, None) => Config::new(k, default_w),
         }
         .map_err(|e| IndexError::Settings(e.to_string()))?;
+        if let Some(language) = analyze.language {
+            analyze = analyze.for_language(language);
+        }
         Ok(IndexSettings { analyze, config })
     }
 
@@ -77,10 +82,10 @@ impl IndexSettings {
             ("text_mode", self.analyze.text_mode.name().to_string()),
             (
                 "token_normalization",
-                if self.analyze.normalize {
-                    TOKEN_NORMALIZATION_VERSION.to_string()
-                } else {
-                    "off".to_string()
+                match self.analyze.normalize {
+                    Normalize::Off => "off".to_string(),
+                    Normalize::On => TOKEN_NORMALIZATION_VERSION.to_string(),
+                    Normalize::Auto => format!("auto {TOKEN_NORMALIZATION_VERSION}"),
                 },
             ),
             ("k", self.config.k().to_string()),
@@ -155,19 +160,18 @@ impl IndexSettings {
         };
         // Indexes made before `--normalize` existed have no row: they keep
         // every statement.
-        // Its version otherwise; the first wrote `on`.
+        // Its version otherwise (`auto` and the version for an index
+        // without one language); the first wrote `on`.
+        let current = TOKEN_NORMALIZATION_VERSION.to_string();
         let normalize = match get("token_normalization").as_deref() {
-            None | Some("off") => false,
-            Some(v) if v == TOKEN_NORMALIZATION_VERSION.to_string() => true,
-            Some(v @ ("on" | "1")) => {
+            None | Some("off") => Normalize::Off,
+            Some(v) if v == current => Normalize::On,
+            Some(v) if v.strip_prefix("auto ") == Some(&current) => Normalize::Auto,
+            Some(v) if v == "on" || v.trim_start_matches("auto ").parse::<u32>().is_ok() => {
                 return Err(IndexError::Mismatch {
                     dir: dir.to_path_buf(),
                     what: "token normalization version",
-                    stored: if v == "on" {
-                        "1".to_string()
-                    } else {
-                        v.to_string()
-                    },
+                    stored: if v == "on" { "1" } else { v }.to_string(),
                     wanted: format!("{TOKEN_NORMALIZATION_VERSION} (this build of bryo)"),
                 })
             }
@@ -239,10 +243,12 @@ mod tests {
 
     #[test]
     fn token_normalization_is_read_with_its_version() {
-        assert!(!meta(None).unwrap().analyze.normalize);
-        assert!(!meta(Some("off")).unwrap().analyze.normalize);
+        let normalize = |v| meta(v).unwrap().analyze.normalize;
+        assert_eq!(normalize(None), Normalize::Off);
+        assert_eq!(normalize(Some("off")), Normalize::Off);
         let current = TOKEN_NORMALIZATION_VERSION.to_string();
-        assert!(meta(Some(&current)).unwrap().analyze.normalize);
+        assert_eq!(normalize(Some(&current)), Normalize::On);
+        assert_eq!(normalize(Some(&format!("auto {current}"))), Normalize::Auto);
         // The first version wrote `on`: its streams are not this build's.
         let err = meta(Some("on")).unwrap_err().to_string();
         assert!(

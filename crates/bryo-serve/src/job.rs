@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use bryo_compare::{
     analyze_inputs_with_archive, compare_against, compare_with_progress, AnalyzeOptions,
-    CompareOptions, StreamOptions,
+    CompareOptions, Normalize, StreamOptions,
 };
 use bryo_frontend::Language;
 use bryo_html::write_html;
@@ -294,8 +294,10 @@ pub fn run_job(
         .map(|f| (f.display_path.clone(), f.bytes.clone()))
         .collect();
     let options = CompareOptions {
+        // `bryo compare`'s defaults, token normalization included.
         analyze: AnalyzeOptions {
             language: Some(lang),
+            normalize: Normalize::Auto,
             ..AnalyzeOptions::default()
         },
         max_submissions: spec.max_matches.map(|m| m as usize),
@@ -409,6 +411,7 @@ const ARCHIVE_QUERY_MEMORY: usize = 512 << 20;
 pub fn create_archive(dir: &Path, language: &'static Language) -> Result<(), String> {
     let analyze = AnalyzeOptions {
         language: Some(language),
+        normalize: Normalize::Auto,
         ..AnalyzeOptions::default()
     };
     let settings = IndexSettings::new(analyze, None, None, None).map_err(|e| e.to_string())?;
