@@ -27,6 +27,7 @@
 //! REPS=10 cargo run --release -p bryo-compare --example stage_times -- python DIR
 //! MAX_SUBMISSIONS=0 PAIRS=0 REPS=1 cargo run … -- java DIR   # as -m 0 -n 0
 //! STREAM=1 PAIRS=0 REPS=1 cargo run … -- java DIR   # pairs written as they come
+//! NORMALIZE=off cargo run … -- java DIR   # token normalization off|on|auto (default)
 //! ```
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -36,7 +37,7 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use bryo_compare::{analyze_inputs, AnalyzeOptions, CompareOptions, Progress, Stage};
+use bryo_compare::{analyze_inputs, AnalyzeOptions, CompareOptions, Normalize, Progress, Stage};
 use bryo_engine::{Config, Fingerprinter, HashFunction, Selection};
 use bryo_frontend::{Language, Normalization};
 use bryo_input::{discover, InputOptions};
@@ -171,6 +172,12 @@ fn run(language: &'static Language, root: &str) -> Vec<StageCost> {
     let options = CompareOptions {
         analyze: AnalyzeOptions {
             language: Some(language),
+            // As `bryo compare`: token normalization where `auto` puts it.
+            normalize: match std::env::var("NORMALIZE").as_deref() {
+                Ok("on") => Normalize::On,
+                Ok("off") => Normalize::Off,
+                _ => Normalize::Auto,
+            },
             ..AnalyzeOptions::default()
         },
         max_submissions: env_number("MAX_SUBMISSIONS"),

@@ -194,23 +194,24 @@ impl Analyzed {
         )
     }
 
-    /// The symbols `start..start + len` as runs that are contiguous in the
-    /// text too, as `(offset, len)` from `start`: one run unless the front-end
-    /// moved symbols (see [`Analyzed::text_ranks`]).
+    /// The symbols `start..start + len` as runs that each cover a stretch
+    /// of the text with no other symbol in it (in any order), as `(offset,
+    /// len)` from `start`: one run unless the front-end moved symbols
+    /// across other code (see [`Analyzed::text_ranks`]).
     pub fn text_runs(&self, start: usize, len: usize) -> Vec<(usize, usize)> {
-        cut_runs(len, |i| self.follows(start + i))
+        compact_runs(len, self.ranks(start, len), None)
     }
 
-    /// Whether symbol `i + 1` comes right after symbol `i` in the text.
-    pub(crate) fn follows(&self, i: usize) -> bool {
-        self.text_ranks
-            .as_ref()
-            .is_none_or(|r| r[i].wrapping_add(1) == r[i + 1])
+    /// The text ranks of symbols `start..start + len`; `None` when the
+    /// stream is in text order.
+    pub(crate) fn ranks(&self, start: usize, len: usize) -> Option<&[u32]> {
+        self.text_ranks.as_deref().map(|r| &r[start..start + len])
     }
 }
 
 /// `0..len` cut before every `i + 1` where `joined(i)` is false, as
-/// `(offset, len)` runs.
+/// `(offset, len)` runs (the runs in order, [`compact_runs`]' bound).
+#[cfg(test)]
 pub(crate) fn cut_runs(len: usize, joined: impl Fn(usize) -> bool) -> Vec<(usize, usize)> {
     let mut runs = Vec::with_capacity(1);
     let mut from = 0;
@@ -222,6 +223,59 @@ pub(crate) fn cut_runs(len: usize, joined: impl Fn(usize) -> bool) -> Vec<(usize
     }
     if len > 0 {
         runs.push((from, len - from));
+    }
+    runs
+}
+
+/// The longest run [`compact_runs`] keeps out of order: a few statements'
+/// worth, enough for sorted operands and a short loop's moved update, too
+/// few to hide which of two moved methods matched which.
+pub(crate) const UNORDERED_RUN: usize = 32;
+
+/// `0..len` cut into runs, as `(offset, len)`; `a[i]` and `b[i]` are the
+/// text ranks of the symbols (`None`: in text order). A run is in order on
+/// both sides, or, up to [`UNORDERED_RUN`] symbols, covers on both sides a
+/// stretch of the text with nothing else of the stream in it, in whatever
+/// order; each is the longest such prefix of what is left. So symbols
+/// moved a little (operands sorted, a short loop's update moved to the end
+/// of its body) stay in one run whose envelope in each file is exactly its
+/// symbols' text, while code moved across other code is cut, and every run
+/// of more than [`UNORDERED_RUN`] symbols shows matching text in the same
+/// order on both sides.
+pub(crate) fn compact_runs(
+    len: usize,
+    a: Option<&[u32]>,
+    b: Option<&[u32]>,
+) -> Vec<(usize, usize)> {
+    let follows = |r: Option<&[u32]>, j: usize| r.is_none_or(|r| r[j - 1].wrapping_add(1) == r[j]);
+    let mut runs = Vec::with_capacity(1);
+    let mut from = 0;
+    while from < len {
+        let (mut a_lo, mut a_hi, mut b_lo, mut b_hi) = (u32::MAX, 0, u32::MAX, 0);
+        let mut ordered = true;
+        let mut best = from;
+        for j in from..len {
+            let n = j + 1 - from;
+            ordered = ordered && (j == from || follows(a, j) && follows(b, j));
+            if !ordered && n > UNORDERED_RUN {
+                break;
+            }
+            if let Some(a) = a {
+                a_lo = a_lo.min(a[j]);
+                a_hi = a_hi.max(a[j]);
+            }
+            if let Some(b) = b {
+                b_lo = b_lo.min(b[j]);
+                b_hi = b_hi.max(b[j]);
+            }
+            let compact =
+                |lo: u32, hi: u32, r: Option<&[u32]>| r.is_none() || (hi - lo) as usize + 1 == n;
+            if ordered || compact(a_lo, a_hi, a) && compact(b_lo, b_hi, b) {
+                best = j;
+            }
+        }
+        runs.push((from, best + 1 - from));
+        from = best + 1;
     }
     runs
 }
@@ -417,6 +471,102 @@ mod tests {
         // checked.
         let err = AnalyzeError::NoLexer { language: "cobol" };
         assert_eq!(err.to_string(), "no lexer for language cobol");
+    }
+
+    /// [`compact_runs`] by its definition: every prefix tried.
+    fn compact_runs_naive(len: usize, a: &[u32], b: &[u32]) -> Vec<(usize, usize)> {
+        let ordered = |r: &[u32]| r.windows(2).all(|w| w[0] + 1 == w[1]);
+        let compact = |r: &[u32]| {
+            let (lo, hi) = (r.iter().min().unwrap(), r.iter().max().unwrap());
+            (hi - lo) as usize + 1 == r.len() && r.len() <= UNORDERED_RUN
+        };
+        let mut runs = Vec::new();
+        let mut from = 0;
+        while from < len {
+            let end = (from + 1..=len)
+                .rev()
+                .find(|&e| {
+                    let (a, b) = (&a[from..e], &b[from..e]);
+                    ordered(a) && ordered(b) || compact(a) && compact(b)
+                })
+                .unwrap();
+            runs.push((from, end - from));
+            from = end;
+        }
+        runs
+    }
+
+    /// Text ranks of `n` symbols shuffled in blocks of up to `block` and
+    /// the blocks moved about: what canonical order and operand sorting do.
+    fn moved_ranks(n: usize, block: usize, seed: u64) -> Vec<u32> {
+        let mut state = seed | 1;
+        let mut next = move |m: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % m as u64) as usize
+        };
+        let mut blocks: Vec<Vec<u32>> = Vec::new();
+        let mut i = 0;
+        while i < n {
+            let len = (1 + next(block)).min(n - i);
+            let mut b: Vec<u32> = (i as u32..(i + len) as u32).collect();
+            for k in (1..b.len()).rev() {
+                if next(3) == 0 {
+                    b.swap(k, next(k + 1));
+                }
+            }
+            blocks.push(b);
+            i += len;
+        }
+        for k in (1..blocks.len()).rev() {
+            if next(4) == 0 {
+                blocks.swap(k, next(k + 1));
+            }
+        }
+        blocks.concat()
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn compact_runs_are_the_longest_compact_prefixes(
+            n in 1usize..120,
+            block in 1usize..40,
+            seed in proptest::prelude::any::<u64>(),
+        ) {
+            let a = moved_ranks(n, block, seed);
+            let b = moved_ranks(n, block, seed.rotate_left(17));
+            let runs = compact_runs(n, Some(&a), Some(&b));
+            proptest::prop_assert_eq!(&runs, &compact_runs_naive(n, &a, &b));
+            // Never more runs than the runs in order on both sides.
+            let in_order = cut_runs(n, |i| a[i] + 1 == a[i + 1] && b[i] + 1 == b[i + 1]);
+            proptest::prop_assert!(runs.len() <= in_order.len());
+            let plain: Vec<u32> = (0..n as u32).collect();
+            proptest::prop_assert_eq!(
+                compact_runs(n, None, Some(&b)),
+                compact_runs_naive(n, &plain, &b)
+            );
+        }
+    }
+
+    #[test]
+    fn symbols_moved_within_a_stretch_make_one_run() {
+        // Operands sorted on one side (2 1 0 4 3), a short statement moved
+        // on the other (5..8 before 0..5): one stretch each.
+        let a = [2, 1, 0, 4, 3, 5, 6, 7];
+        assert_eq!(compact_runs(8, Some(&a), None), vec![(0, 8)]);
+        let b = [3, 4, 5, 6, 7, 0, 1, 2];
+        assert_eq!(compact_runs(8, Some(&a), Some(&b)), vec![(0, 8)]);
+        // Moved across code outside the match: cut.
+        let c = [0, 1, 2, 3, 9, 10, 11, 12];
+        assert_eq!(compact_runs(8, None, Some(&c)), vec![(0, 4), (4, 4)]);
+        assert_eq!(compact_runs(0, None, None), vec![]);
+        // Two long members swapped: a stretch, but cut to show which
+        // matched which.
+        let n = UNORDERED_RUN as u32;
+        let swapped: Vec<u32> = (n..2 * n).chain(0..n).collect();
+        let runs = compact_runs(swapped.len(), Some(&swapped), None);
+        assert_eq!(runs, vec![(0, n as usize), (n as usize, n as usize)]);
     }
 
     #[cfg(feature = "tree-sitter")]

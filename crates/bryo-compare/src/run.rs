@@ -13,7 +13,7 @@ use bryo_report::{
 };
 use rayon::prelude::*;
 
-use crate::analyze::{analyze, cut_runs, AnalyzeError, AnalyzeOptions, Analyzed, Normalize};
+use crate::analyze::{analyze, compact_runs, AnalyzeError, AnalyzeOptions, Analyzed, Normalize};
 use crate::identical::{detect, Identical};
 use crate::CompareError;
 use crate::{FileFingerprint, FileFingerprinter};
@@ -597,7 +597,7 @@ impl Analysis {
             if !f.parts.is_empty() || moved {
                 for (a0, b0, len) in exact {
                     let runs = if moved {
-                        cut_runs(len, |i| fa.follows(a0 + i) && fb.follows(b0 + i))
+                        compact_runs(len, fa.ranks(a0, len), fb.ranks(b0, len))
                     } else {
                         vec![(0, len)]
                     };

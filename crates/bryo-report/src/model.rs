@@ -373,10 +373,12 @@ pub struct Fragment {
     /// The exact matches of a merged fragment, in order on both sides; what
     /// lies between two consecutive parts on a side is a gap, which did not
     /// match. Empty (and omitted from JSON) for a single exact match. With
-    /// `--normalize`, a match that runs through statements emitted in a
-    /// canonical order is cut into the parts contiguous in both files; such
-    /// parts follow the match's order, which on one side may not be the
-    /// file's.
+    /// `--normalize`, a match that runs through symbols emitted out of text
+    /// order is cut into parts that each cover exactly their symbols' text
+    /// in both files: in the same order on both sides, or, up to 32
+    /// symbols, in any order (sorted operands, a short loop's moved
+    /// update); the parts follow the match's order, which on one side may
+    /// not be the file's.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parts: Vec<FragmentPart>,
 }
