@@ -71,7 +71,9 @@ _FRONT_END = """The front-end options are the CLI's: ``language`` (``-l``),
     or ``tree-sitter``), ``normalization`` (``full``, ``keep-strings``, the
     default, or ``verbatim``: what of identifiers and literals survives) and
     ``normalize`` (token-sequence normalization on syntax trees, ``bryo
-    compare --normalize``; it implies ``parser="tree-sitter"``)."""
+    compare --normalize``; it implies ``parser="tree-sitter"``). Unlike
+    ``bryo compare``, which normalizes Java, C and C++ unless given
+    ``--no-normalize``, ``normalize`` is off unless given."""
 
 
 def _options(
