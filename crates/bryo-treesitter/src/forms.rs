@@ -93,7 +93,30 @@ impl Forms<'_> {
             .flatten()
             .is_some()
         {
+            // `x = (e)`, `x += (e)`: the parentheses hold nothing together.
+            if let Some(f) = self.table.right_field {
+                self.drop_parentheses(node.child_by_field_id(f), edits);
+            }
             self.self_assignment(node, edits);
+        }
+    }
+
+    /// Leaves out the parentheses of `node` if it is a parenthesized
+    /// expression (of one expression).
+    fn drop_parentheses(&self, node: Option<Node<'_>>, edits: &mut Edits) {
+        let Some(node) = node.filter(|n| {
+            n.kind() == "parenthesized_expression" && n.named_child_count() == 1
+        }) else {
+            return;
+        };
+        let last = (node.child_count() as u32).checked_sub(1);
+        for paren in [node.child(0), last.and_then(|i| node.child(i))]
+            .into_iter()
+            .flatten()
+        {
+            if matches!(self.text_of(&paren), b"(" | b")") {
+                edits.skip.push(paren.id());
+            }
         }
     }
 
@@ -211,6 +234,9 @@ impl Forms<'_> {
         ));
         edits.skip.push(first.id());
         edits.skip.push(op.id());
+        // `x = x op (e)` → `x op= e`: the parentheses only held `e`
+        // together.
+        self.drop_parentheses(field(self.table.right_field, &right), edits);
     }
 }
 
@@ -294,11 +320,27 @@ mod tests {
         }
         let java = |s: &str| symbols("java", &format!("class A {{ void f(int i) {{ {s}; }} }}"));
         assert_eq!(java("x = x * (y + 2)"), java("x *= (y + 2)"));
+        assert_eq!(java("x = x * (y + 2)"), java("x *= y + 2"));
+        assert_eq!(java("x = (y + 2)"), java("x = y + 2"));
         // Where the forms differ in meaning, or in what the right side is,
         // nothing is rewritten.
         assert_ne!(java("y = x++"), java("y = x += 1"));
         assert_ne!(java("x = x - y - z"), java("x -= y - z"));
         assert_ne!(java("x = y + 1"), java("x += 1"));
+        // The parentheses around the rest go with the expansion.
+        for lang in ["java", "c", "cpp", "javascript", "csharp"] {
+            let src = |s: &str| format!("int f(int x) {{ {s}; return x; }}");
+            assert_eq!(
+                symbols(lang, &src("x = x + (a * b)")),
+                symbols(lang, &src("x += a * b")),
+                "{lang}"
+            );
+            assert_ne!(
+                symbols(lang, &src("x = x * (a + b)")),
+                symbols(lang, &src("x = x * a + b")),
+                "{lang}"
+            );
+        }
         // A for loop's update is a step whose value is unused.
         assert_eq!(
             java("for (i = 0; i < n; i++) g(i)"),
