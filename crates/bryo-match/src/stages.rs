@@ -7,6 +7,7 @@ use rayon::prelude::*;
 use crate::fragments::{merge, pair_fragments};
 use crate::index::{
     build_index, fingerprint_all, pair_key, split_by_counts, BaseSet, Index, Prepared, Record,
+    Share,
 };
 use crate::progress::check;
 use crate::{
@@ -291,8 +292,55 @@ impl<'c> Indexed<'c> {
             .collect();
         cuts[0] = 0;
         cuts.dedup();
-        // Counted first, then written in place: one vector of candidates,
-        // not pieces and their join.
+        let candidate = |run: &[Share]| {
+            let (a, b) = ((run[0].pair >> 32) as u32, run[0].pair as u32);
+            Candidate {
+                a: prep.subs[a as usize].id,
+                b: prep.subs[b as usize].id,
+                shared_fingerprints: run.iter().map(|s| u64::from(s.contrib)).sum(),
+                dense: (a, b),
+                records: (0, 0),
+            }
+        };
+        // The best `scored` by shared fingerprints (ties by pair, a total
+        // order).
+        let best_first = |x: &Candidate, y: &Candidate| {
+            y.shared_fingerprints
+                .cmp(&x.shared_fingerprints)
+                .then(x.dense.cmp(&y.dense))
+        };
+        if let Some(scored) = scored_candidates(&self.run.options) {
+            // Each piece keeps its best `scored` as it goes (selected in
+            // linear time whenever it holds twice that), so no vector of
+            // every pair is made; the best of all are among the pieces'.
+            let kept: Vec<(u64, Vec<Candidate>)> = cuts
+                .par_windows(2)
+                .map(|w| {
+                    let mut best = Vec::with_capacity(2 * scored + 1);
+                    let mut count = 0u64;
+                    for run in shares[w[0]..w[1]].chunk_by(|x, y| x.pair == y.pair) {
+                        count += 1;
+                        best.push(candidate(run));
+                        if best.len() > 2 * scored {
+                            best.select_nth_unstable_by(scored, best_first);
+                            best.truncate(scored);
+                        }
+                    }
+                    (count, best)
+                })
+                .collect();
+            let total = kept.iter().map(|(n, _)| n).sum();
+            let mut pairs: Vec<Candidate> = kept.into_iter().flat_map(|(_, b)| b).collect();
+            if scored < pairs.len() {
+                pairs.select_nth_unstable_by(scored, best_first);
+                pairs.truncate(scored);
+                pairs.shrink_to_fit();
+            }
+            pairs.sort_unstable_by_key(|c| c.dense);
+            return Ok(Candidates { pairs, total });
+        }
+        // Every pair: counted first, then written in place (one vector of
+        // candidates, not pieces and their join).
         let counts: Vec<usize> = cuts
             .par_windows(2)
             .map(|w| shares[w[0]..w[1]].chunk_by(|x, y| x.pair == y.pair).count())
@@ -311,30 +359,10 @@ impl<'c> Indexed<'c> {
             .for_each(|(part, w)| {
                 let runs = shares[w[0]..w[1]].chunk_by(|x, y| x.pair == y.pair);
                 for (slot, run) in part.iter_mut().zip(runs) {
-                    let (a, b) = ((run[0].pair >> 32) as u32, run[0].pair as u32);
-                    *slot = Candidate {
-                        a: prep.subs[a as usize].id,
-                        b: prep.subs[b as usize].id,
-                        shared_fingerprints: run.iter().map(|s| u64::from(s.contrib)).sum(),
-                        dense: (a, b),
-                        records: (0, 0),
-                    };
+                    *slot = candidate(run);
                 }
             });
         let total = pairs.len() as u64;
-        if let Some(scored) = scored_candidates(&self.run.options).filter(|&n| n < pairs.len()) {
-            // The best `scored` by shared fingerprints (ties by pair, a
-            // total order): selected in linear time, not sorted.
-            pairs.select_nth_unstable_by(scored, |x, y| {
-                y.shared_fingerprints
-                    .cmp(&x.shared_fingerprints)
-                    .then(x.dense.cmp(&y.dense))
-            });
-            pairs.truncate(scored);
-            // Fragments are the next stage: do not hold every candidate there.
-            pairs.shrink_to_fit();
-            pairs.sort_unstable_by_key(|c| c.dense);
-        }
         Ok(Candidates { pairs, total })
     }
 

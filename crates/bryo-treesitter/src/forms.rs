@@ -104,9 +104,9 @@ impl Forms<'_> {
     /// Leaves out the parentheses of `node` if it is a parenthesized
     /// expression (of one expression).
     fn drop_parentheses(&self, node: Option<Node<'_>>, edits: &mut Edits) {
-        let Some(node) = node.filter(|n| {
-            n.kind() == "parenthesized_expression" && n.named_child_count() == 1
-        }) else {
+        let Some(node) =
+            node.filter(|n| n.kind() == "parenthesized_expression" && n.named_child_count() == 1)
+        else {
             return;
         };
         let last = (node.child_count() as u32).checked_sub(1);
