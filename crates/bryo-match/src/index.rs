@@ -388,12 +388,21 @@ pub(crate) fn pair_key(a: u32, b: u32) -> u64 {
     u64::from(a) << 32 | u64::from(b)
 }
 
-/// What one shared hash gives a pair of submissions: the pair
-/// ([`pair_key`]) and its shared fingerprints ([`Record::contrib`]).
+/// What one shared hash gives a pair of submissions: the pair (dense
+/// submission indices) and its shared fingerprints ([`Record::contrib`]);
+/// 12 bytes, of which the index holds one per pair record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Share {
-    pub pair: u64,
+    pub a: u32,
+    pub b: u32,
     pub contrib: u32,
+}
+
+impl Share {
+    /// The pair as one sortable number ([`pair_key`]).
+    pub fn pair(&self) -> u64 {
+        pair_key(self.a, self.b)
+    }
 }
 
 /// The kept entries of one bucket, grouped by hash, each group by
@@ -481,20 +490,22 @@ impl Index {
     /// The shares of every pair record that seeds, sorted by pair.
     pub fn collect_shares(&self, prep: &Prepared<'_>) -> Vec<Share> {
         let empty = Share {
-            pair: 0,
+            a: 0,
+            b: 0,
             contrib: 0,
         };
         let mut shares = collect_exactly(&self.buckets, empty, |b, bucket, emit| {
             pair_records(b, bucket, prep, self.rule, |r| {
                 if self.seeds(&r) {
                     emit(Share {
-                        pair: r.pair(),
+                        a: r.a,
+                        b: r.b,
                         contrib: r.contrib(),
                     });
                 }
             });
         });
-        shares.par_sort_unstable_by_key(|s| s.pair);
+        shares.par_sort_unstable_by_key(Share::pair);
         shares
     }
 

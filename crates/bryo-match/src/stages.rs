@@ -283,17 +283,17 @@ impl<'c> Indexed<'c> {
         let mut cuts: Vec<usize> = (0..=pieces)
             .map(|i| {
                 let at = shares.len() * i / pieces;
-                let pair = shares.get(at).map(|s| s.pair);
+                let pair = shares.get(at).map(Share::pair);
                 at + shares[at..]
                     .iter()
-                    .take_while(|s| Some(s.pair) == pair)
+                    .take_while(|s| Some(s.pair()) == pair)
                     .count()
             })
             .collect();
         cuts[0] = 0;
         cuts.dedup();
         let candidate = |run: &[Share]| {
-            let (a, b) = ((run[0].pair >> 32) as u32, run[0].pair as u32);
+            let (a, b) = (run[0].a, run[0].b);
             Candidate {
                 a: prep.subs[a as usize].id,
                 b: prep.subs[b as usize].id,
@@ -318,7 +318,7 @@ impl<'c> Indexed<'c> {
                 .map(|w| {
                     let mut best = Vec::with_capacity(2 * scored + 1);
                     let mut count = 0u64;
-                    for run in shares[w[0]..w[1]].chunk_by(|x, y| x.pair == y.pair) {
+                    for run in shares[w[0]..w[1]].chunk_by(|x, y| x.pair() == y.pair()) {
                         count += 1;
                         best.push(candidate(run));
                         if best.len() > 2 * scored {
@@ -343,7 +343,11 @@ impl<'c> Indexed<'c> {
         // candidates, not pieces and their join).
         let counts: Vec<usize> = cuts
             .par_windows(2)
-            .map(|w| shares[w[0]..w[1]].chunk_by(|x, y| x.pair == y.pair).count())
+            .map(|w| {
+                shares[w[0]..w[1]]
+                    .chunk_by(|x, y| x.pair() == y.pair())
+                    .count()
+            })
             .collect();
         let empty = Candidate {
             a: SubmissionId(0),
@@ -357,7 +361,7 @@ impl<'c> Indexed<'c> {
             .into_par_iter()
             .zip(cuts.par_windows(2))
             .for_each(|(part, w)| {
-                let runs = shares[w[0]..w[1]].chunk_by(|x, y| x.pair == y.pair);
+                let runs = shares[w[0]..w[1]].chunk_by(|x, y| x.pair() == y.pair());
                 for (slot, run) in part.iter_mut().zip(runs) {
                     *slot = candidate(run);
                 }
