@@ -83,7 +83,11 @@ impl Forms<'_> {
     /// Adds to `edits` the rewrite of `node` if it is an equivalent form;
     /// `unused`: whether its parent discards its value.
     pub(crate) fn visit(&self, node: Node<'_>, flags: u16, unused: bool, edits: &mut Edits) {
-        if flags & UPDATE != 0 {
+        if matches!(node.kind(), "modifiers" | "modifier") {
+            // Access, `static`, `final`, `synchronized`, annotations: a
+            // declaration's modifiers are left out.
+            edits.skip.push(node.id());
+        } else if flags & UPDATE != 0 {
             self.step(node, unused, edits);
         } else if self
             .table
@@ -327,6 +331,18 @@ mod tests {
         assert_ne!(java("y = x++"), java("y = x += 1"));
         assert_ne!(java("x = x - y - z"), java("x -= y - z"));
         assert_ne!(java("x = y + 1"), java("x += 1"));
+        // Modifiers and annotations are left out.
+        assert_eq!(
+            symbols(
+                "java",
+                "class A { @Override public static synchronized int f() { return 1; } }"
+            ),
+            symbols("java", "class A { int f() { return 1; } }")
+        );
+        assert_eq!(
+            symbols("csharp", "class A { public static int F() { return 1; } }"),
+            symbols("csharp", "class A { int F() { return 1; } }")
+        );
         // The parentheses around the rest go with the expansion.
         for lang in ["java", "c", "cpp", "javascript", "csharp"] {
             let src = |s: &str| format!("int f(int x) {{ {s}; return x; }}");
