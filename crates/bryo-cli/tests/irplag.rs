@@ -145,51 +145,41 @@ fn print(name: &str, q: &Quality) {
     }
 }
 
+/// Runs bryo with `extra` on IR-Plag, prints the quality as `name` and
+/// checks it against the recorded floor.
+fn check(name: &str, extra: &[&str], min_auc: f64, min_ap: f64) {
+    let q = quality(&dataset(), extra);
+    print(name, &q);
+    assert!(
+        q.overall.0 >= min_auc,
+        "{name}: AUC {:.3} < {min_auc}",
+        q.overall.0
+    );
+    assert!(
+        q.overall.1 >= min_ap,
+        "{name}: AP {:.3} < {min_ap}",
+        q.overall.1
+    );
+}
+
 #[test]
 #[ignore = "needs the IR-Plag dataset (BRYO_IRPLAG); run with --include-ignored"]
 fn irplag_quality_with_default_options() {
-    let root = dataset();
     // Java is normalized by default (tree-sitter).
-    let q = quality(&root, &[]);
-    print("defaults", &q);
-    assert!(q.overall.0 >= MIN_AUC, "AUC {:.3} < {MIN_AUC}", q.overall.0);
-    assert!(q.overall.1 >= MIN_AP, "AP {:.3} < {MIN_AP}", q.overall.1);
+    check("defaults", &[], MIN_AUC, MIN_AP);
 }
 
 #[test]
 #[ignore = "needs the IR-Plag dataset (BRYO_IRPLAG); run with --include-ignored"]
 fn irplag_quality_with_the_lexer() {
-    let root = dataset();
-    let q = quality(&root, &["--parser", "lexer"]);
-    print("lexer", &q);
-    assert!(
-        q.overall.0 >= MIN_AUC_LEXER,
-        "AUC {:.3} < {MIN_AUC_LEXER}",
-        q.overall.0
-    );
-    assert!(
-        q.overall.1 >= MIN_AP_LEXER,
-        "AP {:.3} < {MIN_AP_LEXER}",
-        q.overall.1
-    );
+    check("lexer", &["--parser", "lexer"], MIN_AUC_LEXER, MIN_AP_LEXER);
 }
 
 #[test]
 #[ignore = "needs the IR-Plag dataset (BRYO_IRPLAG); run with --include-ignored"]
 fn irplag_quality_with_tree_sitter() {
-    let root = dataset();
-    let q = quality(&root, &["--parser", "tree-sitter", "--no-normalize"]);
-    print("tree-sitter", &q);
-    assert!(
-        q.overall.0 >= MIN_AUC_TS,
-        "AUC {:.3} < {MIN_AUC_TS}",
-        q.overall.0
-    );
-    assert!(
-        q.overall.1 >= MIN_AP_TS,
-        "AP {:.3} < {MIN_AP_TS}",
-        q.overall.1
-    );
+    let extra = ["--parser", "tree-sitter", "--no-normalize"];
+    check("tree-sitter", &extra, MIN_AUC_TS, MIN_AP_TS);
 }
 
 // Recorded in BENCHMARKS.md (rounded down by 0.01 of slack).
