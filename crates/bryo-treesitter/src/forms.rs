@@ -87,7 +87,37 @@ impl Forms<'_> {
             // Access, `static`, `final`, `synchronized`, annotations: a
             // declaration's modifiers are left out.
             edits.skip.push(node.id());
-        } else if flags & UPDATE != 0 {
+            return;
+        }
+        match node.kind() {
+            // `((e))`, `return (e)`, `f((e))`, `(x) + 1`: parentheses
+            // around a whole value, a name or a literal hold nothing
+            // together.
+            "parenthesized_expression" => {
+                let only = (node.named_child_count() == 1)
+                    .then(|| node.named_child(0))
+                    .flatten();
+                let leaf = only.is_some_and(|c| {
+                    matches!(
+                        self.roles.get(usize::from(c.kind_id())),
+                        Some(Role::Identifier | Role::Literal(_))
+                    )
+                });
+                if leaf {
+                    self.drop_parentheses(Some(node), edits);
+                } else if only.is_some_and(|c| c.kind() == "parenthesized_expression") {
+                    self.drop_parentheses(only, edits);
+                }
+            }
+            "return_statement" | "argument_list" | "arguments" => {
+                let mut cursor = node.walk();
+                for child in node.named_children(&mut cursor) {
+                    self.drop_parentheses(Some(child), edits);
+                }
+            }
+            _ => {}
+        }
+        if flags & UPDATE != 0 {
             self.step(node, unused, edits);
         } else if self
             .table
@@ -343,6 +373,12 @@ mod tests {
             symbols("csharp", "class A { public static int F() { return 1; } }"),
             symbols("csharp", "class A { int F() { return 1; } }")
         );
+        // Parentheses around a whole value or a single name go.
+        assert_eq!(java("return (x)"), java("return x"));
+        assert_eq!(java("g((x + 1), (y))"), java("g(x + 1, y)"));
+        assert_eq!(java("y = ((x + 1)) * 2"), java("y = (x + 1) * 2"));
+        assert_eq!(java("y = (x) * (2)"), java("y = x * 2"));
+        assert_ne!(java("y = (x + 1) * 2"), java("y = x + 1 * 2"));
         // The parentheses around the rest go with the expansion.
         for lang in ["java", "c", "cpp", "javascript", "csharp"] {
             let src = |s: &str| format!("int f(int x) {{ {s}; return x; }}");
