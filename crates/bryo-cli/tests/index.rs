@@ -421,16 +421,16 @@ fn an_index_made_with_normalize_refuses_a_query_without_it() {
         err.contains("index made with token_normalization 2, but off is asked for"),
         "{err}"
     );
-    let report: Value = serde_json::from_str(&ok(&[
-        "compare",
-        "--normalize",
-        "--format",
-        "json",
-        "--against",
-        idx_s,
-        new.to_str().unwrap(),
-    ]))
-    .unwrap();
+    let against = |flags: &[&str]| -> Value {
+        let args = [
+            &["compare"],
+            flags,
+            &["--format", "json", "--against", idx_s],
+        ]
+        .concat();
+        serde_json::from_str(&ok(&[&args[..], &[new.to_str().unwrap()]].concat())).unwrap()
+    };
+    let report = against(&["--normalize"]);
     // The archived program differs only by a dead assignment: identical
     // symbols once it is left out.
     assert_eq!(
@@ -440,15 +440,7 @@ fn an_index_made_with_normalize_refuses_a_query_without_it() {
     );
     // Without front-end flags the query takes the index's normalization
     // (Python is not normalized by default).
-    let report: Value = serde_json::from_str(&ok(&[
-        "compare",
-        "--format",
-        "json",
-        "--against",
-        idx_s,
-        new.to_str().unwrap(),
-    ]))
-    .unwrap();
+    let report = against(&[]);
     assert_eq!(report["options"]["scheme"]["token_normalization"], true);
     assert_eq!(report["pairs"][0]["similarity"].as_f64(), Some(1.0));
 }

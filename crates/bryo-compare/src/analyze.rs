@@ -49,15 +49,6 @@ impl Normalize {
     /// on which normalization raised the ranking of copies as a whole.
     pub const AUTO_LANGUAGES: [&'static str; 3] = ["java", "c", "cc"];
 
-    /// The name used on the command line: `off`, `on` or `auto`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Normalize::Off => "off",
-            Normalize::On => "on",
-            Normalize::Auto => "auto",
-        }
-    }
-
     /// Whether files in `language` are normalized.
     pub fn applies_to(self, language: &Language) -> bool {
         match self {
@@ -302,7 +293,6 @@ pub fn analyze(
     if let Some(note) = decoded.note() {
         notes.push(note);
     }
-    let options = &options.for_language(language);
     let mut normalized = Normalized::default();
     let run = normalize_into(language, text, options, &mut normalized)?;
     for note in &run.lex_notes {
@@ -317,7 +307,7 @@ pub fn analyze(
         notes.push(format!("{what} at {line}:{col}"));
     }
     let (frontend, fallback) = (run.frontend, run.fallback);
-    let text_ranks = if options.normalize == Normalize::On {
+    let text_ranks = if options.normalize.applies_to(language) {
         normalized.text_ranks()
     } else {
         None
