@@ -418,7 +418,7 @@ fn an_index_made_with_normalize_refuses_a_query_without_it() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("index made with token_normalization 2, but off is asked for"),
+        err.contains("index made with token_normalization 3, but off is asked for"),
         "{err}"
     );
     let against = |flags: &[&str]| -> Value {

@@ -133,8 +133,10 @@ impl AnalyzeOptions {
 /// What `--normalize` does to the symbols, as a number that stored
 /// indexes record: 1 left out dead statements and wrote equivalent forms
 /// one way; 2 also puts members and top-level definitions in canonical
-/// order. An index made under another version refuses queries.
-pub const TOKEN_NORMALIZATION_VERSION: u32 = 2;
+/// order; 3 also inlines functions called once, leaves out Java's and C#'s
+/// modifiers and redundant parentheses. An index made under another
+/// version refuses queries.
+pub const TOKEN_NORMALIZATION_VERSION: u32 = 3;
 
 /// A file after its front-end: the decoded text, the symbols with their
 /// spans, and everything needed to map them to lines and original bytes.
@@ -404,6 +406,7 @@ fn tree_sitter(
     options.canonical_forms = normalize;
     options.canonical_order = normalize;
     options.canonical_control = normalize;
+    options.inline_calls = normalize;
     bryo_treesitter::normalize(name, text.as_bytes(), &options).map_err(|e| e.to_string())
 }
 

@@ -251,8 +251,19 @@ mod tests {
         assert_eq!(normalize(Some(&format!("auto {current}"))), Normalize::Auto);
         // The first version wrote `on`: its streams are not this build's.
         let err = meta(Some("on")).unwrap_err().to_string();
+        let wanted = format!("but {current} (this build of bryo) is asked for");
         assert!(
-            err.contains("index made with token normalization version 1, but 2 (this build of bryo) is asked for"),
+            err.contains(&format!(
+                "index made with token normalization version 1, {wanted}"
+            )),
+            "{err}"
+        );
+        // Version 2 did not inline functions.
+        let err = meta(Some("auto 2")).unwrap_err().to_string();
+        assert!(
+            err.contains(&format!(
+                "index made with token normalization version auto 2, {wanted}"
+            )),
             "{err}"
         );
         assert!(matches!(

@@ -62,7 +62,7 @@ pub(crate) struct StatementTable {
     pub(crate) assignment: Vec<Option<u16>>,
     /// The field holding the declared name(s) of a declarator kind.
     pub(crate) declarator: Vec<Option<u16>>,
-    body: Option<u16>,
+    pub(crate) body: Option<u16>,
     pub(crate) declarator_field: Option<u16>,
     function_field: Option<u16>,
     pub(crate) name_field: Option<u16>,
@@ -435,10 +435,10 @@ impl<'t> Scope<'t> {
 }
 
 /// What the statement builder reads from.
-struct Builder<'a, 'b> {
-    text: &'a [u8],
-    roles: &'b [Role],
-    table: &'b StatementTable,
+pub(crate) struct Builder<'a, 'b> {
+    pub(crate) text: &'a [u8],
+    pub(crate) roles: &'b [Role],
+    pub(crate) table: &'b StatementTable,
 }
 
 impl<'a> Builder<'a, '_> {
@@ -446,16 +446,16 @@ impl<'a> Builder<'a, '_> {
         self.roles.get(usize::from(node.kind_id())).copied()
     }
 
-    fn is_identifier(&self, node: &Node<'_>) -> bool {
+    pub(crate) fn is_identifier(&self, node: &Node<'_>) -> bool {
         self.role(node) == Some(Role::Identifier)
     }
 
-    fn text_of(&self, node: &Node<'_>) -> &'a [u8] {
+    pub(crate) fn text_of(&self, node: &Node<'_>) -> &'a [u8] {
         self.text.get(node.byte_range()).unwrap_or_default()
     }
 
     /// The name a function is called by, if it has a plain one.
-    fn scope_name(&self, scope: Node<'_>) -> Option<&'a [u8]> {
+    pub(crate) fn scope_name(&self, scope: Node<'_>) -> Option<&'a [u8]> {
         let mut node = self
             .table
             .name_field
@@ -810,7 +810,7 @@ impl<'a> Builder<'a, '_> {
 
     /// The plain name a call calls (`f(…)`, `this.f(…)` is not one), if
     /// any.
-    fn callee(&self, call: Node<'_>) -> Option<&'a [u8]> {
+    pub(crate) fn callee(&self, call: Node<'_>) -> Option<&'a [u8]> {
         if self
             .table
             .object_field

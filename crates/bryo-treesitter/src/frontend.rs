@@ -13,7 +13,7 @@ use crate::error::Fallback;
 use crate::forms::Edits;
 use crate::languages::{languages, TsLanguage};
 use crate::walk::{role_table, walk, Role, TreeStats};
-use crate::{order, shape};
+use crate::{inline, order, shape};
 
 /// How to run a tree-sitter front-end, and when to give up on it.
 ///
@@ -87,6 +87,14 @@ pub struct Options {
     /// keyword's is the `while`'s); the update and the swapped branches
     /// are out of text order. Default `false`.
     pub canonical_control: bool,
+    /// Token-sequence normalization against extract-method and inline
+    /// refactoring: a function of the file that is called exactly once, by
+    /// plain name, is inlined there when its body is a single `return e;`
+    /// (the call becomes `e`) or statements without a `return` called as a
+    /// statement of their own (the call becomes the statements). Its
+    /// definition is left out. Symbols keep their spans, so the stream is
+    /// out of text order where a body moved. Default `false`.
+    pub inline_calls: bool,
 }
 
 impl Default for Options {
@@ -101,6 +109,7 @@ impl Default for Options {
             canonical_order: false,
             canonical_statement_order: false,
             canonical_control: false,
+            inline_calls: false,
         }
     }
 }
@@ -258,7 +267,14 @@ impl TsLanguage {
                     options.canonical_statement_order,
                 )
             });
-            if options.canonical_forms || options.canonical_control || finder.is_some() {
+            let mut calls = options
+                .inline_calls
+                .then(|| inline::Finder::new(&tree, &parse_text, &tp.roles, &tp.statements));
+            if options.canonical_forms
+                || options.canonical_control
+                || finder.is_some()
+                || calls.is_some()
+            {
                 shape::rewrite(
                     &tree,
                     &parse_text,
@@ -267,14 +283,17 @@ impl TsLanguage {
                     options.canonical_forms,
                     options.canonical_control,
                     finder.as_mut(),
+                    calls.as_mut(),
                     &mut edits,
                     &mut moves,
                 );
             }
             edits.sort();
             let lists = finder.map(|f| f.out).unwrap_or_default();
+            let inlines = calls.map(inline::Finder::finish).unwrap_or_default();
             let stats = walk(&tree, text, &tp.roles, &edits, verbatim, keep_strings, out);
             order::apply(&lists, &moves, out);
+            inline::apply(&inlines, out);
             Ok(stats)
         })?;
         let error_bytes = (stats.error_bytes + stats.missing_nodes as usize).min(text.len());

@@ -72,6 +72,7 @@ mod dead;
 mod error;
 mod forms;
 mod frontend;
+mod inline;
 mod languages;
 mod order;
 mod shape;

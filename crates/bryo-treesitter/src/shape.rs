@@ -19,6 +19,7 @@ use std::collections::HashSet;
 
 use crate::dead::{StatementTable, BINARY, BLOCK, BRANCH, DROPPABLE, FOR_LIKE, LOOP};
 use crate::forms::{Edits, Emit, Forms, Lexeme};
+use crate::inline;
 use crate::order::{ListFinder, Move};
 use crate::walk::Role;
 
@@ -32,14 +33,15 @@ const MAX_DEPTH: u32 = 256;
 /// blocks with `control`; and gives `lists` every node to find the lists
 /// to put in canonical order (`order.rs`).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn rewrite(
-    tree: &Tree,
+pub(crate) fn rewrite<'t>(
+    tree: &'t Tree,
     text: &[u8],
     roles: &[Role],
     table: &StatementTable,
     forms: bool,
     control: bool,
     mut lists: Option<&mut ListFinder<'_>>,
+    mut inlines: Option<&mut inline::Finder<'_, 't>>,
     edits: &mut Edits,
     moves: &mut Vec<Move>,
 ) {
@@ -62,6 +64,9 @@ pub(crate) fn rewrite(
             Some(finder) => finder.visit(node, flags, path.last().copied(), here, depth),
             None => false,
         };
+        if let Some(finder) = inlines.as_deref_mut() {
+            finder.visit(node, flags);
+        }
         if forms {
             // A block, a droppable statement or a loop header discards the
             // value of a step in it.

@@ -1,0 +1,495 @@
+//! Functions called once, inlined (token-sequence normalization against
+//! extract-method and inline refactoring): a copy that moves a block of
+//! statements or an expression into a function of its own and calls it
+//! from where the code was keeps the symbols of its original, and so does
+//! the reverse.
+//!
+//! A function of the file is inlined when it is its name's only
+//! definition, the name occurs exactly twice in the file (the definition
+//! and one plain call, `f(…)`, not `obj.f(…)`), the call is outside the
+//! function, its arguments hold no call, and the body is one of
+//!
+//! - a single `return e;`: the call's symbols are replaced by those of `e`;
+//! - statements without any `return`, and the call is a statement of its
+//!   own (`f(…);`): that statement's symbols are replaced by those of the
+//!   body's statements (without the braces).
+//!
+//! The definition's other symbols (header, braces, `return`) and the call's
+//! name and arguments are left out. Every symbol keeps its span, so the
+//! stream is out of text order where a body moved (see `Normalized`); no
+//! span is used twice, which is why a function called twice stays as it is.
+//!
+//! Definitions, calls and names are gathered in `shape::rewrite`'s walk of
+//! the tree. The inlining runs last, on the finished stream: it finds each call,
+//! definition and body by the spans of their symbols, so it composes with
+//! the other normalizations (which only permute symbols inside a node, so
+//! the symbols of a node stay together). Callers are inlined before the
+//! functions they call, so that a body moved into its caller moves on with
+//! it; an inlining whose symbols are not together (a rewrite that crossed
+//! it) is left out rather than guessed.
+
+use std::collections::HashMap;
+
+use bryo_frontend::{Normalized, Span};
+use tree_sitter::{Node, Tree};
+
+use crate::dead::{Builder, StatementTable, BLOCK, CALL, SCOPE};
+use crate::walk::Role;
+
+/// Maps by name.
+type ByName<'a, V> = HashMap<&'a [u8], V>;
+
+/// At most this many functions are inlined per file: each inlining is one
+/// pass over the stream.
+const MAX_INLINES: usize = 64;
+
+/// One function to inline at its one call: byte ranges of the text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Inline {
+    /// The call (or the statement that is only the call), replaced.
+    pub(crate) call: (u32, u32),
+    /// The whole definition, left out...
+    pub(crate) definition: (u32, u32),
+    /// ...but for these symbols of it, which take the call's place.
+    pub(crate) body: (u32, u32),
+}
+
+fn range(node: &Node<'_>) -> (u32, u32) {
+    (node.start_byte() as u32, node.end_byte() as u32)
+}
+
+fn inside(inner: (u32, u32), outer: (u32, u32)) -> bool {
+    outer.0 <= inner.0 && inner.1 <= outer.1
+}
+
+/// Finds the functions to inline, node by node during `shape::rewrite`'s
+/// walk of the tree.
+pub(crate) struct Finder<'a, 't> {
+    b: Builder<'a, 'a>,
+    /// Occurrences as an identifier, by name.
+    seen: ByName<'a, u32>,
+    /// Names declared by a C prototype (`int f(int);`, not a use).
+    prototypes: ByName<'a, u32>,
+    definitions: ByName<'a, Vec<Node<'t>>>,
+    /// Plain calls, by the name called.
+    calls: ByName<'a, Vec<Node<'t>>>,
+    /// The kind ids of a C declaration and a function declarator.
+    declaration: Option<u16>,
+    function_declarator: Option<u16>,
+}
+
+impl<'a, 't> Finder<'a, 't> {
+    pub(crate) fn new(
+        tree: &'t Tree,
+        text: &'a [u8],
+        roles: &'a [Role],
+        table: &'a StatementTable,
+    ) -> Self {
+        let language = tree.language();
+        let id = |kind: &str| Some(language.id_for_node_kind(kind, true)).filter(|&i| i != 0);
+        Finder {
+            b: Builder { text, roles, table },
+            seen: ByName::default(),
+            prototypes: ByName::default(),
+            definitions: ByName::default(),
+            calls: ByName::default(),
+            declaration: id("declaration"),
+            function_declarator: id("function_declarator"),
+        }
+    }
+
+    /// Records what `node` (with statement `flags`) is to the inlining.
+    pub(crate) fn visit(&mut self, node: Node<'t>, flags: u16) {
+        let b = &self.b;
+        if b.is_identifier(&node) {
+            *self.seen.entry(b.text_of(&node)).or_default() += 1;
+        } else if flags & SCOPE != 0 {
+            if let Some(name) = b.scope_name(node) {
+                self.definitions.entry(name).or_default().push(node);
+            }
+        } else if flags & CALL != 0 {
+            if let Some(name) = b.callee(node) {
+                self.calls.entry(name).or_default().push(node);
+            }
+        } else if self.declaration.is_some() && Some(node.kind_id()) == self.declaration {
+            // C's `int f(int);` declares what the definition defines.
+            let declarator = b
+                .table
+                .declarator_field
+                .and_then(|f| node.child_by_field_id(f))
+                .filter(|d| Some(d.kind_id()) == self.function_declarator);
+            let name = declarator
+                .and_then(|d| {
+                    b.table
+                        .declarator_field
+                        .and_then(|f| d.child_by_field_id(f))
+                })
+                .filter(|n| b.is_identifier(n));
+            if let Some(name) = name {
+                *self.prototypes.entry(b.text_of(&name)).or_default() += 1;
+            }
+        }
+    }
+
+    /// The functions to inline, callers before the functions they call.
+    pub(crate) fn finish(self) -> Vec<Inline> {
+        let Finder {
+            b,
+            seen,
+            prototypes,
+            definitions,
+            calls,
+            ..
+        } = self;
+        let table = b.table;
+        let mut found: Vec<Inline> = Vec::new();
+        for (name, defs) in &definitions {
+            let uses = seen
+                .get(name)
+                .copied()
+                .unwrap_or(0)
+                .saturating_sub(prototypes.get(name).copied().unwrap_or(0));
+            let ([def], Some([call]), 2) = (&defs[..], calls.get(name).map(|c| &c[..]), uses)
+            else {
+                continue;
+            };
+            if def.has_error() || inside(range(call), range(def)) || holds_call(*call, table) {
+                continue;
+            }
+            if let Some(inline) = candidate(&b, *def, *call) {
+                found.push(inline);
+            }
+        }
+        found.sort_unstable_by_key(|i| i.call);
+        callers_first(found)
+    }
+}
+
+/// The inlining of `def` at `call`, if its body has one of the two forms.
+fn candidate<'t>(b: &Builder<'_, '_>, def: Node<'t>, call: Node<'t>) -> Option<Inline> {
+    let table = b.table;
+    let mut body = table.body.and_then(|f| def.child_by_field_id(f))?;
+    if table.flags(&body) & BLOCK == 0 {
+        return None;
+    }
+    // Go: `block { statement_list }`.
+    let statements = |n: Node<'t>| -> Vec<Node<'t>> {
+        let mut c = n.walk();
+        n.named_children(&mut c)
+            .filter(|k| !matches!(b.roles.get(usize::from(k.kind_id())), Some(Role::Dropped)))
+            .collect()
+    };
+    let mut kids = statements(body);
+    if let [only] = kids[..] {
+        if table.flags(&only) & BLOCK != 0 {
+            body = only;
+            kids = statements(body);
+        }
+    }
+    let (first, last) = (kids.first()?, kids.last()?);
+    if let [only] = kids[..] {
+        if only.kind() == "return_statement" {
+            let mut c = only.walk();
+            let values: Vec<Node<'_>> = only.named_children(&mut c).collect();
+            return match values[..] {
+                [value] => Some(Inline {
+                    call: range(&call),
+                    definition: range(&def),
+                    body: range(&value),
+                }),
+                _ => None,
+            };
+        }
+    }
+    let statement = call.parent()?;
+    let alone = statement.kind() == "expression_statement"
+        && statement.named_child_count() == 1
+        && !holds_return(body);
+    alone.then(|| Inline {
+        call: range(&statement),
+        definition: range(&def),
+        body: (first.start_byte() as u32, last.end_byte() as u32),
+    })
+}
+
+/// Whether some node under `node` (not `node` itself) is a call.
+fn holds_call(node: Node<'_>, table: &StatementTable) -> bool {
+    any_below(node, |n| table.flags(n) & CALL != 0)
+}
+
+/// Whether some node under `node` is a `return` statement.
+fn holds_return(node: Node<'_>) -> bool {
+    any_below(node, |n| n.kind() == "return_statement")
+}
+
+fn any_below(node: Node<'_>, test: impl Fn(&Node<'_>) -> bool) -> bool {
+    let mut cursor = node.walk();
+    if !cursor.goto_first_child() {
+        return false;
+    }
+    loop {
+        if test(&cursor.node()) {
+            return true;
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() || cursor.node() == node {
+                return false;
+            }
+        }
+    }
+}
+
+/// `found` ordered so that an inlining whose call lies in the definition
+/// of another comes after that other; inlinings in a cycle of calls, and
+/// those past [`MAX_INLINES`], are left out.
+fn callers_first(found: Vec<Inline>) -> Vec<Inline> {
+    let n = found.len();
+    // The inlining whose definition holds each call (the innermost: the
+    // definitions found do not overlap but for nested functions).
+    let parent: Vec<Option<usize>> = found
+        .iter()
+        .map(|i| {
+            (0..n)
+                .filter(|&j| inside(i.call, found[j].definition))
+                .min_by_key(|&j| found[j].definition.1 - found[j].definition.0)
+        })
+        .collect();
+    // Calls nested in `d` inlined definitions; `None` in a cycle.
+    let depth: Vec<Option<usize>> = (0..n)
+        .map(|start| {
+            let mut d = 0;
+            let mut at = start;
+            while let Some(p) = parent[at] {
+                d += 1;
+                at = p;
+                if d > n {
+                    return None;
+                }
+            }
+            Some(d)
+        })
+        .collect();
+    let mut order: Vec<(usize, usize)> = (0..n).filter_map(|i| depth[i].map(|d| (d, i))).collect();
+    order.sort_unstable();
+    order
+        .into_iter()
+        .take(MAX_INLINES)
+        .map(|(_, i)| found[i])
+        .collect()
+}
+
+/// Where the symbols inside a byte range are in the stream, if together.
+fn positions(spans: &[Span], bytes: (u32, u32)) -> Option<(usize, usize)> {
+    let mut first = None;
+    let mut count = 0;
+    let mut last = 0;
+    for (p, s) in spans.iter().enumerate() {
+        if bytes.0 <= s.start && s.end <= bytes.1 {
+            first.get_or_insert(p);
+            last = p;
+            count += 1;
+        }
+    }
+    let first = first?;
+    (last + 1 - first == count).then_some((first, last + 1))
+}
+
+/// Applies `inlines` (in their order) to `out`, the finished stream.
+pub(crate) fn apply(inlines: &[Inline], out: &mut Normalized) {
+    let mut symbols = Vec::new();
+    let mut spans = Vec::new();
+    for inline in inlines {
+        let (Some(call), Some(definition), Some(body)) = (
+            positions(&out.spans, inline.call),
+            positions(&out.spans, inline.definition),
+            positions(&out.spans, inline.body),
+        ) else {
+            continue;
+        };
+        let disjoint = call.1 <= definition.0 || definition.1 <= call.0;
+        if !disjoint || body.0 < definition.0 || definition.1 < body.1 {
+            continue;
+        }
+        symbols.clear();
+        spans.clear();
+        for p in 0..out.symbols.len() {
+            if p == call.0 {
+                symbols.extend_from_slice(&out.symbols[body.0..body.1]);
+                spans.extend_from_slice(&out.spans[body.0..body.1]);
+            }
+            if (call.0..call.1).contains(&p) || (definition.0..definition.1).contains(&p) {
+                continue;
+            }
+            symbols.push(out.symbols[p]);
+            spans.push(out.spans[p]);
+        }
+        std::mem::swap(&mut out.symbols, &mut symbols);
+        std::mem::swap(&mut out.spans, &mut spans);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{languages, Options, TsLanguage};
+    use proptest::prelude::*;
+
+    fn options(inline: bool) -> Options {
+        Options {
+            inline_calls: inline,
+            max_error_share: 1.0,
+            ..Options::default()
+        }
+    }
+
+    /// The source text of the symbols, in stream order, joined by spaces
+    /// (identifiers as `$`, to compare renamed code).
+    fn stream(lang: &str, src: &str, inline: bool) -> String {
+        let parsed = TsLanguage::by_name(lang)
+            .unwrap()
+            .normalize(src.as_bytes(), &options(inline))
+            .unwrap();
+        parsed
+            .normalized
+            .spans
+            .iter()
+            .map(|s| &src[s.range()])
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    fn symbols(lang: &str, src: &str) -> Vec<u64> {
+        TsLanguage::by_name(lang)
+            .unwrap()
+            .normalize(src.as_bytes(), &options(true))
+            .unwrap()
+            .normalized
+            .symbols
+    }
+
+    #[test]
+    fn a_returned_expression_takes_the_call_s_place() {
+        let extracted = "class A { static double bmi(double w, double h) { return w / (h * h); }
+            void main() { double b = bmi(x, y); print(b); } }";
+        let inline = "class A { void main() { double b = x / (y * y); print(b); } }";
+        assert_eq!(symbols("java", extracted), symbols("java", inline));
+        assert_eq!(
+            stream("java", extracted, true),
+            "class A { void main ( ) { double b = w / ( h * h ) ; print ( b ) ; } }"
+        );
+        let c = "int sq(int a) { return a * a; }\nint main() { int y = sq(x) + 1; return y; }";
+        let c_inline = "int main() { int y = x * x + 1; return y; }";
+        assert_eq!(symbols("c", c), symbols("c", c_inline));
+    }
+
+    #[test]
+    fn statements_take_the_place_of_a_call_statement() {
+        let extracted = "class A {
+            void main() { read(); if (n <= 0) report(); else go(); done(); }
+            private static void report() { System.out.println(\"empty\"); count++; } }";
+        let inline = "class A {
+            void main() { read(); if (n <= 0) System.out.println(\"none\"); count++; else go(); done(); } }";
+        assert_eq!(
+            stream("java", extracted, true),
+            "class A { void main ( ) { read ( ) ; if ( n <= 0 ) System . out . println ( \"empty\" ) ; count ++ ; else go ( ) ; done ( ) ; } }"
+        );
+        assert_eq!(
+            symbols("java", extracted).len(),
+            symbols("java", inline).len()
+        );
+        let py = "def show(x):\n    print(x)\n    print(x * 2)\n\ndef main():\n    a = 1\n    show(a)\n    print(3)\n";
+        assert_eq!(
+            stream("python", py, true),
+            "def main ( ) : a = 1 print ( x ) print ( x * 2 ) print ( 3 )"
+        );
+    }
+
+    #[test]
+    fn a_function_inlined_into_an_inlined_function_moves_with_it() {
+        let src = "int g(int a) { return a + 1; }\nint f(int a) { return g(a) * 2; }\nint main() { return f(3); }";
+        assert_eq!(
+            stream("c", src, true),
+            "int main ( ) { return a + 1 * 2 ; }"
+        );
+    }
+
+    #[test]
+    fn functions_that_cannot_be_inlined_stay() {
+        for src in [
+            // Called twice.
+            "int sq(int a) { return a * a; }\nint main() { return sq(1) + sq(2); }",
+            // Recursive.
+            "int f(int a) { return f(a - 1); }\nint main() { return f(3); }",
+            // Its name used otherwise (a pointer to it).
+            "int sq(int a) { return a * a; }\nint main() { int (*p)(int) = sq; return sq(2); }",
+            // Statements with a `return`.
+            "void f(int a) { if (a) return; puts(\"x\"); }\nint main() { f(1); return 0; }",
+            // Statements, but the call's value is used.
+            "int f(int a) { puts(\"x\"); }\nint main() { return f(1); }",
+            // An argument holds a call.
+            "int sq(int a) { return a * a; }\nint main() { return sq(read()); }",
+            // Two statements, one `return`.
+            "int f(int a) { a++; return a; }\nint main() { return f(1); }",
+        ] {
+            assert_eq!(stream("c", src, true), stream("c", src, false), "{src}");
+        }
+        // Overloads, and a call through an object.
+        for src in [
+            "class A { int f(int a) { return a; } int f(String s) { return 1; } void m() { g(f(1)); } }",
+            "class A { int f(int a) { return a; } void m() { g(this.f(1)); } }",
+        ] {
+            assert_eq!(stream("java", src, true), stream("java", src, false), "{src}");
+        }
+    }
+
+    #[test]
+    fn a_prototype_is_not_a_use() {
+        let src = "int sq(int);\nint main() { return sq(2); }\nint sq(int a) { return a * a; }\n";
+        assert_eq!(
+            stream("c", src, true),
+            "int sq ( int ) ; int main ( ) { return a * a ; }"
+        );
+    }
+
+    #[test]
+    fn mutually_recursive_functions_stay() {
+        let src = "int f(int a);\nint g(int a) { return f(a); }\nint f(int a) { return g(a); }\n";
+        assert_eq!(stream("c", src, true), stream("c", src, false));
+        // With a third name for `f`, `g` is inlined into `f` alone.
+        let src =
+            "int f(int a);\nint g(int a) { return f(a); }\nint f(int a) { return g(a) + f(0); }\n";
+        assert_eq!(
+            stream("c", src, true),
+            "int f ( int a ) ; int f ( int a ) { return f ( a ) + f ( 0 ) ; }"
+        );
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// On any text, in every language: no panic, every span is used at
+        /// most once, and every symbol is one of the stream without
+        /// inlining, with its span.
+        #[test]
+        fn inlining_keeps_symbols_with_their_spans(
+            s in "(int|void|def|return|f|g|x|=|;|\\(|\\)|\\{|\\}|,|\\+|\n|    | |:|class|A)*",
+            li in 0usize..9,
+        ) {
+            let lang = &languages()[li % languages().len()];
+            let all = lang.normalize(s.as_bytes(), &options(false)).unwrap().normalized;
+            let some = lang.normalize(s.as_bytes(), &options(true)).unwrap().normalized;
+            let by_span: std::collections::HashMap<_, _> =
+                all.spans.iter().zip(&all.symbols).map(|(sp, sy)| ((sp.start, sp.end), *sy)).collect();
+            let mut used = std::collections::HashSet::new();
+            for (sym, span) in some.symbols.iter().zip(&some.spans) {
+                prop_assert!(used.insert((span.start, span.end)), "{}: span {:?} twice", lang.name(), span);
+                prop_assert_eq!(by_span.get(&(span.start, span.end)), Some(sym));
+            }
+        }
+    }
+}
