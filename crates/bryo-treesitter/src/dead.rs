@@ -67,7 +67,7 @@ pub(crate) struct StatementTable {
     function_field: Option<u16>,
     pub(crate) name_field: Option<u16>,
     object_field: Option<u16>,
-    value_field: Option<u16>,
+    pub(crate) value_field: Option<u16>,
     pub(crate) left_field: Option<u16>,
     pub(crate) right_field: Option<u16>,
     pub(crate) operator_field: Option<u16>,

@@ -290,7 +290,7 @@ impl TsLanguage {
             }
             edits.sort();
             let lists = finder.map(|f| f.out).unwrap_or_default();
-            let inlines = calls.map(inline::Finder::finish).unwrap_or_default();
+            let inlines = calls.map(|c| c.finish(&edits)).unwrap_or_default();
             let stats = walk(&tree, text, &tp.roles, &edits, verbatim, keep_strings, out);
             order::apply(&lists, &moves, out);
             inline::apply(&inlines, out);

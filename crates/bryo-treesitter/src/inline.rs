@@ -5,11 +5,17 @@
 //! the reverse.
 //!
 //! A function of the file is inlined when it is its name's only
-//! definition, the name occurs exactly twice in the file (the definition
-//! and one plain call, `f(…)`, not `obj.f(…)`), the call is outside the
+//! definition, the name occurs exactly twice outside the function's body
+//! (the definition and one plain call, `f(…)`, not `obj.f(…)`; a C
+//! prototype does not count; inside the body the name can only be a local
+//! variable, a call there being a second call), the call is outside the
 //! function, its arguments hold no call, and the body is one of
 //!
-//! - a single `return e;`: the call's symbols are replaced by those of `e`;
+//! - statements ending in the only `return e;`: the call's symbols are
+//!   replaced by those of `e`, and the statements before the `return` go
+//!   before the statement holding the call (which must be an expression
+//!   statement, a `return` or a declaration, not a loop or a branch, whose
+//!   condition would run them again); `x = e; return x;` returns `e`;
 //! - statements without any `return`, and the call is a statement of its
 //!   own (`f(…);`): that statement's symbols are replaced by those of the
 //!   body's statements (without the braces).
@@ -34,6 +40,7 @@ use bryo_frontend::{Normalized, Span};
 use tree_sitter::{Node, Tree};
 
 use crate::dead::{Builder, StatementTable, BLOCK, CALL, SCOPE};
+use crate::forms::Edits;
 use crate::walk::Role;
 
 /// Maps by name.
@@ -50,8 +57,11 @@ pub(crate) struct Inline {
     pub(crate) call: (u32, u32),
     /// The whole definition, left out...
     pub(crate) definition: (u32, u32),
-    /// ...but for these symbols of it, which take the call's place.
+    /// ...but for these symbols of it, which take the call's place...
     pub(crate) body: (u32, u32),
+    /// ...and these (the statements before a final `return`), which go
+    /// before the statement holding the call: (statements, statement).
+    pub(crate) prefix: Option<((u32, u32), (u32, u32))>,
 }
 
 fn range(node: &Node<'_>) -> (u32, u32) {
@@ -131,8 +141,9 @@ impl<'a, 't> Finder<'a, 't> {
         }
     }
 
-    /// The functions to inline, callers before the functions they call.
-    pub(crate) fn finish(self) -> Vec<Inline> {
+    /// The functions to inline, callers before the functions they call;
+    /// `edits` says which statements the walk leaves out.
+    pub(crate) fn finish(self, edits: &Edits) -> Vec<Inline> {
         let Finder {
             b,
             seen,
@@ -144,19 +155,23 @@ impl<'a, 't> Finder<'a, 't> {
         let table = b.table;
         let mut found: Vec<Inline> = Vec::new();
         for (name, defs) in &definitions {
-            let uses = seen
-                .get(name)
-                .copied()
-                .unwrap_or(0)
-                .saturating_sub(prototypes.get(name).copied().unwrap_or(0));
-            let ([def], Some([call]), 2) = (&defs[..], calls.get(name).map(|c| &c[..]), uses)
-            else {
+            let ([def], Some([call])) = (&defs[..], calls.get(name).map(|c| &c[..])) else {
                 continue;
             };
+            // A local variable of the function may share its name.
+            let mut uses = seen.get(name).copied().unwrap_or(0);
+            if uses > 2 {
+                if let Some(body) = table.body.and_then(|f| def.child_by_field_id(f)) {
+                    uses -= count_below(body, |n| b.is_identifier(n) && b.text_of(n) == *name);
+                }
+            }
+            if uses.saturating_sub(prototypes.get(name).copied().unwrap_or(0)) != 2 {
+                continue;
+            }
             if def.has_error() || inside(range(call), range(def)) || holds_call(*call, table) {
                 continue;
             }
-            if let Some(inline) = candidate(&b, *def, *call) {
+            if let Some(inline) = candidate(&b, edits, *def, *call) {
                 found.push(inline);
             }
         }
@@ -165,18 +180,25 @@ impl<'a, 't> Finder<'a, 't> {
     }
 }
 
-/// The inlining of `def` at `call`, if its body has one of the two forms.
-fn candidate<'t>(b: &Builder<'_, '_>, def: Node<'t>, call: Node<'t>) -> Option<Inline> {
+/// The inlining of `def` at `call`, if its body has one of the forms.
+fn candidate<'t>(
+    b: &Builder<'_, '_>,
+    edits: &Edits,
+    def: Node<'t>,
+    call: Node<'t>,
+) -> Option<Inline> {
     let table = b.table;
     let mut body = table.body.and_then(|f| def.child_by_field_id(f))?;
     if table.flags(&body) & BLOCK == 0 {
         return None;
     }
     // Go: `block { statement_list }`.
+    // The statements the walk keeps (not comments, not dead code).
     let statements = |n: Node<'t>| -> Vec<Node<'t>> {
         let mut c = n.walk();
         n.named_children(&mut c)
             .filter(|k| !matches!(b.roles.get(usize::from(k.kind_id())), Some(Role::Dropped)))
+            .filter(|k| !edits.skips(k.id()))
             .collect()
     };
     let mut kids = statements(body);
@@ -186,20 +208,37 @@ fn candidate<'t>(b: &Builder<'_, '_>, def: Node<'t>, call: Node<'t>) -> Option<I
             kids = statements(body);
         }
     }
-    let (first, last) = (kids.first()?, kids.last()?);
-    if let [only] = kids[..] {
-        if only.kind() == "return_statement" {
-            let mut c = only.walk();
-            let values: Vec<Node<'_>> = only.named_children(&mut c).collect();
-            return match values[..] {
-                [value] => Some(Inline {
-                    call: range(&call),
-                    definition: range(&def),
-                    body: range(&value),
-                }),
-                _ => None,
-            };
+    let (first, last) = (*kids.first()?, *kids.last()?);
+    if last.kind() == "return_statement" {
+        let [value] = named_children(last)[..] else {
+            return None;
+        };
+        // `x = e; return x;` returns `e`.
+        let n = kids.len();
+        let (value, before) = match n.checked_sub(2).and_then(|i| assigned(b, kids[i], value)) {
+            Some(e) => (e, n - 2),
+            None => (value, n - 1),
+        };
+        let prefix = &kids[..before];
+        if prefix
+            .iter()
+            .any(|s| s.kind() == "return_statement" || holds_return(*s))
+        {
+            return None;
         }
+        let prefix = match (prefix.first(), prefix.last()) {
+            (Some(a), Some(z)) => Some((
+                (a.start_byte() as u32, z.end_byte() as u32),
+                range(&enclosing(table, call)?),
+            )),
+            _ => None,
+        };
+        return Some(Inline {
+            call: range(&call),
+            definition: range(&def),
+            body: range(&value),
+            prefix,
+        });
     }
     let statement = call.parent()?;
     let alone = statement.kind() == "expression_statement"
@@ -209,7 +248,100 @@ fn candidate<'t>(b: &Builder<'_, '_>, def: Node<'t>, call: Node<'t>) -> Option<I
         call: range(&statement),
         definition: range(&def),
         body: (first.start_byte() as u32, last.end_byte() as u32),
+        prefix: None,
     })
+}
+
+fn named_children(node: Node<'_>) -> Vec<Node<'_>> {
+    let mut c = node.walk();
+    node.named_children(&mut c).collect()
+}
+
+/// If `stmt` gives the name `value` a value (`x = e;`, `T x = e;`), that
+/// value `e`.
+fn assigned<'t>(b: &Builder<'_, '_>, stmt: Node<'t>, value: Node<'t>) -> Option<Node<'t>> {
+    let t = b.table;
+    if !b.is_identifier(&value) {
+        return None;
+    }
+    let name = b.text_of(&value);
+    let kind = |n: &Node<'_>| usize::from(n.kind_id());
+    let [inner] = named_children(stmt)[..] else {
+        // `int x = e;` (C's declaration is a declarator of its own).
+        let declarators: Vec<Node<'t>> = named_children(stmt)
+            .into_iter()
+            .filter(|d| t.declarator.get(kind(d)).copied().flatten().is_some())
+            .collect();
+        let [d] = declarators[..] else {
+            return None;
+        };
+        let field = t.declarator.get(kind(&d)).copied().flatten()?;
+        let target = d.child_by_field_id(field)?;
+        let e = t.value_field.and_then(|f| d.child_by_field_id(f))?;
+        return (b.is_identifier(&target) && b.text_of(&target) == name).then_some(e);
+    };
+    // `x = e;`
+    t.assignment.get(kind(&inner)).copied().flatten()?;
+    let left = t.left_field.and_then(|f| inner.child_by_field_id(f))?;
+    let right = t.right_field.and_then(|f| inner.child_by_field_id(f))?;
+    let between = b
+        .text
+        .get(left.end_byte()..right.start_byte())
+        .unwrap_or_default()
+        .trim_ascii();
+    (b.is_identifier(&left) && b.text_of(&left) == name && between == b"=").then_some(right)
+}
+
+/// Statements that evaluate their expressions once, in every language:
+/// what may hold a call whose function's first statements are put before
+/// it.
+const SIMPLE_STATEMENTS: &[&str] = &[
+    "expression_statement",
+    "return_statement",
+    "declaration",
+    "local_variable_declaration",
+    "local_declaration_statement",
+    "lexical_declaration",
+    "variable_declaration",
+    "let_declaration",
+    "short_var_declaration",
+];
+
+/// The statement of a block that holds `call`, if it is a simple one and
+/// no function lies between them (the statements put before it then run
+/// once, where the call would).
+fn enclosing<'t>(table: &StatementTable, call: Node<'t>) -> Option<Node<'t>> {
+    let mut n = call;
+    loop {
+        let p = n.parent()?;
+        if table.flags(&p) & BLOCK != 0 {
+            return SIMPLE_STATEMENTS.contains(&n.kind()).then_some(n);
+        }
+        if table.flags(&p) & SCOPE != 0 {
+            return None;
+        }
+        n = p;
+    }
+}
+
+/// How many nodes under `node` pass `test`.
+fn count_below(node: Node<'_>, test: impl Fn(&Node<'_>) -> bool) -> u32 {
+    let mut count = 0;
+    let mut cursor = node.walk();
+    loop {
+        count += u32::from(test(&cursor.node()));
+        if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return count;
+            }
+        }
+    }
 }
 
 /// Whether some node under `node` (not `node` itself) is a call.
@@ -284,7 +416,8 @@ fn callers_first(found: Vec<Inline>) -> Vec<Inline> {
         .collect()
 }
 
-/// Where the symbols inside a byte range are in the stream, if together.
+/// Where the symbols inside a byte range are in the stream, if together
+/// (an empty range at 0 if there are none).
 fn positions(spans: &[Span], bytes: (u32, u32)) -> Option<(usize, usize)> {
     let mut first = None;
     let mut count = 0;
@@ -296,29 +429,52 @@ fn positions(spans: &[Span], bytes: (u32, u32)) -> Option<(usize, usize)> {
             count += 1;
         }
     }
-    let first = first?;
-    (last + 1 - first == count).then_some((first, last + 1))
+    match first {
+        None => Some((0, 0)),
+        Some(first) => (last + 1 - first == count).then_some((first, last + 1)),
+    }
 }
 
 /// Applies `inlines` (in their order) to `out`, the finished stream.
 pub(crate) fn apply(inlines: &[Inline], out: &mut Normalized) {
     let mut symbols = Vec::new();
     let mut spans = Vec::new();
+    let within = |inner: (usize, usize), outer: (usize, usize)| {
+        inner.0 == inner.1 || (outer.0 <= inner.0 && inner.1 <= outer.1)
+    };
     for inline in inlines {
-        let (Some(call), Some(definition), Some(body)) = (
-            positions(&out.spans, inline.call),
-            positions(&out.spans, inline.definition),
-            positions(&out.spans, inline.body),
-        ) else {
+        let at = |bytes| positions(&out.spans, bytes);
+        let (Some(call), Some(definition), Some(body)) =
+            (at(inline.call), at(inline.definition), at(inline.body))
+        else {
             continue;
         };
-        let disjoint = call.1 <= definition.0 || definition.1 <= call.0;
-        if !disjoint || body.0 < definition.0 || definition.1 < body.1 {
+        // (the statements moved, where they go)
+        let prefix = match inline.prefix {
+            None => Some(((0, 0), 0)),
+            Some((moved, statement)) => match (at(moved), at(statement)) {
+                (Some(m), Some(s)) if within(call, s) && !overlap(s, definition) => Some((m, s.0)),
+                _ => None,
+            },
+        };
+        let Some((moved, before)) = prefix else {
+            continue;
+        };
+        if call.0 == call.1
+            || body.0 == body.1
+            || overlap(call, definition)
+            || !within(body, definition)
+            || !within(moved, definition)
+        {
             continue;
         }
         symbols.clear();
         spans.clear();
         for p in 0..out.symbols.len() {
+            if p == before && moved.0 < moved.1 {
+                symbols.extend_from_slice(&out.symbols[moved.0..moved.1]);
+                spans.extend_from_slice(&out.spans[moved.0..moved.1]);
+            }
             if p == call.0 {
                 symbols.extend_from_slice(&out.symbols[body.0..body.1]);
                 spans.extend_from_slice(&out.spans[body.0..body.1]);
@@ -332,6 +488,11 @@ pub(crate) fn apply(inlines: &[Inline], out: &mut Normalized) {
         std::mem::swap(&mut out.symbols, &mut symbols);
         std::mem::swap(&mut out.spans, &mut spans);
     }
+}
+
+/// Whether two ranges of positions share one.
+fn overlap(a: (usize, usize), b: (usize, usize)) -> bool {
+    a.0 < b.1 && b.0 < a.1
 }
 
 #[cfg(test)]
@@ -410,6 +571,69 @@ mod tests {
     }
 
     #[test]
+    fn statements_before_a_return_go_before_the_statement_holding_the_call() {
+        let extracted = "class A {
+            static double diagonal(double[][] m) {
+                double sum = 0;
+                for (int i = 0; i < m.length; i++) sum += m[i][i];
+                return sum;
+            }
+            void main() { read(m); print(\"Sum is \" + diagonal(m)); } }";
+        let inline = "class A {
+            void main() { read(m);
+                double sum = 0;
+                for (int i = 0; i < m.length; i++) sum += m[i][i];
+                print(\"Sum is \" + sum); } }";
+        assert_eq!(symbols("java", extracted), symbols("java", inline));
+        // `x = e; return x;` and `T x = e; return x;` return `e`.
+        // (The function's local shares its name.)
+        for (body, main) in [
+            (
+                "double area; area = r * r * 3.14; return area;",
+                "double area ; a = r * r * 3.14 ;",
+            ),
+            (
+                "double area = r * r * 3.14; return area;",
+                "a = r * r * 3.14 ;",
+            ),
+        ] {
+            let src = format!(
+                "class A {{ static double area(double r) {{ {body} }}
+                void main() {{ a = area(r); print(a); }} }}"
+            );
+            assert_eq!(
+                stream("java", &src, true),
+                format!("class A {{ void main ( ) {{ {main} print ( a ) ; }} }}"),
+                "{body}"
+            );
+        }
+        let c = "int f(int a) { a++; return a; }\nint main() { return f(1); }";
+        assert_eq!(stream("c", c, true), "int main ( ) { a ++ ; return a ; }");
+        // Statements dead-code removal leaves out are not in the way.
+        let src = "class A { static double area(double r) {
+                double s = r * r * 3.14; int dz = 3; dz++; return s; }
+            void main() { a = area(r); print(a); } }";
+        let options = Options {
+            drop_dead_code: true,
+            ..options(true)
+        };
+        let parsed = TsLanguage::by_name("java")
+            .unwrap()
+            .normalize(src.as_bytes(), &options)
+            .unwrap();
+        let text: Vec<&str> = parsed
+            .normalized
+            .spans
+            .iter()
+            .map(|s| &src[s.range()])
+            .collect();
+        assert_eq!(
+            text.join(" "),
+            "class A { void main ( ) { a = r * r * 3.14 ; print ( a ) ; } }"
+        );
+    }
+
+    #[test]
     fn a_function_inlined_into_an_inlined_function_moves_with_it() {
         let src = "int g(int a) { return a + 1; }\nint f(int a) { return g(a) * 2; }\nint main() { return f(3); }";
         assert_eq!(
@@ -433,8 +657,13 @@ mod tests {
             "int f(int a) { puts(\"x\"); }\nint main() { return f(1); }",
             // An argument holds a call.
             "int sq(int a) { return a * a; }\nint main() { return sq(read()); }",
-            // Two statements, one `return`.
-            "int f(int a) { a++; return a; }\nint main() { return f(1); }",
+            // Statements before the `return`, and the call in a loop's
+            // condition (they would run once, the call every time).
+            "int f(int a) { a++; return a; }\nint main() { while (f(1)) puts(\"x\"); }",
+            // ... or in a branch's.
+            "int f(int a) { a++; return a; }\nint main() { if (f(1)) return 2; return 0; }",
+            // A `return` before the last statement.
+            "int f(int a) { if (a) return 1; a++; return a; }\nint main() { return f(1); }",
         ] {
             assert_eq!(stream("c", src, true), stream("c", src, false), "{src}");
         }
