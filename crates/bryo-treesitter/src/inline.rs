@@ -39,7 +39,7 @@ use std::collections::HashMap;
 use bryo_frontend::{Normalized, Span};
 use tree_sitter::{Node, Tree};
 
-use crate::dead::{Builder, StatementTable, BLOCK, CALL, SCOPE};
+use crate::dead::{Builder, StatementTable, BLOCK, CALL, PATTERN, SCOPE};
 use crate::forms::Edits;
 use crate::walk::Role;
 
@@ -190,7 +190,10 @@ fn candidate<'t>(
     let table = b.table;
     let mut body = table.body.and_then(|f| def.child_by_field_id(f))?;
     if table.flags(&body) & BLOCK == 0 {
-        return None;
+        // Go: `body: block { statement_list }`.
+        body = named_children(body)
+            .into_iter()
+            .find(|c| table.flags(c) & BLOCK != 0)?;
     }
     // Go: `block { statement_list }`.
     // The statements the walk keeps (not comments, not dead code).
@@ -209,10 +212,8 @@ fn candidate<'t>(
         }
     }
     let (first, last) = (*kids.first()?, *kids.last()?);
-    if last.kind() == "return_statement" {
-        let [value] = named_children(last)[..] else {
-            return None;
-        };
+    if let Some(value) = returned(b, last) {
+        let value = single(b, value);
         // `x = e; return x;` returns `e`.
         let n = kids.len();
         let (value, before) = match n.checked_sub(2).and_then(|i| assigned(b, kids[i], value)) {
@@ -222,7 +223,7 @@ fn candidate<'t>(
         let prefix = &kids[..before];
         if prefix
             .iter()
-            .any(|s| s.kind() == "return_statement" || holds_return(*s))
+            .any(|s| RETURNS.contains(&s.kind()) || holds_return(*s))
         {
             return None;
         }
@@ -257,39 +258,87 @@ fn named_children(node: Node<'_>) -> Vec<Node<'_>> {
     node.named_children(&mut c).collect()
 }
 
-/// If `stmt` gives the name `value` a value (`x = e;`, `T x = e;`), that
-/// value `e`.
+/// A `return` statement, or Rust's `return` expression.
+const RETURNS: &[&str] = &["return_statement", "return_expression"];
+
+/// What the last statement of a body returns, if it is a `return e;` (or
+/// Rust's `return e;` or tail expression `e`).
+fn returned<'t>(b: &Builder<'_, '_>, last: Node<'t>) -> Option<Node<'t>> {
+    let value = |n: Node<'t>| match named_children(n)[..] {
+        [value] => Some(value),
+        _ => None,
+    };
+    match last.kind() {
+        "return_statement" => value(last),
+        "expression_statement" => value(last)
+            .filter(|r| r.kind() == "return_expression")
+            .and_then(value),
+        // Only Rust's blocks hold bare expressions: its tail.
+        kind if kind.ends_with("_expression") => Some(last),
+        _ => matches!(
+            b.roles.get(usize::from(last.kind_id())),
+            Some(Role::Identifier | Role::Literal(_))
+        )
+        .then_some(last),
+    }
+}
+
+/// If `stmt` gives the name `value` a value (`x = e;`, `T x = e;`,
+/// `x := e`), that value `e`: the one assignment or declarator with a value
+/// among `stmt` and the nodes up to two levels below it.
 fn assigned<'t>(b: &Builder<'_, '_>, stmt: Node<'t>, value: Node<'t>) -> Option<Node<'t>> {
     let t = b.table;
+    let value = single(b, value);
     if !b.is_identifier(&value) {
         return None;
     }
-    let name = b.text_of(&value);
+    let mut nodes = vec![stmt];
+    for level in 0..2 {
+        let from = if level == 0 { 0 } else { 1 };
+        let parents: Vec<Node<'t>> = nodes[from..].to_vec();
+        for p in parents {
+            nodes.extend(named_children(p));
+        }
+    }
     let kind = |n: &Node<'_>| usize::from(n.kind_id());
-    let [inner] = named_children(stmt)[..] else {
-        // `int x = e;` (C's declaration is a declarator of its own).
-        let declarators: Vec<Node<'t>> = named_children(stmt)
-            .into_iter()
-            .filter(|d| t.declarator.get(kind(d)).copied().flatten().is_some())
-            .collect();
-        let [d] = declarators[..] else {
-            return None;
-        };
-        let field = t.declarator.get(kind(&d)).copied().flatten()?;
-        let target = d.child_by_field_id(field)?;
-        let e = t.value_field.and_then(|f| d.child_by_field_id(f))?;
-        return (b.is_identifier(&target) && b.text_of(&target) == name).then_some(e);
+    let mut found = nodes.iter().filter_map(|n| {
+        if let Some(target) = t.assignment.get(kind(n)).copied().flatten() {
+            let left = n.child_by_field_id(target)?;
+            let right = t.right_field.and_then(|f| n.child_by_field_id(f))?;
+            let between = b
+                .text
+                .get(left.end_byte()..right.start_byte())
+                .unwrap_or_default()
+                .trim_ascii();
+            return matches!(between, b"=" | b":=").then_some((left, right));
+        }
+        let field = t.declarator.get(kind(n)).copied().flatten()?;
+        let name = n.child_by_field_id(field)?;
+        // The value is a field of its own, or (C#) the one other child.
+        let e = t.value_field.and_then(|f| n.child_by_field_id(f)).or_else(
+            || match named_children(*n)[..] {
+                [first, e] if first == name => Some(e),
+                _ => None,
+            },
+        )?;
+        Some((name, e))
+    });
+    let (Some((target, e)), None) = (found.next(), found.next()) else {
+        return None;
     };
-    // `x = e;`
-    t.assignment.get(kind(&inner)).copied().flatten()?;
-    let left = t.left_field.and_then(|f| inner.child_by_field_id(f))?;
-    let right = t.right_field.and_then(|f| inner.child_by_field_id(f))?;
-    let between = b
-        .text
-        .get(left.end_byte()..right.start_byte())
-        .unwrap_or_default()
-        .trim_ascii();
-    (b.is_identifier(&left) && b.text_of(&left) == name && between == b"=").then_some(right)
+    let target = single(b, target);
+    (b.is_identifier(&target) && b.text_of(&target) == b.text_of(&value)).then(|| single(b, e))
+}
+
+/// The one element of a one-element list (Go's `expression_list`), or the
+/// node itself.
+fn single<'t>(b: &Builder<'_, '_>, node: Node<'t>) -> Node<'t> {
+    if b.table.flags(&node) & PATTERN != 0 {
+        if let [only] = named_children(node)[..] {
+            return only;
+        }
+    }
+    node
 }
 
 /// Statements that evaluate their expressions once, in every language:
@@ -351,7 +400,7 @@ fn holds_call(node: Node<'_>, table: &StatementTable) -> bool {
 
 /// Whether some node under `node` is a `return` statement.
 fn holds_return(node: Node<'_>) -> bool {
-    any_below(node, |n| n.kind() == "return_statement")
+    any_below(node, |n| RETURNS.contains(&n.kind()))
 }
 
 fn any_below(node: Node<'_>, test: impl Fn(&Node<'_>) -> bool) -> bool {
@@ -631,6 +680,50 @@ mod tests {
             text.join(" "),
             "class A { void main ( ) { a = r * r * 3.14 ; print ( a ) ; } }"
         );
+    }
+
+    #[test]
+    fn every_tree_sitter_language_inlines() {
+        let cases = [
+            (
+                "python",
+                "def area(r):\n    s = r * r * 3.14\n    return s\n\ndef main():\n    a = area(2)\n    print(a)\n",
+                "def main ( ) : a = r * r * 3.14 print ( a )",
+            ),
+            (
+                "javascript",
+                "function area(r) { const s = r * r * 3.14; return s; }\nfunction main() { const a = area(2); log(a); }",
+                "function main ( ) { const a = r * r * 3.14 ; log ( a ) ; }",
+            ),
+            (
+                "typescript",
+                "function area(r: number): number { return r * r; }\nfunction main() { let a = area(2); log(a); }",
+                "function main ( ) { let a = r * r ; log ( a ) ; }",
+            ),
+            (
+                "go",
+                "package main\nfunc area(r float64) float64 {\n\ts := r * r\n\treturn s\n}\nfunc main() {\n\ta := area(2)\n\tprintln(a)\n}\n",
+                "package main func main ( ) { a := r * r println ( a ) }",
+            ),
+            (
+                "csharp",
+                "class A { static double Area(double r) { double s = r * r; return s; } static void Main() { var a = Area(2); Log(a); } }",
+                "class A { static void Main ( ) { var a = r * r ; Log ( a ) ; } }",
+            ),
+            (
+                "rust",
+                "fn area(r: f64) -> f64 { let s = r * r; s }\nfn show(a: f64) { log(a); }\nfn main() { let a = area(2.0); show(a); }",
+                "fn main ( ) { let a = r * r ; log ( a ) ; }",
+            ),
+            (
+                "cpp",
+                "int sq(int a) { int s = a * a; return s; }\nint main() { std::cout << sq(2); }",
+                "int main ( ) { std :: cout << a * a ; }",
+            ),
+        ];
+        for (lang, src, inlined) in cases {
+            assert_eq!(stream(lang, src, true), inlined, "{lang}");
+        }
     }
 
     #[test]
