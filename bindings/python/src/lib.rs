@@ -179,26 +179,52 @@ fn text_mode(name: Option<&str>) -> PyResult<TextMode> {
     }
 }
 
+/// `normalize=`: `True`, `False` or `"auto"` (the default, as the CLI's).
+#[derive(FromPyObject)]
+enum NormalizeArg {
+    Flag(bool),
+    Name(String),
+}
+
+impl NormalizeArg {
+    fn resolve(arg: Option<NormalizeArg>) -> PyResult<Normalize> {
+        match arg {
+            None => Ok(Normalize::Auto),
+            Some(NormalizeArg::Flag(true)) => Ok(Normalize::On),
+            Some(NormalizeArg::Flag(false)) => Ok(Normalize::Off),
+            Some(NormalizeArg::Name(name)) if name == "auto" => Ok(Normalize::Auto),
+            Some(NormalizeArg::Name(other)) => Err(value_error(format!(
+                "unknown normalize `{other}` (True, False or \"auto\")"
+            ))),
+        }
+    }
+}
+
 /// The front-end options of `bryo compare`: `-l`, `--text-mode`,
 /// `--parser` (`lexer`, `tree-sitter`; default the lexer, tree-sitter with
-/// `normalize`), `--normalization` (`full`, `keep-strings`, `verbatim`) and
-/// `--normalize`.
+/// `normalize=True`), `--normalization` (`full`, `keep-strings`,
+/// `verbatim`) and `--normalize` / `--no-normalize` (`True` / `False`;
+/// `"auto"`, the default, normalizes Java, C and C++; a `lexer` parser
+/// normalizes nothing).
 fn analyze_options(
     language_name: Option<&str>,
     mode: Option<&str>,
     parser: Option<&str>,
     normalization: Option<&str>,
-    normalize: bool,
+    normalize: Option<NormalizeArg>,
 ) -> PyResult<AnalyzeOptions> {
-    let parser = match (parser, normalize) {
-        (Some("lexer"), true) => {
+    let asked = NormalizeArg::resolve(normalize)?;
+    let (parser, normalize) = match (parser, asked) {
+        (Some("lexer"), Normalize::On) => {
             return Err(value_error(
                 "normalize works on syntax trees: use it with parser=\"tree-sitter\" \
                  (its default) or without a parser",
             ))
         }
-        (Some("lexer"), false) | (None, false) => Parser::Lexer,
-        (Some("tree-sitter"), _) | (None, true) => Parser::TreeSitter,
+        (Some("lexer"), _) => (Parser::Lexer, Normalize::Off),
+        (Some("tree-sitter"), n) => (Parser::TreeSitter, n),
+        (None, Normalize::On) => (Parser::TreeSitter, Normalize::On),
+        (None, n) => (Parser::Lexer, n),
         (Some(other), _) => {
             return Err(value_error(format!(
                 "unknown parser `{other}` (lexer or tree-sitter)"
@@ -214,11 +240,7 @@ fn analyze_options(
         parser,
         normalization,
         text_mode: text_mode(mode)?,
-        normalize: if normalize {
-            Normalize::On
-        } else {
-            Normalize::Off
-        },
+        normalize,
     })
 }
 
@@ -255,6 +277,32 @@ fn resolve_thresholds(
              the defaults depend on the front-end",
         )),
     }
+}
+
+/// The front-end options as an index made with them records them:
+/// `parser`, `normalization` and `normalize` (`True`, `False`, or `"auto"`
+/// when no language decides it).
+#[pyfunction]
+#[pyo3(signature = (*, language=None, parser=None, normalization=None, normalize=None))]
+fn front_end<'py>(
+    py: Python<'py>,
+    language: Option<&str>,
+    parser: Option<&str>,
+    normalization: Option<&str>,
+    normalize: Option<NormalizeArg>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let mut analyze = analyze_options(language, None, parser, normalization, normalize)?;
+    if let Some(language) = analyze.language {
+        analyze = analyze.for_language(language);
+    }
+    let d = PyDict::new(py);
+    d.set_item("parser", analyze.parser.name())?;
+    d.set_item("normalization", analyze.normalization.name())?;
+    match analyze.normalize {
+        Normalize::Auto => d.set_item("normalize", "auto")?,
+        n => d.set_item("normalize", n == Normalize::On)?,
+    }
+    Ok(d)
 }
 
 /// `(k, w)` as `bryo compare` takes them for a corpus of one kind of
@@ -348,7 +396,7 @@ fn batch(fields: Vec<Field>, columns: Vec<ArrayRef>) -> PyResult<RecordBatch> {
 #[pyo3(signature = (
     documents, *, language=None, kind=None, text_mode=None, k=None, w=None,
     max_file_size=bryo_input::DEFAULT_MAX_FILE_SIZE, parser=None, normalization=None,
-    normalize=false,
+    normalize=None,
 ))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn fingerprint(
@@ -362,7 +410,7 @@ fn fingerprint(
     max_file_size: u64,
     parser: Option<&str>,
     normalization: Option<&str>,
-    normalize: bool,
+    normalize: Option<NormalizeArg>,
 ) -> PyResult<(PyArrowType<RecordBatch>, PyArrowType<RecordBatch>)> {
     let (k, w) = resolve_thresholds(language, kind, text_mode, k, w)?;
     let config = Config::new(k, w).map_err(|e| value_error(format!("invalid thresholds: {e}")))?;
@@ -981,7 +1029,7 @@ fn discount_below(k: usize, template_above: u64, discount: bool) -> u64 {
     text_mode=None,
     k=None, w=None, max_submissions=None, max_pairs=250, min_similarity=0.0,
     max_file_size=bryo_input::DEFAULT_MAX_FILE_SIZE, discount=true, hash_submissions=None,
-    template_above=None, parser=None, normalization=None, normalize=false,
+    template_above=None, parser=None, normalization=None, normalize=None,
 ))]
 #[allow(clippy::too_many_arguments)]
 fn compare(
@@ -1004,7 +1052,7 @@ fn compare(
     template_above: Option<u64>,
     parser: Option<&str>,
     normalization: Option<&str>,
-    normalize: bool,
+    normalize: Option<NormalizeArg>,
 ) -> PyResult<(PyArrowType<RecordBatch>, PyArrowType<RecordBatch>)> {
     let rarity = rarity_counts(
         hash_submissions.map(|b| b.0),
@@ -1343,7 +1391,7 @@ fn index_segments(py: Python<'_>, dir: PathBuf) -> PyResult<Vec<String>> {
 #[pyfunction]
 #[pyo3(signature = (
     dir, *, language=None, kind=None, text_mode=None, k=None, w=None, parser=None,
-    normalization=None, normalize=false,
+    normalization=None, normalize=None,
 ))]
 #[allow(clippy::too_many_arguments)]
 fn index_create(
@@ -1355,7 +1403,7 @@ fn index_create(
     w: Option<usize>,
     parser: Option<&str>,
     normalization: Option<&str>,
-    normalize: bool,
+    normalize: Option<NormalizeArg>,
 ) -> PyResult<()> {
     let analyze = analyze_options(language, text_mode, parser, normalization, normalize)?;
     // Without a language, `kind` chooses the defaults (IndexSettings
@@ -1730,6 +1778,7 @@ fn _bryo(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fingerprint, m)?)?;
     m.add_function(wrap_pyfunction!(compare, m)?)?;
     m.add_function(wrap_pyfunction!(thresholds, m)?)?;
+    m.add_function(wrap_pyfunction!(front_end, m)?)?;
     m.add_function(wrap_pyfunction!(schemes, m)?)?;
     m.add_function(wrap_pyfunction!(seed_order, m)?)?;
     m.add_function(wrap_pyfunction!(discount_below, m)?)?;

@@ -142,6 +142,98 @@ def make_prose_corpus(n_docs: int, seed: int) -> dict[str, bytes]:
     return docs
 
 
+_JAVA_ORIGINAL = """public class Stats {
+    public static double mean(double[] xs) {
+        return sum(xs) / xs.length;
+    }
+    static double sum(double[] xs) {
+        double total = 0;
+        for (int i = 0; i < xs.length; i++) {
+            total += xs[i];
+        }
+        return total;
+    }
+    public static void main(String[] args) {
+        double[] xs = new double[args.length];
+        for (int i = 0; i < args.length; i++) {
+            xs[i] = Double.parseDouble(args[i]);
+        }
+        if (xs.length == 0) {
+            System.out.println("no numbers");
+        } else {
+            System.out.println("mean " + mean(xs));
+            System.out.println("count " + xs.length);
+        }
+    }
+}
+"""
+
+_JAVA_OTHERS = [
+    """class Words {
+    static int count(String line) {
+        int n = 0;
+        boolean inWord = false;
+        for (char c : line.toCharArray()) {
+            if (Character.isLetter(c)) { if (!inWord) { n = n + 1; inWord = true; } }
+            else { inWord = false; }
+        }
+        return n;
+    }
+    public static void main(String[] args) {
+        java.util.Scanner in = new java.util.Scanner(System.in);
+        int lines = 0, words = 0;
+        while (in.hasNextLine()) { words += count(in.nextLine()); lines++; }
+        System.out.printf("%d lines, %d words%n", lines, words);
+    }
+}
+""",
+    """import java.util.ArrayList;
+import java.util.List;
+class Primes {
+    public static void main(String[] args) {
+        int limit = Integer.parseInt(args[0]);
+        boolean[] composite = new boolean[limit + 1];
+        List<Integer> primes = new ArrayList<>();
+        for (int p = 2; p <= limit; p++) {
+            if (composite[p]) continue;
+            primes.add(p);
+            for (long q = (long) p * p; q <= limit; q += p) composite[(int) q] = true;
+        }
+        System.out.println(primes.size() + " primes up to " + limit);
+        System.out.println(primes);
+    }
+}
+""",
+]
+
+
+def make_java_corpus() -> dict[str, bytes]:
+    """A Java original, three disguised copies (loops rewritten, the helper
+    inlined, modifiers changed) and two unrelated programs: token
+    normalization changes what is found."""
+    o = _JAVA_ORIGINAL
+    loops = o.replace(
+        "for (int i = 0; i < xs.length; i++) {\n            total += xs[i];\n        }",
+        "int i = 0;\n        while (i < xs.length) {\n            total = total + xs[i];\n            i += 1;\n        }",
+    )
+    inlined = o.replace(
+        "        return sum(xs) / xs.length;",
+        "        double total = 0;\n        for (int i = 0; i < xs.length; i++) {\n"
+        "            total += xs[i];\n        }\n        return total / xs.length;",
+    )
+    inlined = inlined[: inlined.index("    static double sum")] + inlined[inlined.index("    public static void main"):]
+    modifiers = o.replace("public static", "private static final").replace("    static double", "    public static double")
+    docs = {
+        "docs/a/Stats.java": o,
+        "docs/b/Stats.java": loops,
+        "docs/c/Stats.java": inlined,
+        "docs/d/Stats.java": modifiers,
+        "docs/e/Words.java": _JAVA_OTHERS[0],
+        "docs/f/Primes.java": _JAVA_OTHERS[1],
+    }
+    return {name: text.encode() for name, text in docs.items()}
+
+
 def write_corpus(root: Path, docs: dict[str, bytes]) -> None:
     for name, data in docs.items():
         path = root / name

@@ -9,7 +9,7 @@ import pyarrow as pa
 import pytest
 
 import bryo
-from conftest import arrow_pairs, batch_of, cli_pairs, run_cli
+from conftest import arrow_pairs, batch_of, cli_pairs, make_java_corpus, run_cli, write_corpus
 
 
 def test_compare_on_a_batch_equals_the_cli(corpus):
@@ -444,3 +444,29 @@ def test_arguments_are_checked_once_for_both_functions(corpus):
             call(batch_of(docs), language="python", k=-1)
         with pytest.raises(ValueError, match="max_file_size must be a non-negative integer"):
             call(batch_of(docs), language="python", max_file_size=1.5)
+
+
+def test_java_is_normalized_by_default_as_in_the_cli(tmp_path):
+    """`normalize="auto"` (the default) normalizes Java, C and C++ as `bryo
+    compare` does; `normalize=False` is `--no-normalize`."""
+    docs = make_java_corpus()
+    write_corpus(tmp_path, docs)
+    default = cli_pairs(run_cli(tmp_path, "-n", "0"))
+    plain = cli_pairs(run_cli(tmp_path, "--no-normalize", "-n", "0"))
+    assert default != plain and len(default) >= 3
+    pairs, _ = bryo.compare(batch_of(docs), max_pairs=0)
+    assert arrow_pairs(pairs.to_pylist()) == default
+    pairs, _ = bryo.compare(batch_of(docs), max_pairs=0, normalize=False)
+    assert arrow_pairs(pairs.to_pylist()) == plain
+    _, documents = bryo.fingerprint(batch_of(docs), kind="code")
+    assert set(documents.column("frontend").to_pylist()) == {"tree-sitter"}
+    _, documents = bryo.fingerprint(batch_of(docs), kind="code", normalize=False)
+    assert set(documents.column("frontend").to_pylist()) == {"lexer"}
+    assert bryo.front_end(language="java") == {
+        "parser": "tree-sitter", "normalization": "keep-strings", "normalize": True,
+    }
+    assert bryo.front_end(language="python")["normalize"] is False
+    assert bryo.front_end()["normalize"] == "auto"
+    assert bryo.front_end(parser="lexer")["normalize"] is False
+    with pytest.raises(ValueError, match="normalize must be"):
+        bryo.compare(batch_of(docs), normalize="sometimes")

@@ -71,6 +71,26 @@ def _rule(report):
     }
 
 
+def test_job_normalizes_java_by_default_as_bryo_compare(spark, tmp_path):
+    """Without --normalize or --no-normalize the job normalizes Java, C and
+    C++ as `bryo compare` does; --no-normalize is the CLI's."""
+    from bryo.spark import run
+    from conftest import make_java_corpus, write_corpus
+
+    docs = make_java_corpus()
+    write_corpus(tmp_path, docs)
+    src = tmp_path / "docs.parquet"
+    _write_parquet(src, docs)
+    for flags, normalize in (((), "auto"), (("--no-normalize",), False)):
+        out = tmp_path / f"out{len(flags)}"
+        record = run(spark, _args(*flags, input=src, output=out, kind="code", pairs=0, partitions=2))
+        expected = cli_pairs(run_cli(tmp_path, *flags, "-n", "0"))
+        got = sorted(_read(out / "pairs.parquet"), key=lambda r: r["rank"])
+        assert arrow_pairs(got) == expected and len(expected) >= 3
+        assert record["options"]["normalize"] == normalize
+    assert cli_pairs(run_cli(tmp_path, "-n", "0")) != cli_pairs(run_cli(tmp_path, "--no-normalize", "-n", "0"))
+
+
 @pytest.mark.parametrize(
     "m,n,flags",
     [

@@ -42,6 +42,7 @@ __all__ = [
     "fingerprint",
     "compare",
     "thresholds",
+    "front_end",
     "schemes",
     "seed_order",
     "discount_below",
@@ -70,14 +71,22 @@ _FRONT_END = """The front-end options are the CLI's: ``language`` (``-l``),
     ``text_mode`` (``chars``, ``words``), ``parser`` (``lexer``, the default,
     or ``tree-sitter``), ``normalization`` (``full``, ``keep-strings``, the
     default, or ``verbatim``: what of identifiers and literals survives) and
-    ``normalize`` (token-sequence normalization on syntax trees, ``bryo
-    compare --normalize``; it implies ``parser="tree-sitter"``). Unlike
-    ``bryo compare``, which normalizes Java, C and C++ unless given
-    ``--no-normalize``, ``normalize`` is off unless given."""
+    ``normalize`` (token-sequence normalization on syntax trees): ``"auto"``,
+    the default as in ``bryo compare``, normalizes Java, C and C++ files;
+    ``True`` (``--normalize``) every language with a syntax tree, and
+    implies ``parser="tree-sitter"``; ``False`` (``--no-normalize``, or
+    ``parser="lexer"``) none."""
+
+
+def _normalize(value):
+    """``normalize=`` checked: ``True``, ``False`` or ``"auto"``."""
+    if value is True or value is False or value == "auto":
+        return value
+    raise ValueError(f'normalize must be True, False or "auto", not {value!r}')
 
 
 def _options(
-    *, language, kind, text_mode, k, w, max_file_size, parser=None, normalization=None, normalize=False
+    *, language, kind, text_mode, k, w, max_file_size, parser=None, normalization=None, normalize="auto"
 ) -> dict:
     """The keyword arguments that :func:`fingerprint` and :func:`compare`
     share, checked once: the front-end, ``k`` and ``w``, and the size limit
@@ -93,7 +102,7 @@ def _options(
         "w": w,
         "parser": parser,
         "normalization": normalization,
-        "normalize": bool(normalize),
+        "normalize": _normalize(normalize),
     }
     if max_file_size is not None:
         options["max_file_size"] = max_file_size
@@ -111,7 +120,7 @@ def fingerprint(
     max_file_size=None,
     parser=None,
     normalization=None,
-    normalize=False,
+    normalize="auto",
 ):
     """Fingerprints documents: returns ``(postings, documents)``.
 
@@ -153,7 +162,7 @@ def compare(
     template_above=None,
     parser=None,
     normalization=None,
-    normalize=False,
+    normalize="auto",
 ):
     """Compares documents as ``bryo compare`` does: returns ``(pairs, skipped)``.
 
@@ -236,6 +245,16 @@ def thresholds(*, language=None, kind=None, text_mode=None, k=None, w=None):
     return _bryo.thresholds(language=language, kind=kind, text_mode=text_mode, k=k, w=w)
 
 
+def front_end(*, language=None, parser=None, normalization=None, normalize="auto") -> dict:
+    """The front-end options as ``bryo compare`` decides them and an index
+    made with them records them: ``parser``, ``normalization`` and
+    ``normalize`` (``True`` or ``False``; ``"auto"`` when no language
+    decides it)."""
+    return _bryo.front_end(
+        language=language, parser=parser, normalization=normalization, normalize=_normalize(normalize)
+    )
+
+
 def seed_order(hashes, submissions):
     """The order in which ``bryo compare``'s rarity rule pairs the
     documents of a hash above its seed limit: a uint64 key per
@@ -280,7 +299,8 @@ def _dir(dir) -> str:
 def index_settings(dir) -> dict:
     """The options the index in ``dir`` was made with: ``language`` (None:
     detected per file), ``text_mode`` (``chars`` or ``words``), ``k``,
-    ``w``, ``normalize`` (token normalization), ``parser``,
+    ``w``, ``normalize`` (token normalization: ``True``, ``False``, or
+    ``"auto"`` for Java, C and C++ alone), ``parser``,
     ``normalization``, ``format_version``, ``hash_scheme_version``,
     ``symbol_scheme_version`` and ``key`` (all of them in one string, as
     :func:`index_prepare` stamps its rows). An index of another format or
@@ -320,7 +340,7 @@ def index_create(
     w=None,
     parser=None,
     normalization=None,
-    normalize=False,
+    normalize="auto",
 ) -> None:
     """Creates an empty index in ``dir``, as ``bryo index create DIR -l
     LANGUAGE [-k K] [-w W]``: ``k`` and ``w`` default to the language's
@@ -332,7 +352,7 @@ def index_create(
             raise ValueError(f"{name} must be a non-negative integer, not {value!r}")
     _bryo.index_create(
         _dir(dir), language=language, kind=kind, text_mode=text_mode, k=k, w=w, parser=parser,
-        normalization=normalization, normalize=bool(normalize),
+        normalization=normalization, normalize=_normalize(normalize),
     )
 
 

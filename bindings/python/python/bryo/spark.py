@@ -501,6 +501,15 @@ def _shuffle_bytes(spark) -> int | None:
     return sum(s.get("shuffleWriteBytes", 0) for s in stages)
 
 
+def _front_end(args) -> dict:
+    """The job's parser, normalization and token normalization as an index
+    records them (`auto` decided where the language is given)."""
+    return bryo.front_end(
+        language=args.language, parser=args.parser, normalization=args.normalization,
+        normalize=args.normalize,
+    )
+
+
 def _index_options(args) -> dict:
     """The settings of the `--against` index, checked against the job's
     options, which take the index's where not given (as `bryo compare
@@ -511,12 +520,13 @@ def _index_options(args) -> dict:
         settings = bryo.index_settings(args.against)
     except ValueError as e:
         raise InputError(f"--against {args.against}: {e}") from None
-    if args.normalize and not settings["normalize"]:
+    if args.normalize is not None and args.normalize != settings["normalize"]:
+        made = {True: "with --normalize", False: "without --normalize", "auto": "with automatic token normalization"}
         raise InputError(
-            f"--against {args.against}: the index was made without --normalize; leave it out"
+            f"--against {args.against}: the index was made {made[settings['normalize']]}; "
+            "leave out --normalize and --no-normalize"
         )
-    if settings["normalize"]:
-        args.normalize = True
+    args.normalize = settings["normalize"]
     for name, given, stored in (
         ("-l", args.language, settings["language"]),
         ("--text-mode", args.text_mode, settings["text_mode"]),
@@ -636,9 +646,7 @@ def _check_add_to(args, k: int, w: int, create: bool = False) -> None:
         "text_mode": args.text_mode or "chars",
         "k": k,
         "w": w,
-        "parser": args.parser or ("tree-sitter" if args.normalize else "lexer"),
-        "normalization": args.normalization or "keep-strings",
-        "normalize": bool(args.normalize),
+        **_front_end(args),
     }
     differ = [f"{key} {settings[key]} (the job: {job[key]})" for key in job if settings[key] != job[key]]
     if differ:
@@ -684,7 +692,7 @@ def run(spark, args) -> dict:
             "-m must be at least 2: it bounds the pairs a shared hash emits (m(m-1)/2); "
             "without -m the job applies the rarity rule, as `bryo compare` does"
         )
-    if args.normalize and args.parser == "lexer":
+    if args.normalize is True and args.parser == "lexer":
         raise InputError(
             "--normalize works on syntax trees: use it with --parser tree-sitter (its default) "
             "or without --parser"
@@ -692,6 +700,10 @@ def run(spark, args) -> dict:
     index = None
     if args.against:
         index = _index_options(args)
+    if args.normalize is None:
+        # As `bryo compare`: Java, C and C++ normalized, unless the lexer
+        # was asked for.
+        args.normalize = False if args.parser == "lexer" else "auto"
     k, w = bryo.thresholds(
         language=args.language, kind=args.kind, text_mode=args.text_mode, k=args.k, w=args.w
     )
@@ -1095,9 +1107,7 @@ def run(spark, args) -> dict:
             "max_pairs": n,
             "min_similarity": args.min_similarity,
             "max_file_size": args.max_file_size,
-            "parser": args.parser or ("tree-sitter" if args.normalize else "lexer"),
-            "normalization": args.normalization or "keep-strings",
-            "normalize": bool(args.normalize),
+            **_front_end(args),
             "partitions": partitions,
         },
         "counts": {
@@ -1200,7 +1210,7 @@ def parser() -> argparse.ArgumentParser:
         "--parser",
         choices=["lexer", "tree-sitter"],
         help="front-end for source code, as bryo compare --parser (default: the lexers; "
-        "tree-sitter with --normalize)",
+        "tree-sitter with --normalize; the lexer normalizes nothing)",
     )
     p.add_argument(
         "--normalization",
@@ -1210,9 +1220,18 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--normalize",
-        action="store_true",
-        help="token-sequence normalization on syntax trees (statements with no effect left out, "
-        "equivalent forms written one way), as bryo compare --normalize",
+        action="store_const",
+        const=True,
+        help="token-sequence normalization on syntax trees for every language (statements with "
+        "no effect left out, equivalent forms written one way, functions called once inlined), "
+        "as bryo compare --normalize; by default, as bryo compare, Java, C and C++ only",
+    )
+    p.add_argument(
+        "--no-normalize",
+        dest="normalize",
+        action="store_const",
+        const=False,
+        help="no token normalization (as bryo compare --no-normalize)",
     )
     p.add_argument("-k", type=int, help="noise threshold (default: the front-end's)")
     p.add_argument("-w", type=int, help="winnowing window (default: the front-end's)")
