@@ -50,6 +50,10 @@ type ByName<'a, V> = HashMap<&'a [u8], V>;
 /// pass over the stream.
 const MAX_INLINES: usize = 64;
 
+/// Of the functions that could be inlined, the first this many calls (in
+/// text order) are considered.
+const MAX_CANDIDATES: usize = 4 * MAX_INLINES;
+
 /// One function to inline at its one call: byte ranges of the text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Inline {
@@ -176,6 +180,8 @@ impl<'a, 't> Finder<'a, 't> {
             }
         }
         found.sort_unstable_by_key(|i| i.call);
+        // Ordering is quadratic in what it orders: the first calls only.
+        found.truncate(MAX_CANDIDATES);
         callers_first(found)
     }
 }
@@ -788,6 +794,32 @@ mod tests {
         assert_eq!(
             stream("c", src, true),
             "int f ( int a ) ; int f ( int a ) { return f ( a ) + f ( 0 ) ; }"
+        );
+    }
+
+    #[test]
+    fn thousands_of_functions_called_once_are_bounded() {
+        // A chain: `main` calls f0, f0 calls f1, ..., each once.
+        let n = 3000;
+        let mut src = String::from("int main() { return f0(1); }\n");
+        for i in 0..n {
+            src += &format!("int f{i}(int a) {{ return f{}(a) + 1; }}\n", i + 1);
+        }
+        src += &format!("int f{n}(int a) {{ return a; }}\n");
+        let all = stream("c", &src, false);
+        let some = stream("c", &src, true);
+        // 64 inlined: each leaves out a definition's 16 symbols but its
+        // value's 6 (`f1 ( a ) + 1`), and the call's 4 (`f0 ( 1 )`).
+        let count = |s: &str| s.split(' ').count();
+        assert_eq!(count(&all) - count(&some), 64 * 14, "{}", &some[..200]);
+        // f0 … f63 inlined into one another, in order; f64 is called.
+        assert!(
+            some.starts_with(&format!(
+                "int main ( ) {{ return f64 ( a ){}",
+                " + 1".repeat(64)
+            )),
+            "{}",
+            &some[..200]
         );
     }
 
