@@ -225,6 +225,31 @@ int main() {
                     self.assertEqual(sorted(self.words(out)), sorted(self.words(src)))
 
 
+    def test_extract_moves_statements_into_a_new_function(self):
+        for src, lang in ((self.C, "c"), (self.JAVA, "java")):
+            out = attacks.attack(src, "extract", lang, random.Random(1))
+            self.assertTrue(disguise.balanced(out), out)
+            self.assertRegex(out, r"void part\w+\(")
+            # Every original token is still there (moved), with the new function's
+            # header and its call.
+            orig, new = self.words(src), self.words(out)
+            self.assertTrue(all(new.count(t) >= orig.count(t) for t in set(orig)), out)
+            self.assertGreater(len(new), len(orig))
+            self.assertEqual(out, attacks.attack(src, "extract", lang, random.Random(1)))
+        # The locals a moved statement reads become parameters of their types.
+        toks = disguise.tokenize("class A { void f(double w) { int n = 2; "
+                                 "System.out.println(w * n); } }")
+        out = " ".join(t for _, t in attacks.extract_method(toks, "java", random.Random(0)))
+        self.assertRegex(out, r"part\w+ \( w , n \) ;")
+        self.assertRegex(out, r"void part\w+ \( double w , int n \) \{ System")
+        # Nothing that declares, writes a local, jumps, or reads a local of unknown
+        # type moves.
+        for body in ("int b = a; b++; b += 2; return b;",
+                     "int b; scanf(\"%d\", &b); cin >> b; if (b) return 1; return 0;",
+                     "struct v *c = 0; printf(\"%p\", c); printf(\"%p\", c);"):
+            toks = disguise.tokenize("int f(int a) { " + body + " }")
+            self.assertEqual(attacks.extract_method(toks, "c", random.Random(0)), toks, body)
+
     def test_loops_branches_and_combined_rewrite_the_control_flow(self):
         for src, lang in ((self.C, "c"), (self.JAVA, "java")):
             loops = attacks.attack(src, "loops", lang, random.Random(1))
