@@ -566,9 +566,13 @@ mod tests {
     /// The source text of the symbols, in stream order, joined by spaces
     /// (identifiers as `$`, to compare renamed code).
     fn stream(lang: &str, src: &str, inline: bool) -> String {
+        stream_with(lang, src, &options(inline))
+    }
+
+    fn stream_with(lang: &str, src: &str, options: &Options) -> String {
         let parsed = TsLanguage::by_name(lang)
             .unwrap()
-            .normalize(src.as_bytes(), &options(inline))
+            .normalize(src.as_bytes(), options)
             .unwrap();
         parsed
             .normalized
@@ -672,18 +676,8 @@ mod tests {
             drop_dead_code: true,
             ..options(true)
         };
-        let parsed = TsLanguage::by_name("java")
-            .unwrap()
-            .normalize(src.as_bytes(), &options)
-            .unwrap();
-        let text: Vec<&str> = parsed
-            .normalized
-            .spans
-            .iter()
-            .map(|s| &src[s.range()])
-            .collect();
         assert_eq!(
-            text.join(" "),
+            stream_with("java", src, &options),
             "class A { void main ( ) { a = r * r * 3.14 ; print ( a ) ; } }"
         );
     }
