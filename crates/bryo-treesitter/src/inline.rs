@@ -563,8 +563,7 @@ mod tests {
         }
     }
 
-    /// The source text of the symbols, in stream order, joined by spaces
-    /// (identifiers as `$`, to compare renamed code).
+    /// The source text of the symbols, in stream order, joined by spaces.
     fn stream(lang: &str, src: &str, inline: bool) -> String {
         stream_with(lang, src, &options(inline))
     }
