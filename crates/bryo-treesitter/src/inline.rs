@@ -166,7 +166,8 @@ impl<'a, 't> Finder<'a, 't> {
             let mut uses = seen.get(name).copied().unwrap_or(0);
             if uses > 2 {
                 if let Some(body) = table.body.and_then(|f| def.child_by_field_id(f)) {
-                    uses -= count_below(body, |n| b.is_identifier(n) && b.text_of(n) == *name);
+                    let inner = count_below(body, |n| b.is_identifier(n) && b.text_of(n) == *name);
+                    uses = uses.saturating_sub(inner);
                 }
             }
             if uses.saturating_sub(prototypes.get(name).copied().unwrap_or(0)) != 2 {
