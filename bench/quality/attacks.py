@@ -12,7 +12,8 @@ methods of a class (Java), whose order does not matter.
 Attacks (`ATTACKS`):
   ins10 ... ins100   dead statements inserted: round(rate x statements) of them, each at a
                      distinct statement boundary inside a function body (at 100 %, one after
-                     every statement)
+                     every statement; in Java never right after a jump, which javac
+                     rejects as unreachable)
   reorder            functions (C/C++) or methods (Java) shuffled; C/C++ also shuffles runs
                      of declarations (disguise.reorder)
   ins50+reorder      both
@@ -28,14 +29,19 @@ Attacks (`ATTACKS`):
                      nothing, jump nowhere and write no local variable, whose locals become
                      parameters of their declared types (C arrays, unknown types: not moved)
   combined           the restructuring a rewriting tool does, all at once: identifiers
-                     renamed, members reordered, loops and branches rewritten,
+                     renamed (in Java only those the program declares), members reordered, loops and branches rewritten,
                      expressions respelled (disguise.expressions), 25 % dead statements
+  inline             every function called once inlined at its call (the reverse of
+                     extract): its parameters become locals of a block initialised with the
+                     arguments, its locals and parameters get fresh names, and `return e`
+                     at its end assigns or returns e (`x = f(a);`, `T x = f(a);`,
+                     `return f(a);`, or `f(a);` for a body without `return`)
 """
 
 import disguise
 
 ATTACKS = ["ins10", "ins25", "ins50", "ins100", "reorder", "ins50+reorder", "stmts", "loops",
-           "branches", "extract", "combined"]
+           "branches", "extract", "combined", "inline"]
 
 # Dead statements valid in C, C++ and Java: fresh names, no effect on anything else.
 DEAD = [
@@ -48,11 +54,13 @@ DEAD = [
 ]
 
 
-def _boundaries(tokens):
+def _boundaries(tokens, after_jumps=True):
     """Token indices after which a statement may be inserted: after a `;` outside
     parentheses, or after the `{` opening a function (or method) body, inside a body;
     never before `else`, `catch`, `finally`, `case`, `default` or the `while` of a
-    do-while. Also the number of statements (those `;`)."""
+    do-while, and not after a `return`, `break`, `continue` or `throw` unless
+    `after_jumps` (Java rejects unreachable statements). Also the number of statements
+    (those `;`)."""
     out, statements = [], 0
     depth = paren = 0
     body = None  # depth of the open function body
@@ -75,23 +83,38 @@ def _boundaries(tokens):
         elif t == ";" and paren == 0 and body is not None:
             statements += 1
             nxt = next((x for k, x in tokens[i + 1:i + 2]), "")
-            if nxt not in ("else", "catch", "finally", "case", "default", "while"):
+            k = i
+            while k > 0 and tokens[k - 1][1] not in (";", "{", "}"):
+                k -= 1
+            jump = tokens[k][1] in ("return", "break", "continue", "throw")
+            if nxt not in ("else", "catch", "finally", "case", "default", "while") and (
+                    after_jumps or not jump):
                 out.append(i)
     return out, statements
 
 
-def insert_dead(src, rate, rng):
-    """`src` with round(rate x statements) dead statements at distinct boundaries."""
+def insert_dead(src, rate, rng, lang="c"):
+    """`src` with round(rate x statements) dead statements at distinct boundaries (in
+    Java, none right after a jump)."""
     tokens = disguise.tokenize(src)
-    spots, statements = _boundaries(tokens)
+    spots, statements = _boundaries(tokens, after_jumps=lang != "java")
     want = min(len(spots), max(1, round(rate * statements)))
     chosen = set(rng.sample(spots, want))
-    out = []
+    out, braces = [], []  # the open braces around i: (index, whether a switch's body)
     for i, tok in enumerate(tokens):
         out.append(tok)
+        if tok[1] == "{":
+            braces.append(i > 0 and tokens[i - 1][1] == ")" and
+                          tokens[_open_paren(tokens, i - 1) - 1][1] == "switch")
+        elif tok[1] == "}" and braces:
+            braces.pop()
         if i in chosen:
             name = "dz" + rng.choice(disguise.NAME_PARTS) + str(rng.randint(100, 999))
             code = rng.choice(DEAD).format(a=name, n=rng.randint(1, 50), m=rng.randint(2, 9))
+            if braces and braces[-1]:
+                # Between a switch's labels a declaration needs a block of its own (C++
+                # rejects a jump to a label past an initialization).
+                code = "{ " + code + " }"
             out.extend(disguise.tokenize(code))
     return out
 
@@ -478,17 +501,397 @@ def _header_start(out):
     return k
 
 
+# Words before a name that do not make it a declaration (`return x;`, `case X:`).
+NOT_TYPES = {"return", "else", "case", "goto", "new", "throw", "delete", "sizeof", "do",
+             "yield", "typedef", "instanceof", "assert", "break", "continue", "default"}
+# The tokens a statement can start after.
+STARTS = {";", "{", "}"}
+
+
+def _open_paren(tokens, close):
+    """Index of the `(` matching the `)` at `close`."""
+    depth = 0
+    for j in range(close, -1, -1):
+        t = tokens[j][1]
+        if t == ")":
+            depth += 1
+        elif t == "(":
+            depth -= 1
+            if depth == 0:
+                return j
+    return -1
+
+
+def _definitions(tokens):
+    """Function definitions `name ( params ) { body }`: (name, name index, `(` index,
+    `{` index, `}` index) each."""
+    out = []
+    for i, (_, t) in enumerate(tokens):
+        if t != "{" or i == 0 or tokens[i - 1][1] != ")":
+            continue
+        j = _open_paren(tokens, i - 1)
+        if j < 2:
+            continue
+        kind, name = tokens[j - 1]
+        before = tokens[j - 2]
+        if kind != "id" or name in disguise.KEYWORDS or name in NOT_TYPES or name in (
+                "catch", "synchronized") or before[1] in ("new", ".", "->", "="):
+            continue
+        # A type before the name (`int f(`, `static T* f(`), not a statement's start.
+        if before[1] in STARTS or before[1] in NOT_TYPES or (
+                before[0] != "id" and before[1] not in ("*", "&", ">", "]")):
+            continue
+        out.append((name, j - 1, j, i, disguise.match(tokens, i)))
+    return out
+
+
+def _split_commas(toks):
+    """`toks` split at commas outside brackets (and `<...>` of generic types)."""
+    parts, cur, depth = [], [], 0
+    for tok in toks:
+        t = tok[1]
+        if t in ("(", "[", "{", "<"):
+            depth += 1
+        elif t in (")", "]", "}", ">"):
+            depth -= 1
+        if t == "," and depth == 0:
+            parts.append(cur)
+            cur = []
+        else:
+            cur.append(tok)
+    if cur or parts:
+        parts.append(cur)
+    return parts
+
+
+def _declared_names(toks):
+    """Names that `toks` (a function's parameters and body) declares, by their place:
+    after a type (`int a`, `T* p`, `List<T> xs`, `int[] a`) and before `=`, `;`, `,`,
+    `[`, `)` or `:`, and the later names of a declaration list (`int a, b;`)."""
+    out = set()
+    n = len(toks)
+    for q, (kind, t) in enumerate(toks):
+        if kind != "id" or q == 0 or t in disguise.KEYWORDS or t in NOT_TYPES:
+            continue
+        nxt = toks[q + 1][1] if q + 1 < n else ";"
+        if nxt not in ("=", ";", ",", "[", ")", ":"):
+            continue
+        pk, pt = toks[q - 1]
+        if pt in ("*", "&") and q >= 2:
+            k2, t2 = toks[q - 2]
+            typed = k2 == "id" and t2 not in NOT_TYPES and (
+                q < 3 or toks[q - 3][1] in STARTS | {"(", ",", "const"} or toks[q - 3][0] == "id")
+        elif pt == ">":
+            depth, k = 0, q - 1
+            while k >= 0:
+                if toks[k][1] == ">":
+                    depth += 1
+                elif toks[k][1] == "<":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                elif toks[k][1] in STARTS or toks[k][1] in ("(", ")", "="):
+                    k = -1
+                    break
+                k -= 1
+            typed = k > 0 and toks[k - 1][0] == "id"
+        elif pt == "]":
+            typed = q >= 3 and toks[q - 2][1] == "[" and toks[q - 3][0] == "id"
+        else:
+            typed = pk == "id" and pt not in NOT_TYPES
+        if not typed:
+            continue
+        out.add(t)
+        # The rest of the list: `int a = 1, b, c[3];`.
+        depth, k = 0, q + 1
+        while k < n:
+            x = toks[k][1]
+            if x in ("(", "[", "{"):
+                depth += 1
+            elif x in (")", "]", "}"):
+                if depth == 0:
+                    break
+                depth -= 1
+            elif depth == 0 and x == ";":
+                break
+            elif depth == 0 and x == ",":
+                m = k + 1
+                while m < n and toks[m][1] in ("*", "&"):
+                    m += 1
+                if m < n and toks[m][0] == "id" and m + 1 < n and toks[m + 1][1] in (
+                        "=", ";", ",", "["):
+                    out.add(toks[m][1])
+            k += 1
+    return out
+
+
+def _free_names(toks, declared):
+    """Names `toks` reads or writes that it does not declare: not members (`a.x`), not
+    calls, not words of the language."""
+    out = set()
+    for q, (kind, t) in enumerate(toks):
+        if kind != "id" or t in declared or t in disguise.KEYWORDS or t in NOT_TYPES:
+            continue
+        if q and toks[q - 1][1] in (".", "->", "::"):
+            continue
+        if q + 1 < len(toks) and toks[q + 1][1] == "(":
+            continue
+        out.add(t)
+    return out
+
+
+MODIFIERS = {"static", "public", "private", "protected", "inline", "final", "synchronized",
+             "extern", "virtual", "abstract", "native", "strictfp"}
+
+
+def _header_begin(tokens, i):
+    """Where the header of the definition or declaration whose name is at `i` begins:
+    after the `;`, brace or preprocessor line before it."""
+    while i > 0 and tokens[i - 1][1] not in STARTS and tokens[i - 1][0] != "pp":
+        i -= 1
+    return i
+
+
+def _in_parens(tokens, i):
+    """Whether the token at `i` is inside parentheses (of a `for` header, say)."""
+    depth = 0
+    for j in range(i - 1, -1, -1):
+        t = tokens[j][1]
+        if t == ")":
+            depth += 1
+        elif t == "(":
+            depth -= 1
+            if depth < 0:
+                return True
+        elif t in ("{", "}") and depth == 0:
+            return False
+    return False
+
+
+def _enclosing_statement(tokens, p):
+    """(start, end, wrap) of the simple statement holding the call at `p` (or of the `if`
+    or `switch` whose condition holds it), if code can go just before it: not in a loop's
+    header, an `else if`'s condition, a `case`, or after `&&`, `||` or `?` (which may
+    not evaluate the call); `wrap` when the statement is a branch or loop body without
+    braces."""
+    depth, s0 = 0, p
+    while s0 > 0:
+        t = tokens[s0 - 1][1]
+        if t in (")", "]"):
+            depth += 1
+        elif t in ("(", "["):
+            depth -= 1
+        elif t in STARTS and depth <= 0:
+            break
+        s0 -= 1
+    if s0 and tokens[s0 - 1][1] == ";" and _in_parens(tokens, s0 - 1):
+        return None  # a `for` header
+    wrap = False
+    while True:
+        first = tokens[s0][1]
+        if first == "else":
+            s0, wrap = s0 + 1, True
+            continue
+        if first in ("if", "switch", "while", "for") and tokens[s0 + 1][1] == "(":
+            hc = disguise.match(tokens, s0 + 1)
+            if p > hc:
+                s0, wrap = hc + 1, True
+                continue
+            if first in ("while", "for") or s0 and tokens[s0 - 1][1] == "else":
+                return None
+            end = hc + 1
+            break
+        if first in ("do", "case", "default", "try", "return") or first in disguise.KEYWORDS \
+                and first not in ("int", "long", "short", "char", "double", "float", "bool",
+                                  "unsigned", "signed"):
+            if first != "return":
+                return None
+        end = _statement_end(tokens, s0)
+        break
+    if any(t in ("&&", "||", "?", "{", "}") for _, t in tokens[s0:end]):
+        return None
+    if tokens[s0][1] in ("if", "switch"):
+        end = _statement_end(tokens, s0)
+    return s0, end, wrap
+
+
+def _inline_once(tokens, lang):
+    """`tokens` with one function that is called once inlined at its call, or None when
+    no function qualifies."""
+    defs = _definitions(tokens)
+    by_name = {}
+    for d in defs:
+        by_name.setdefault(d[0], []).append(d)
+    ids = {t for kind, t in tokens if kind == "id"}
+    for name, ni, op, bo, bc in defs:
+        if len(by_name[name]) != 1 or name == "main":
+            continue
+        protos, uses = [], []
+        for p, (kind, t) in enumerate(tokens):
+            if kind != "id" or t != name or p == ni:
+                continue
+            if p + 1 < len(tokens) and tokens[p + 1][1] == "(":
+                cp = disguise.match(tokens, p + 1)
+                if cp + 1 < len(tokens) and tokens[cp + 1][1] == ";" and p and (
+                        tokens[p - 1][0] == "id" and tokens[p - 1][1] not in NOT_TYPES
+                        or tokens[p - 1][1] == "*"):
+                    protos.append((p, cp + 1))
+                    continue
+            uses.append(p)
+        if len(uses) != 1:
+            continue
+        p = uses[0]
+        if bo < p < bc or p + 1 >= len(tokens) or tokens[p + 1][1] != "(" or \
+                tokens[p - 1][1] in (".", "->", "::", "new"):
+            continue
+        cp = disguise.match(tokens, p + 1)
+        alone = cp + 1 < len(tokens) and tokens[cp + 1][1] == ";"
+        # The caller: the innermost definition around the call.
+        around = [d for d in defs if d[3] < p < d[4]]
+        if not around:
+            continue
+        caller = max(around, key=lambda d: d[3])
+        # The body: statements, and where `return` stands.
+        body = tokens[bo + 1:bc]
+        returns = [k for k, (_, t) in enumerate(body) if t == "return"]
+        stmts, a = [], 0
+        while a < len(body):
+            b = min(len(body), max(a + 1, _statement_end(body, a)))
+            stmts.append(body[a:b])
+            a = b
+        value = None
+        if stmts and len(returns) == 1 and stmts[-1][0][1] == "return":
+            if len(stmts[-1]) > 2:
+                value = stmts[-1][1:-1]
+            stmts = stmts[:-1]
+        elif returns:
+            continue
+        # The call's statement: tokens[start:end] become head + the block + rest, the
+        # block ending in `assign value ;`.
+        prev = tokens[p - 1][1]
+        end, head, assign, rest = cp + 2, [], None, []
+        if alone and (prev in STARTS or prev == "else"):
+            if value is not None:
+                continue
+            start = p
+        elif value is None:
+            continue
+        elif alone and prev == "return":
+            start, assign = p - 1, [("id", "return")]
+        elif alone and prev == "=" and tokens[p - 2][0] == "id":
+            target = tokens[p - 2]
+            s0 = p - 2
+            while s0 > 0 and tokens[s0 - 1][1] not in STARTS:
+                s0 -= 1
+            decl = tokens[s0:p - 2]
+            if any(t in ("(", "=", ",", "const", "auto", "var", "&", "static", "else")
+                   or t in NOT_TYPES for _, t in decl):
+                continue
+            start, head = s0, (decl + [target, ("op", ";")] if decl else [])
+            assign = [target, ("op", "=")]
+        else:
+            # Anywhere else in a simple statement (or an `if`'s condition): the value
+            # goes into a new local of the function's type, read in the call's place.
+            stmt = _enclosing_statement(tokens, p)
+            if stmt is None:
+                continue
+            start, end, wrap = stmt
+            rtype = [tok for tok in tokens[_header_begin(tokens, ni):ni]
+                     if tok[1] not in MODIFIERS and tok[0] != "pp"]
+            if not rtype or any(t in ("@", "<", "const", "auto") for _, t in rtype):
+                continue
+            tmp = ("id", f"value_{name}")
+            head = rtype + [tmp, ("op", ";")]
+            assign = [tmp, ("op", "=")]
+            rest = tokens[start:p] + [tmp] + tokens[cp + 1:end]
+            if wrap:
+                head = [("op", "{")] + head
+                rest = rest + [("op", "}")]
+        # Parameters become locals bound to the arguments.
+        header = tokens[op + 1:bc - len(body) - 2]
+        params = [] if [t for _, t in header] in ([], ["void"]) else _split_commas(header)
+        args = _split_commas(tokens[p + 2:cp])
+        if len(params) != len(args) or any(
+                not q or q[-1][0] != "id" and q[-1][1] != "]" or
+                any(t in ("=", "...") for _, t in q) for q in params):
+            continue
+        binds = []
+        for q, arg in zip(params, args):
+            if q[-1][1] == "]":
+                # `int a[]`: Java keeps it; C and C++ take a pointer (`int *a`).
+                if len(q) < 3 or [t for _, t in q[-2:]] != ["[", "]"] or q[-3][0] != "id":
+                    break
+                if lang != "java":
+                    if "[" in [t for _, t in q[:-3]]:
+                        break
+                    q = q[:-3] + [("op", "*"), q[-3]]
+            if not arg:
+                break
+            binds.append((q, arg))
+        else:
+            header_names = {q[-1][1] if q[-1][0] == "id" else q[-3][1] for q in params}
+            locals_ = _declared_names(body) | header_names
+            free = _free_names(body, locals_)
+            caller_locals = _declared_names(tokens[caller[2]:caller[4]])
+            if free & caller_locals:
+                continue
+            fresh = {}
+            for x in sorted(locals_):
+                y, k = f"{x}_{name}", 2
+                while y in ids:
+                    y, k = f"{x}_{name}{k}", k + 1
+                fresh[x] = y
+                ids.add(y)
+
+            def renamed(toks):
+                return [("id", fresh[t]) if kind == "id" and t in fresh and (
+                    j == 0 or toks[j - 1][1] not in (".", "->", "::")) else (kind, t)
+                    for j, (kind, t) in enumerate(toks)]
+
+            block = [("op", "{")] + [tok for q, arg in binds for tok in renamed(q) + [
+                ("op", "=")] + arg + [("op", ";")]] + [
+                tok for st in stmts for tok in renamed(st)]
+            if assign is not None:
+                block += assign + renamed(value) + [("op", ";")]
+            block.append(("op", "}"))
+            # The definition goes, from after what precedes its header.
+            edits = [(_header_begin(tokens, ni), bc + 1, []), (start, end, head + block + rest)]
+            for a0, b0 in protos:
+                while a0 > 0 and tokens[a0 - 1][1] not in STARTS and tokens[a0 - 1][0] != "pp":
+                    a0 -= 1
+                edits.append((a0, b0 + 1, []))
+            out = list(tokens)
+            for a0, b0, new in sorted(edits, reverse=True):
+                out[a0:b0] = new
+            return out
+    return None
+
+
+def inline_calls(tokens, lang, limit=16):
+    """Up to `limit` functions called once inlined at their calls (`_inline_once`)."""
+    for _ in range(limit):
+        out = _inline_once(tokens, lang)
+        if out is None:
+            break
+        tokens = out
+    return tokens
+
+
 def attack(src, name, lang, rng):
     """A copy of program `src` (`lang` "c" or "java") under attack `name`."""
     rate = {"ins10": 0.1, "ins25": 0.25, "ins50": 0.5, "ins100": 1.0,
             "ins50+reorder": 0.5}.get(name)
     if rate is not None:
-        tokens = insert_dead(src, rate, rng)
+        tokens = insert_dead(src, rate, rng, lang)
     else:
         tokens = disguise.tokenize(src)
     if name == "combined":
-        tokens = insert_dead(src, 0.25, rng)
-        tokens = disguise.rename(tokens, rng)
+        tokens = insert_dead(src, 0.25, rng, lang)
+        # Java: only the names the program declares (its methods, fields, locals and
+        # parameters); the library's and the class's own stay.
+        only = None if lang != "java" else _declared_names(tokens) | {
+            d[0] for d in _definitions(tokens) if d[0] != "main"}
+        tokens = disguise.rename(tokens, rng, only)
     if "reorder" in name or name == "combined":
         tokens = disguise.reorder(tokens, rng) if lang == "c" else reorder_java(tokens, rng)
     if name == "stmts":
@@ -501,4 +904,6 @@ def attack(src, name, lang, rng):
         tokens = extract_method(tokens, lang, rng)
     if name == "combined":
         tokens = disguise.expressions(tokens, rng)
+    if name == "inline":
+        tokens = inline_calls(tokens, lang)
     return disguise.layout(tokens, rng)

@@ -160,13 +160,15 @@ NAME_PARTS = ["val", "num", "cnt", "idx", "tmp", "res", "arr", "sum", "len", "po
               "cur", "acc", "buf", "data", "item", "total", "k", "p", "q", "n", "m", "x", "y"]
 
 
-def rename(tokens, rng):
-    """L2: every user identifier gets a new, unused name (consistently)."""
+def rename(tokens, rng, only=None):
+    """L2: every user identifier (or every name in `only`) gets a new, unused name
+    (consistently)."""
     used = {t for k, t in tokens if k == "id"}
     mapping = {}
     out = []
     for i, (kind, text) in enumerate(tokens):
-        if kind == "id" and text not in KEYWORDS and text not in LIBRARY:
+        if kind == "id" and text not in KEYWORDS and text not in LIBRARY and (
+                only is None or text in only):
             prev = tokens[i - 1][1] if i else ""
             if prev in (".", "->") and text in LIBRARY:
                 out.append((kind, text))

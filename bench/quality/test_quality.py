@@ -210,8 +210,9 @@ int main() {
                 added = sum(1 for t in new if t.startswith("dz"))
                 self.assertGreaterEqual(added, max(1, round(rate * statements)) - 2, out)
                 self.assertNotIn("dz", " ".join(orig))
-                # Never between `}` and `else` or `catch`.
-                self.assertIsNone(re.search(r"dz\w+[^{}]*}\s*(else|catch)", out), out)
+                # Never between `}` and `else` or `catch` (test_every_attack_keeps_what_
+                # the_program_prints compiles the copies).
+                self.assertIsNone(re.search(r"dz\w+[^{};]*;\s*(else|catch)", out), out)
                 self.assertEqual(out, attacks.attack(src, name, lang, random.Random(3)))
 
     def test_reordering_moves_whole_functions(self):
@@ -276,6 +277,85 @@ int main() {
             "void f ( ) { int b = 2 ; int a = 1 ; int c = a + b ; g ( c ) ; }"})
         chain = disguise.tokenize("if (a) x(); else if (b) y(); else z();")
         self.assertEqual(attacks.swap_branches(chain, random.Random(0))[:3], chain[:3])
+
+
+    def test_inline_moves_functions_called_once_into_their_callers(self):
+        for src, lang in ((self.C, "c"), (self.JAVA, "java")):
+            out = attacks.attack(src, "inline", lang, random.Random(1))
+            self.assertTrue(disguise.balanced(out), out)
+            words = self.words(out)
+            # `sq` and `add` are called once each (inside a loop body, inside a call's
+            # arguments): their definitions and calls are gone, their bodies in `main`.
+            self.assertNotIn("sq", words, out)
+            self.assertIn("x_sq", words)
+            self.assertIn("value_sq", words)
+            if lang == "c":
+                self.assertNotIn("add", words, out)
+                self.assertIn("a_add", words)
+                self.assertIn("value_add", words)
+            else:
+                self.assertIn("add", words)  # defined, never called
+            self.assertEqual(out, attacks.attack(src, "inline", lang, random.Random(1)))
+        # The forms of the call site: a statement, an assignment, a declaration, a
+        # `return`, a branch's condition, an unbraced loop body.
+        prog = ("void p(int v[], int n) { for (int i = 0; i < n; i++) print(v[i]); } "
+                "int sq(int x) { int y = x * x; return y; } int one() { return 1; } "
+                "int two() { return 2; } int neg(int z) { return -z; } int id(int w) { return w; } "
+                "int main() { int v[3], k; p(v, 3); k = sq(k); int m = one(); "
+                "if (two() > m) k++; for (;;) k += neg(k); return id(k); }")
+        out = " ".join(t for _, t in attacks.inline_calls(disguise.tokenize(prog), "c"))
+        self.assertEqual(out, (
+            "int main ( ) { int v [ 3 ] , k ; { int * v_p = v ; int n_p = 3 ; "
+            "for ( int i_p = 0 ; i_p < n_p ; i_p ++ ) print ( v_p [ i_p ] ) ; } "
+            "{ int x_sq = k ; int y_sq = x_sq * x_sq ; k = y_sq ; } "
+            "int m ; { m = 1 ; } int value_two ; { value_two = 2 ; } if ( value_two > m ) k ++ ; "
+            "for ( ; ; ) { int value_neg ; { int z_neg = k ; value_neg = - z_neg ; } "
+            "k += value_neg ; } { int w_id = k ; return w_id ; } }"))
+        # Not inlined: recursion, two calls, an early return, a loop's condition, a
+        # call that `&&` may skip, a C array of arrays, a global its caller hides.
+        for prog in ("int f(int n) { return n ? f(n - 1) : 0; } int main() { return f(3); }",
+                     "int f(int n) { return n; } int main() { return f(1) + f(2); }",
+                     "int f(int n) { if (n) return 1; return 0; } int main() { return f(3); }",
+                     "int f(int n) { return n; } int main() { int i = 0; while (f(i)) i++; }",
+                     "int f(int n) { return n; } int main() { int a = 1; return a && f(a); }",
+                     "int f(int a[][3]) { return a[0][0]; } int main() { int a[2][3]; return f(a); }",
+                     "int g; int f() { return g; } int main() { int g = 2; return f(); }"):
+            toks = disguise.tokenize(prog)
+            self.assertEqual(attacks.inline_calls(toks, "c"), toks, prog)
+
+    def test_every_attack_keeps_what_the_program_prints(self):
+        """The copies compile and print what the original prints (C with `cc`, Java with
+        `javac`; a missing compiler skips its language)."""
+        import shutil
+        import subprocess
+        ran = 0
+        for src, lang, tools in ((self.C, "c", ("cc",)), (self.JAVA, "java", ("javac", "java"))):
+            if not all(shutil.which(t) for t in tools):
+                continue
+            ran += 1
+            with tempfile.TemporaryDirectory() as d:
+                def output(text, tag):
+                    sub = Path(d) / tag
+                    sub.mkdir()
+                    if lang == "c":
+                        (sub / "p.c").write_text(text)
+                        subprocess.run(["cc", "-w", "-o", "p", "p.c"], cwd=sub, check=True,
+                                       capture_output=True)
+                        cmd = ["./p"]
+                    else:
+                        (sub / "Main.java").write_text(text)
+                        subprocess.run(["javac", "-nowarn", "Main.java"], cwd=sub, check=True,
+                                       capture_output=True)
+                        cmd = ["java", "-cp", ".", "Main"]
+                    return subprocess.run(cmd, cwd=sub, input=b"37\n", capture_output=True,
+                                          check=True).stdout
+                want = output(src, "original")
+                for a in attacks.ATTACKS:
+                    copy = attacks.attack(src, a, lang, random.Random(5))
+                    self.assertNotEqual(copy, src)
+                    self.assertEqual(output(copy, a.replace("+", "_")), want, (a, copy))
+        if not ran:
+            self.skipTest("SKIP: neither cc nor javac and java on PATH")
 
 
 class FastSubsetTest(unittest.TestCase):
