@@ -4,7 +4,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use bryo_compare::{analyze, has_tree_sitter};
+use bryo_compare::{analyze, has_tree_sitter, spellings};
 use bryo_frontend::{FrontendKind, Language};
 use bryo_report::Columns;
 use serde::Serialize;
@@ -48,7 +48,12 @@ struct Token<'a> {
     symbol: u64,
     line: u32,
     col: u32,
+    /// The text at the symbol's span.
     text: &'a str,
+    /// What token normalization wrote there instead (`+=` and `1` at the
+    /// two bytes of `x++`), if it differs from `text`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    normalized: Option<&'a str>,
 }
 
 /// `bryo tokens FILE`.
@@ -60,6 +65,7 @@ pub fn tokens(args: &TokensArgs) -> Result<()> {
     let file =
         analyze(&path, &bytes, &options).map_err(|reason| anyhow::anyhow!("{path}: {reason}"))?;
     let text = file.text();
+    let spelled = spellings(&file, &options);
     let tokens: Vec<Token> = file
         .normalized
         .symbols
@@ -67,11 +73,16 @@ pub fn tokens(args: &TokensArgs) -> Result<()> {
         .zip(&file.normalized.spans)
         .map(|(&symbol, span)| {
             let (line, col) = file.lines.line_col(span.start);
+            let normalized = spelled
+                .binary_search_by_key(&(span.start, span.end), |(s, _)| (s.start, s.end))
+                .ok()
+                .map(|i| spelled[i].1.as_str());
             Token {
                 symbol,
                 line,
                 col,
                 text: &text[span.range()],
+                normalized,
             }
         })
         .collect();
@@ -106,7 +117,16 @@ pub fn tokens(args: &TokensArgs) -> Result<()> {
             }
             for t in &out.tokens {
                 let pos = format!("{}:{}", t.line, t.col);
-                writeln!(w, "{pos:>9}  {:016x}  {}", t.symbol, t.text.escape_debug())?;
+                match t.normalized {
+                    Some(n) => writeln!(
+                        w,
+                        "{pos:>9}  {:016x}  {}  (written {})",
+                        t.symbol,
+                        n.escape_debug(),
+                        t.text.escape_debug()
+                    )?,
+                    None => writeln!(w, "{pos:>9}  {:016x}  {}", t.symbol, t.text.escape_debug())?,
+                }
             }
         }
     }

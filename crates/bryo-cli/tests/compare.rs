@@ -723,6 +723,72 @@ fn tokens_prints_symbols_with_positions() {
 }
 
 #[test]
+fn tokens_show_what_normalization_wrote() {
+    let dir = TempDir::new().unwrap();
+    write(
+        dir.path(),
+        "A.java",
+        "class A { int f(int n) { int z = 0; z++; for (int i = 0; i < n; i++) z = z + i; return z; } }\n",
+    );
+    let run = |format: &str| {
+        let out = bryo()
+            .current_dir(dir.path())
+            .args(["tokens", "--format", format, "A.java"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    let v: Value = serde_json::from_slice(&run("json")).unwrap();
+    assert_eq!(v["frontend"], "tree-sitter");
+    let pairs: Vec<(&str, &str)> = v["tokens"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let text = t["text"].as_str().unwrap();
+            (text, t["normalized"].as_str().unwrap_or(text))
+        })
+        .collect();
+    // `z++` is `z += 1` at the bytes of `++`; `for` is `while`; `z = z + i`
+    // is `z += i`; the symbols written as they are have no `normalized`.
+    let wrote =
+        |text: &str| -> Vec<&str> { pairs.iter().filter(|p| p.0 == text).map(|p| p.1).collect() };
+    assert_eq!(wrote("for"), ["while"]);
+    assert!(
+        pairs
+            .windows(3)
+            .any(|w| w == [("z", "z"), ("+", "+="), ("+", "1")]),
+        "{pairs:?}"
+    );
+    assert!(
+        pairs
+            .windows(3)
+            .any(|w| w == [("z", "z"), ("=", "+="), ("i", "i")]),
+        "{pairs:?}"
+    );
+    assert_eq!(wrote("int"), ["int"; 4]);
+    let text = String::from_utf8(run("text")).unwrap();
+    assert!(text.contains("while  (written for)"), "{text}");
+    // Without normalization nothing is rewritten.
+    let out = bryo()
+        .current_dir(dir.path())
+        .args(["tokens", "--no-normalize", "--format", "json", "A.java"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["tokens"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|t| t.get("normalized").is_none()));
+}
+
+#[test]
 fn languages_lists_every_moss_name() {
     let out = bryo()
         .args(["languages", "--format", "json"])

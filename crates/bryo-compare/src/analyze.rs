@@ -399,6 +399,13 @@ fn tree_sitter(
     if bryo_treesitter::TsLanguage::by_name(name).is_none() {
         return Err(format!("no tree-sitter grammar for {}", language.name()));
     }
+    let options = ts_options(language, analyze);
+    bryo_treesitter::normalize(name, text.as_bytes(), &options).map_err(|e| e.to_string())
+}
+
+/// The tree-sitter front-end's options for a file in `language`.
+#[cfg(feature = "tree-sitter")]
+fn ts_options(language: &Language, analyze: &AnalyzeOptions) -> bryo_treesitter::Options {
     let normalize = analyze.normalize.applies_to(language);
     let mut options = bryo_treesitter::Options::default();
     options.normalization = analyze.normalization;
@@ -407,7 +414,27 @@ fn tree_sitter(
     options.canonical_order = normalize;
     options.canonical_control = normalize;
     options.inline_calls = normalize;
-    bryo_treesitter::normalize(name, text.as_bytes(), &options).map_err(|e| e.to_string())
+    options
+}
+
+/// The symbols of `file` that token normalization spells otherwise than
+/// the text at their span (`+=` and `1` for the two bytes of `++`, `while`
+/// for `for`), by span: for showing the stream to people (`bryo tokens`).
+/// Empty unless tree-sitter produced the symbols.
+pub fn spellings(file: &Analyzed, options: &AnalyzeOptions) -> Vec<(Span, String)> {
+    #[cfg(feature = "tree-sitter")]
+    if file.frontend == Frontend::TreeSitter {
+        let options = ts_options(file.language, &options.for_language(file.language));
+        let language = bryo_treesitter::TsLanguage::by_name(ts_name(file.language.name()));
+        if let Some(Ok(list)) = language.map(|l| l.spellings(file.text().as_bytes(), &options)) {
+            return list
+                .into_iter()
+                .map(|(span, text)| (span, String::from_utf8_lossy(&text).into_owned()))
+                .collect();
+        }
+    }
+    let _ = (file, options);
+    Vec::new()
 }
 
 #[cfg(not(feature = "tree-sitter"))]

@@ -5,12 +5,12 @@ use std::cell::RefCell;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
-use bryo_frontend::{Normalization, Normalized};
+use bryo_frontend::{Normalization, Normalized, Span};
 use tree_sitter::{Language, ParseOptions, ParseState, Parser, Tree};
 
 use crate::dead::{dead_statements, StatementTable};
 use crate::error::Fallback;
-use crate::forms::Edits;
+use crate::forms::{Edits, Lexeme};
 use crate::languages::{languages, TsLanguage};
 use crate::walk::{role_table, walk, Role, TreeStats};
 use crate::{inline, order, shape};
@@ -89,10 +89,11 @@ pub struct Options {
     pub canonical_control: bool,
     /// Token-sequence normalization against extract-method and inline
     /// refactoring: a function of the file that is called exactly once, by
-    /// plain name, is inlined there when its body is a single `return e;`
-    /// (the call becomes `e`) or statements without a `return` called as a
-    /// statement of their own (the call becomes the statements). Its
-    /// definition is left out. Symbols keep their spans, so the stream is
+    /// plain name, is inlined there when its body ends in its only
+    /// `return e;` (the call becomes `e`, the statements before the
+    /// `return` go before the statement holding the call) or is statements
+    /// without a `return` called as a statement of their own (the call
+    /// becomes the statements). Its definition is left out. Symbols keep their spans, so the stream is
     /// out of text order where a body moved. Default `false`.
     pub inline_calls: bool,
 }
@@ -308,6 +309,57 @@ impl TsLanguage {
             });
         }
         Ok(stats)
+    }
+
+    /// The symbols that `options`' rewrites spell otherwise than the text at
+    /// their span, by span: `x++` is emitted as `x += 1` with `+=` and `1`
+    /// at one byte of `++` each, a `for` loop's keyword as `while`. For
+    /// showing a stream to people (`bryo tokens`); the symbols themselves
+    /// come from [`TsLanguage::normalize`]. Sorted by span, each span once;
+    /// a span the stream does not hold (a rewrite inside dead code) may be
+    /// listed too.
+    pub fn spellings(
+        &self,
+        text: &[u8],
+        options: &Options,
+    ) -> Result<Vec<(Span, Vec<u8>)>, Fallback> {
+        if !options.canonical_forms && !options.canonical_control {
+            return Ok(Vec::new());
+        }
+        let tree = self.parse_tree(text, options)?;
+        let parse_text = lone_cr_as_lf(text);
+        let mut edits = Edits::default();
+        self.with_parser(|tp| {
+            shape::rewrite(
+                &tree,
+                &parse_text,
+                &tp.roles,
+                &tp.statements,
+                options.canonical_forms,
+                options.canonical_control,
+                None,
+                None,
+                &mut edits,
+                &mut Vec::new(),
+            );
+            Ok(())
+        })?;
+        let mut out: Vec<(Span, Vec<u8>)> = edits
+            .replace
+            .iter()
+            .flat_map(|(_, emits)| emits)
+            .filter_map(|e| {
+                let spelled: &[u8] = match e.lexeme {
+                    Lexeme::Fixed(t) => t,
+                    Lexeme::Text(s, t) => text.get(s as usize..t as usize)?,
+                };
+                let written = text.get(e.start as usize..e.end as usize)?;
+                (spelled != written).then(|| (Span::new(e.start, e.end), spelled.to_vec()))
+            })
+            .collect();
+        out.sort_by_key(|(span, _)| (span.start, span.end));
+        out.dedup_by_key(|(span, _)| (span.start, span.end));
+        Ok(out)
     }
 
     /// Parses `text` into a syntax tree with this thread's cached parser,
