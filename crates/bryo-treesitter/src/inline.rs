@@ -553,6 +553,7 @@ fn overlap(a: (usize, usize), b: (usize, usize)) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use crate::test_support::normalize_random;
     use crate::{languages, Options, TsLanguage};
     use proptest::prelude::*;
 
@@ -829,8 +830,10 @@ mod tests {
             li in 0usize..9,
         ) {
             let lang = &languages()[li % languages().len()];
-            let all = lang.normalize(s.as_bytes(), &options(false)).unwrap().normalized;
-            let some = lang.normalize(s.as_bytes(), &options(true)).unwrap().normalized;
+            let all = normalize_random(lang, s.as_bytes(), &options(false));
+            let some = normalize_random(lang, s.as_bytes(), &options(true));
+            prop_assume!(all.is_some() && some.is_some());
+            let (all, some) = (all.unwrap(), some.unwrap());
             let by_span: std::collections::HashMap<_, _> =
                 all.spans.iter().zip(&all.symbols).map(|(sp, sy)| ((sp.start, sp.end), *sy)).collect();
             let mut used = std::collections::HashSet::new();

@@ -84,3 +84,37 @@ pub use frontend::{normalize, Options, Parsed};
 pub use languages::{languages, TsLanguage};
 pub use tree_sitter;
 pub use walk::TreeStats;
+
+/// What the property tests share.
+#[cfg(test)]
+pub(crate) mod test_support {
+    use std::time::Duration;
+
+    use crate::{Fallback, Normalized, Options, TsLanguage};
+
+    /// How long a property test lets tree-sitter parse one random text.
+    /// Its error recovery takes seconds on a few texts of 300 random
+    /// characters (one took over 10 s in Java), where production falls back
+    /// to the lexer after [`Options::timeout`]; a case that fails on that
+    /// fallback would be shrunk one slow parse at a time.
+    pub(crate) const PARSE_LIMIT: Duration = Duration::from_secs(2);
+
+    /// `language`'s stream of a random `text` under `options`, or `None`
+    /// when the parse passes [`PARSE_LIMIT`] (the caller rejects the case
+    /// with `prop_assume!`). Any other fallback panics.
+    pub(crate) fn normalize_random(
+        language: &TsLanguage,
+        text: &[u8],
+        options: &Options,
+    ) -> Option<Normalized> {
+        let options = Options {
+            timeout: Some(PARSE_LIMIT),
+            ..options.clone()
+        };
+        match language.normalize(text, &options) {
+            Ok(parsed) => Some(parsed.normalized),
+            Err(Fallback::TimedOut(_)) => None,
+            Err(other) => panic!("{}: {other}", language.name()),
+        }
+    }
+}

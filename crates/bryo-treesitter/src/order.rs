@@ -496,6 +496,7 @@ fn canonical(members: &[usize], children: &[Child], keys: &[u64]) -> Vec<usize> 
 
 #[cfg(test)]
 mod tests {
+    use crate::test_support::normalize_random;
     use crate::{languages, Normalization, Options, TsLanguage};
     use proptest::prelude::*;
 
@@ -625,10 +626,12 @@ mod tests {
             let lang = &languages()[li % languages().len()];
             let mut o = options(false);
             o.max_error_share = 1.0;
-            let plain = lang.normalize(s.as_bytes(), &o).unwrap().normalized;
+            let plain = normalize_random(lang, s.as_bytes(), &o);
             o.canonical_order = true;
             o.canonical_statement_order = statements;
-            let ordered = lang.normalize(s.as_bytes(), &o).unwrap().normalized;
+            let ordered = normalize_random(lang, s.as_bytes(), &o);
+            prop_assume!(plain.is_some() && ordered.is_some());
+            let (plain, ordered) = (plain.unwrap(), ordered.unwrap());
             let mut a: Vec<_> = plain.spans.iter().zip(&plain.symbols).collect();
             let mut b: Vec<_> = ordered.spans.iter().zip(&ordered.symbols).collect();
             a.sort();

@@ -285,13 +285,21 @@ mod tests {
         }
     }
 
-    fn compare(li: usize, text: &[u8], verbatim: bool) {
+    /// Whether the walk and the reference agree on `text`, or `None` when
+    /// its parse passes the property tests' time limit.
+    fn compare(li: usize, text: &[u8], verbatim: bool) -> Option<()> {
         let spec = &languages()[li % languages().len()];
         let language = spec.grammar();
         let roles = role_table(spec, &language);
-        let mut parser = tree_sitter::Parser::new();
-        parser.set_language(&language).unwrap();
-        let tree = parser.parse(text, None).unwrap();
+        let options = crate::Options {
+            timeout: Some(crate::test_support::PARSE_LIMIT),
+            ..crate::Options::default()
+        };
+        let tree = match spec.parse_tree(text, &options) {
+            Ok(tree) => tree,
+            Err(crate::Fallback::TimedOut(_)) => return None,
+            Err(other) => panic!("{}: {other}", spec.name),
+        };
 
         let mut fast = Normalized::default();
         let fast_stats = walk(
@@ -328,6 +336,7 @@ mod tests {
             String::from_utf8_lossy(text)
         );
         assert_eq!(fast_stats, naive_stats, "{}", spec.name);
+        Some(())
     }
 
     proptest! {
@@ -339,7 +348,7 @@ mod tests {
             li in 0usize..9,
             verbatim in any::<bool>(),
         ) {
-            compare(li, s.as_bytes(), verbatim);
+            prop_assume!(compare(li, s.as_bytes(), verbatim).is_some());
         }
     }
 }

@@ -412,6 +412,24 @@ fn a_timeout_falls_back_and_the_parser_recovers() {
 }
 
 #[test]
+fn error_recovery_that_runs_long_times_out() {
+    // 300 random characters on which tree-sitter-java's error recovery
+    // runs for more than 10 s (found by the property tests): the limit
+    // holds inside error recovery too.
+    let text = "|<-<_!\t;=<]-<&&w{|>3\"i5__[_=,*3_jx_]<vf4_=4_\")[6_}_\tp_\"v\"t.}&)bw[\t!obv.\t2\n*\t&p=&d==&gi&=[( t\t\nie&._\n\t*_\n\n*)=&*&<\n_8{8e*\n8)d3&44 j[{=[<e1[xl\t8d]x,<[[.c\".<&>[9w_]i_{ *0]&o\t[[&;4{][&*3b\" i\n\"[\t_&>fo7*;&o!*h\"z.,][]3]]\"k<&rvj[*2cby_u=mv\"<;&]&4w6,\n[<;*-]>|\t|z[][\"!_p\"-]_]].= &<g !60]>!&|9) dy<&g\n>+[\n .";
+    let mut options = Options::default();
+    options.max_error_share = 1.0;
+    options.timeout = Some(std::time::Duration::from_millis(300));
+    let java = TsLanguage::by_name("java").unwrap();
+    assert_eq!(
+        java.normalize(text.as_bytes(), &options)
+            .unwrap_err()
+            .code(),
+        "timeout"
+    );
+}
+
+#[test]
 fn default_limits_are_the_documented_ones() {
     let o = Options::default();
     assert_eq!(o.normalization, Normalization::Full);
@@ -491,7 +509,12 @@ proptest! {
         let language = &languages()[li % languages().len()];
         let mut options = Options::default();
         options.max_error_share = 1.0;
+        // Error recovery takes seconds on a few random texts; production
+        // falls back to the lexer then, and such a case is rejected here
+        // rather than failed and shrunk one slow parse at a time.
+        options.timeout = Some(std::time::Duration::from_secs(2));
         let parsed = language.normalize(s.as_bytes(), &options);
+        prop_assume!(!matches!(parsed, Err(bryo_treesitter::Fallback::TimedOut(_))));
         let parsed = parsed.map_err(|r| TestCaseError::fail(r.to_string()))?;
         check_invariants(s.as_bytes(), &parsed.normalized, false);
     }
