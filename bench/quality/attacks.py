@@ -377,15 +377,7 @@ def extract_method(tokens, lang, rng):
             i += 1
             continue
         close_paren = i - 1
-        depth, j = 0, close_paren
-        while j >= 0:
-            if tokens[j][1] == ")":
-                depth += 1
-            elif tokens[j][1] == "(":
-                depth -= 1
-                if depth == 0:
-                    break
-            j -= 1
+        j = _open_paren(tokens, close_paren)
         name = tokens[j - 1] if j > 0 else ("op", "")
         before = tokens[j - 2][1] if j > 1 else ""
         if name[0] != "id" or name[1] in disguise.KEYWORDS or before == "new" or name[1] in (

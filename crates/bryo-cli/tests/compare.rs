@@ -730,10 +730,12 @@ fn tokens_show_what_normalization_wrote() {
         "A.java",
         "class A { int f(int n) { int z = 0; z++; for (int i = 0; i < n; i++) z = z + i; return z; } }\n",
     );
-    let run = |format: &str| {
+    let run = |args: &[&str]| {
         let out = bryo()
             .current_dir(dir.path())
-            .args(["tokens", "--format", format, "A.java"])
+            .arg("tokens")
+            .args(args)
+            .arg("A.java")
             .output()
             .unwrap();
         assert!(
@@ -743,7 +745,7 @@ fn tokens_show_what_normalization_wrote() {
         );
         out.stdout
     };
-    let v: Value = serde_json::from_slice(&run("json")).unwrap();
+    let v: Value = serde_json::from_slice(&run(&["--format", "json"])).unwrap();
     assert_eq!(v["frontend"], "tree-sitter");
     let pairs: Vec<(&str, &str)> = v["tokens"]
         .as_array()
@@ -772,15 +774,10 @@ fn tokens_show_what_normalization_wrote() {
         "{pairs:?}"
     );
     assert_eq!(wrote("int"), ["int"; 4]);
-    let text = String::from_utf8(run("text")).unwrap();
+    let text = String::from_utf8(run(&[])).unwrap();
     assert!(text.contains("while  (written for)"), "{text}");
     // Without normalization nothing is rewritten.
-    let out = bryo()
-        .current_dir(dir.path())
-        .args(["tokens", "--no-normalize", "--format", "json", "A.java"])
-        .output()
-        .unwrap();
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: Value = serde_json::from_slice(&run(&["--no-normalize", "--format", "json"])).unwrap();
     assert!(v["tokens"]
         .as_array()
         .unwrap()
