@@ -693,11 +693,11 @@ def _enclosing_statement(tokens, p):
                 return None
             end = hc + 1
             break
-        if first in ("do", "case", "default", "try", "return") or first in disguise.KEYWORDS \
-                and first not in ("int", "long", "short", "char", "double", "float", "bool",
-                                  "unsigned", "signed"):
-            if first != "return":
-                return None
+        # A `return`, an expression or a declaration of a built-in type; not
+        # a `do`, a label, a `try`, a jump or a `const` declaration.
+        if first in ("do", "case", "default", "try") or (
+                first in disguise.KEYWORDS and first != "return" and first not in C_TYPES):
+            return None
         end = _statement_end(tokens, s0)
         break
     if any(t in ("&&", "||", "?", "{", "}") for _, t in tokens[s0:end]):
