@@ -693,13 +693,13 @@ fn the_readme_example_ranks_the_copies_first() {
     }
 }
 
-#[test]
-fn tokens_prints_symbols_with_positions() {
-    let dir = TempDir::new().unwrap();
-    write(dir.path(), "t.py", "x = 1  # one\nprint(x)\n");
+/// `bryo tokens ARGS FILE` in `dir`: its standard output.
+fn tokens(dir: &Path, args: &[&str], file: &str) -> Vec<u8> {
     let out = bryo()
-        .current_dir(dir.path())
-        .args(["tokens", "--format", "json", "t.py"])
+        .current_dir(dir)
+        .arg("tokens")
+        .args(args)
+        .arg(file)
         .output()
         .unwrap();
     assert!(
@@ -707,7 +707,15 @@ fn tokens_prints_symbols_with_positions() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    out.stdout
+}
+
+#[test]
+fn tokens_prints_symbols_with_positions() {
+    let dir = TempDir::new().unwrap();
+    write(dir.path(), "t.py", "x = 1  # one\nprint(x)\n");
+    let v: Value =
+        serde_json::from_slice(&tokens(dir.path(), &["--format", "json"], "t.py")).unwrap();
     assert_eq!(v["language"], "python");
     assert_eq!(v["frontend"], "lexer");
     assert!(v["fallback"].is_null());
@@ -730,21 +738,7 @@ fn tokens_show_what_normalization_wrote() {
         "A.java",
         "class A { int f(int n) { int z = 0; z++; for (int i = 0; i < n; i++) z = z + i; return z; } }\n",
     );
-    let run = |args: &[&str]| {
-        let out = bryo()
-            .current_dir(dir.path())
-            .arg("tokens")
-            .args(args)
-            .arg("A.java")
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out.stdout
-    };
+    let run = |args: &[&str]| tokens(dir.path(), args, "A.java");
     let v: Value = serde_json::from_slice(&run(&["--format", "json"])).unwrap();
     assert_eq!(v["frontend"], "tree-sitter");
     let pairs: Vec<(&str, &str)> = v["tokens"]
