@@ -28,7 +28,7 @@ pub struct FrontendArgs {
     /// a return, no-op statements, functions that do nothing and the calls
     /// to them), independent members and functions put in one order, and
     /// equivalent forms written one way (for/while, i++/i += 1, mirrored
-    /// comparisons, negated if/else, redundant parentheses, modifiers). Reports still show the user's files.
+    /// comparisons, negated if/else, switch/if chains, redundant parentheses, modifiers). Reports still show the user's files.
     /// By default Java, C and C++ are normalized, where labelled data
     /// shows that it ranks copies better (unless --parser lexer is given);
     /// --normalize normalizes every tree-sitter language.

@@ -134,9 +134,11 @@ impl AnalyzeOptions {
 /// indexes record: 1 left out dead statements and wrote equivalent forms
 /// one way; 2 also puts members and top-level definitions in canonical
 /// order; 3 also inlines functions called once, leaves out Java's and C#'s
-/// modifiers and redundant parentheses. An index made under another
-/// version refuses queries.
-pub const TOKEN_NORMALIZATION_VERSION: u32 = 3;
+/// modifiers and redundant parentheses; 4 also writes `switch`
+/// statements and `if` chains that compare one name with constants as one
+/// form (C, C++, Java). An index made under another version refuses
+/// queries.
+pub const TOKEN_NORMALIZATION_VERSION: u32 = 4;
 
 /// A file after its front-end: the decoded text, the symbols with their
 /// spans, and everything needed to map them to lines and original bytes.

@@ -53,6 +53,8 @@ pub(crate) const BRANCH: u16 = 1 << 12;
 pub(crate) const FOR_LIKE: u16 = 1 << 13;
 /// `binary_expression`: `left`, `operator`, `right`.
 pub(crate) const BINARY: u16 = 1 << 14;
+/// A `switch` written as an `if` chain (`chain.rs`).
+pub(crate) const SWITCH: u16 = 1 << 15;
 
 /// The statement tables of one grammar by kind id, built once per thread
 /// and language like the role table.
@@ -82,7 +84,7 @@ impl StatementTable {
         let mut assignment = vec![None; count];
         let mut declarator = vec![None; count];
         let field = |name: &str| language.field_id_for_name(name).map(|f| f.get());
-        let lists: [(&[&str], u16); 12] = [
+        let lists: [(&[&str], u16); 13] = [
             (st.scopes, SCOPE),
             (st.blocks, BLOCK),
             (st.droppable, DROPPABLE),
@@ -95,6 +97,7 @@ impl StatementTable {
             (st.definitions, DEFINITION),
             (st.loops, LOOP),
             (st.branches, BRANCH),
+            (st.switches, SWITCH),
         ];
         for id in 0..count {
             let Some(name) = language.node_kind_for_id(id as u16) else {

@@ -85,6 +85,12 @@ pub(crate) struct Statements {
     pub(crate) loops: &'static [&'static str],
     /// `if` statements with `condition`, `consequence` and `alternative`.
     pub(crate) branches: &'static [&'static str],
+    /// `switch` statements with `condition` and `body` written as `if`
+    /// chains, and `if` chains comparing one name with constants written
+    /// so too (`chain.rs`); empty where neither is rewritten.
+    pub(crate) switches: &'static [&'static str],
+    /// The nodes of a `switch` body holding its labels and statements.
+    pub(crate) case_groups: &'static [&'static str],
 }
 
 /// Tokens with an effect in every language that spells them so.
@@ -155,6 +161,8 @@ const C_STATEMENTS: Statements = Statements {
     ],
     loops: &["for_statement"],
     branches: &["if_statement"],
+    switches: &["switch_statement"],
+    case_groups: &["case_statement"],
 };
 
 impl std::fmt::Debug for TsLanguage {
@@ -319,6 +327,8 @@ const JAVA_STATEMENTS: Statements = Statements {
     ],
     loops: &["for_statement"],
     branches: &["if_statement"],
+    switches: &["switch_expression"],
+    case_groups: &["switch_block_statement_group"],
 };
 
 const PYTHON_STATEMENTS: Statements = Statements {
@@ -373,6 +383,8 @@ const PYTHON_STATEMENTS: Statements = Statements {
     definitions: &["class_definition", "decorated_definition"],
     loops: &[],
     branches: &["if_statement"],
+    switches: &[],
+    case_groups: &[],
 };
 
 const JS_STATEMENTS: Statements = Statements {
@@ -425,6 +437,8 @@ const JS_STATEMENTS: Statements = Statements {
     ],
     loops: &["for_statement"],
     branches: &["if_statement"],
+    switches: &[],
+    case_groups: &[],
 };
 
 const TS_STATEMENTS: Statements = JS_STATEMENTS;
@@ -476,6 +490,8 @@ const CSHARP_STATEMENTS: Statements = Statements {
     ],
     loops: &["for_statement"],
     branches: &["if_statement"],
+    switches: &[],
+    case_groups: &[],
 };
 
 const GO_STATEMENTS: Statements = Statements {
@@ -518,6 +534,8 @@ const GO_STATEMENTS: Statements = Statements {
     definitions: &["type_declaration"],
     loops: &[],
     branches: &["if_statement"],
+    switches: &[],
+    case_groups: &[],
 };
 
 const RUST_STATEMENTS: Statements = Statements {
@@ -554,6 +572,8 @@ const RUST_STATEMENTS: Statements = Statements {
     ],
     loops: &[],
     branches: &["if_expression"],
+    switches: &[],
+    case_groups: &[],
 };
 
 static LANGUAGES: &[TsLanguage] = &[

@@ -68,6 +68,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod chain;
 mod dead;
 mod error;
 mod forms;

@@ -17,7 +17,8 @@ use tree_sitter::{Node, Tree};
 
 use std::collections::HashSet;
 
-use crate::dead::{StatementTable, BINARY, BLOCK, BRANCH, DROPPABLE, FOR_LIKE, LOOP};
+use crate::chain::Chains;
+use crate::dead::{StatementTable, BINARY, BLOCK, BRANCH, DROPPABLE, FOR_LIKE, LOOP, SWITCH};
 use crate::forms::{Edits, Emit, Forms, Lexeme};
 use crate::inline;
 use crate::order::{ListFinder, Move};
@@ -47,6 +48,10 @@ pub(crate) fn rewrite<'t>(
 ) {
     let shapes = Shapes { text, roles, table };
     let rewrites = Forms { text, roles, table };
+    let chains = Chains { text, roles, table };
+    let chained = chains.enabled();
+    // The `if`s of chains already rewritten.
+    let mut in_chain: HashSet<usize> = HashSet::new();
     let mut cursor = tree.walk();
     let mut depth = 0u32;
     // The flags of the nodes on the path (`Node::parent` searches from the
@@ -78,8 +83,12 @@ pub(crate) fn rewrite<'t>(
         if control && depth <= MAX_DEPTH && !node.has_error() {
             if flags & LOOP != 0 {
                 shapes.c_for(node, depth, edits, moves);
+            } else if flags & SWITCH != 0 {
+                chains.switch(node, edits);
             } else if flags & BRANCH != 0 {
-                shapes.branch(node, depth, &mut touched, edits, moves);
+                if !(chained && chains.if_chain(node, &mut in_chain, &mut touched, edits)) {
+                    shapes.branch(node, depth, &mut touched, edits, moves);
+                }
             } else if flags & BINARY != 0 {
                 shapes.operands(node, depth, &touched, edits, moves);
             } else if flags & BLOCK != 0 && path.last().is_some_and(|p| p & BLOCK != 0) {
@@ -621,7 +630,7 @@ mod tests {
         /// inside the text and apart from every other.
         #[test]
         fn rewritten_control_flow_keeps_spans_apart(
-            s in "[a-z_ (){}\\[\\];,.=+*<>!&|\"0-9\n\t-]{0,300}|(for|if|else|while|not|!|!=|>=|x|i|=|;|<|\\+\\+|\\{|\\}|\\(|\\)|\n|    |:| )*",
+            s in "[a-z_ (){}\\[\\];,.=+*<>!&|\"0-9\n\t-]{0,300}|(for|if|else|while|switch|case|default|break|return|not|!|!=|==|>=|\\|\\||x|i|1|=|;|<|\\+\\+|\\{|\\}|\\(|\\)|\n|    |:| )*",
             li in 0usize..9,
         ) {
             let lang = &languages()[li % languages().len()];

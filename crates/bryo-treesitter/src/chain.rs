@@ -1,0 +1,865 @@
+//! `switch` and `if` chains written one way (token-sequence normalization
+//! against restructuring): a `switch` on a name and an `if`/`else if`
+//! chain that compares one name with constants are both emitted as
+//!
+//! ```text
+//! if x == 1 A else if x == 2 || x == 3 B else C
+//! ```
+//!
+//! without the conditions' parentheses and the bodies' braces, and without
+//! the `break` that ends a case, so a copy that rewrites one into the other
+//! keeps its symbols.
+//!
+//! A `switch` is rewritten only where the chain means the same: its value
+//! is a plain name, it has two or more `case` groups, every group but the
+//! last ends in a jump (`break`, `return`, `throw`, `continue`, `goto`;
+//! no fall-through into the next group's statements), no other `break`
+//! leaves it, every label is `case v:` with one value, and `default` (if
+//! any) is the last group's only label. A chain is rewritten when it has
+//! two or more conditions and each is `x == v` or a disjunction of them,
+//! with one name `x` throughout and each `v` a literal or a name in
+//! capitals (a constant: `case` labels hold nothing else).
+//!
+//! Symbols keep spans of their own: the `switch` keyword's is the `if`'s;
+//! the `if`, the name and the `==` a later case needs share the bytes of
+//! its `case` keyword (one each, the last the rest), `else` after a
+//! `break;` takes the `break`'s; a `:` between two labels is the `||`.
+//! The languages (`Statements::switches`): C, C++ and Java.
+
+use std::collections::HashSet;
+
+use bryo_frontend::SymbolClass;
+use tree_sitter::Node;
+
+use crate::dead::{StatementTable, BLOCK};
+use crate::forms::{Edits, Emit, Lexeme};
+use crate::walk::Role;
+
+/// Statements that end a case without falling into the next.
+const JUMPS: &[&str] = &[
+    "break_statement",
+    "return_statement",
+    "throw_statement",
+    "continue_statement",
+    "goto_statement",
+];
+
+/// One `case v:` or `default:` label.
+struct Label<'t> {
+    keyword: Node<'t>,
+    value: Option<Node<'t>>,
+    colon: Node<'t>,
+}
+
+/// Labels and the statements they lead to.
+#[derive(Default)]
+struct Group<'t> {
+    labels: Vec<Label<'t>>,
+    statements: Vec<Node<'t>>,
+}
+
+/// How the case before a label ended.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Before {
+    /// No case yet: the `switch` keyword is the `if`.
+    Start,
+    /// A `break;`, emitted as `else`.
+    Break,
+    /// Another jump, kept as written.
+    Jump,
+}
+
+pub(crate) struct Chains<'a> {
+    pub(crate) text: &'a [u8],
+    pub(crate) roles: &'a [Role],
+    pub(crate) table: &'a StatementTable,
+}
+
+impl<'a> Chains<'a> {
+    /// Whether the language's `switch` statements are rewritten (and so
+    /// its `if` chains).
+    pub(crate) fn enabled(&self) -> bool {
+        !self.table.spec.switches.is_empty()
+    }
+
+    fn text_of(&self, node: &Node<'_>) -> &'a [u8] {
+        self.text.get(node.byte_range()).unwrap_or_default()
+    }
+
+    fn role(&self, node: &Node<'_>) -> Option<Role> {
+        self.roles.get(usize::from(node.kind_id())).copied()
+    }
+
+    fn is_name(&self, node: &Node<'_>) -> bool {
+        self.role(node) == Some(Role::Identifier)
+    }
+
+    /// A comment, or other layout the walk leaves out.
+    fn is_layout(&self, node: &Node<'_>) -> bool {
+        self.role(node) == Some(Role::Dropped)
+    }
+
+    /// The expression inside a condition's parentheses (C and Java's
+    /// `parenthesized_expression`, C++'s `condition_clause`), with the
+    /// parentheses.
+    fn unwrap<'t>(&self, condition: Node<'t>) -> Option<(Node<'t>, [Node<'t>; 2])> {
+        if !matches!(
+            condition.kind(),
+            "parenthesized_expression" | "condition_clause"
+        ) || condition.named_child_count() != 1
+        {
+            return None;
+        }
+        let open = condition.child(0)?;
+        let close = condition.child((condition.child_count() as u32).checked_sub(1)?)?;
+        if self.text_of(&open) != b"(" || self.text_of(&close) != b")" {
+            return None;
+        }
+        Some((condition.named_child(0)?, [open, close]))
+    }
+
+    /// The braces of `node` if it is a block written with them.
+    fn braces<'t>(&self, node: Node<'t>) -> Option<[Node<'t>; 2]> {
+        if self.table.flags(&node) & BLOCK == 0 {
+            return None;
+        }
+        let open = node.child(0)?;
+        let close = node.child((node.child_count() as u32).checked_sub(1)?)?;
+        (open.id() != close.id() && self.text_of(&open) == b"{" && self.text_of(&close) == b"}")
+            .then_some([open, close])
+    }
+
+    /// One symbol spelled `t` over `start..end`.
+    fn fixed(&self, class: SymbolClass, t: &'static [u8], start: usize, end: usize) -> Emit {
+        Emit {
+            class,
+            lexeme: Lexeme::Fixed(t),
+            start: start as u32,
+            end: end as u32,
+        }
+    }
+
+    /// `pieces` emitted over the bytes of `keyword`, one byte each and the
+    /// last the rest; `None` if the keyword is too short to hold them.
+    fn over(
+        &self,
+        keyword: &Node<'_>,
+        name: &Node<'_>,
+        pieces: &[&'static [u8]],
+    ) -> Option<Vec<Emit>> {
+        let (start, end) = (keyword.start_byte(), keyword.end_byte());
+        if end - start < pieces.len() {
+            return None;
+        }
+        let out = pieces
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| {
+                let s = start + i;
+                let e = if i + 1 == pieces.len() { end } else { s + 1 };
+                match p {
+                    b"" => Emit {
+                        class: SymbolClass::Identifier,
+                        lexeme: Lexeme::Text(name.start_byte() as u32, name.end_byte() as u32),
+                        start: s as u32,
+                        end: e as u32,
+                    },
+                    b"if" | b"else" => self.fixed(SymbolClass::Keyword, p, s, e),
+                    _ => self.fixed(SymbolClass::Operator, p, s, e),
+                }
+            })
+            .collect();
+        Some(out)
+    }
+
+    /// The labels and statements of a `switch` body, in groups; `None` for
+    /// a form this module does not rewrite (Java's `case 1 ->` rules,
+    /// `case 1, 2:`, statements before the first label).
+    fn groups<'t>(&self, body: Node<'t>) -> Option<Vec<Group<'t>>> {
+        let mut groups: Vec<Group<'t>> = Vec::new();
+        let mut current = Group::default();
+        let mut cursor = body.walk();
+        for item in body.named_children(&mut cursor) {
+            if self.is_layout(&item) {
+                continue;
+            }
+            if !self.table.spec.case_groups.contains(&item.kind()) {
+                return None;
+            }
+            let mut keyword: Option<Node<'t>> = None;
+            let mut value: Option<Node<'t>> = None;
+            let mut inner = item.walk();
+            for child in item.children(&mut inner) {
+                if self.is_layout(&child) {
+                    continue;
+                }
+                let text = self.text_of(&child);
+                if !child.is_named() && matches!(text, b"case" | b"default") {
+                    keyword = Some(child);
+                } else if child.kind() == "switch_label" {
+                    // Java: `case v` or `default`, the `:` after it.
+                    let first = child.child(0)?;
+                    if !matches!(self.text_of(&first), b"case" | b"default")
+                        || child.named_child_count() > 1
+                    {
+                        return None;
+                    }
+                    keyword = Some(first);
+                    value = child.named_child(0);
+                } else if !child.is_named() && text == b":" {
+                    let label = Label {
+                        keyword: keyword.take()?,
+                        value: value.take(),
+                        colon: child,
+                    };
+                    if !current.statements.is_empty() {
+                        groups.push(std::mem::take(&mut current));
+                    }
+                    current.labels.push(label);
+                } else if child.is_named() && keyword.is_some() && value.is_none() {
+                    // C: the value between `case` and `:`.
+                    value = Some(child);
+                } else if child.is_named() && keyword.is_none() && !current.labels.is_empty() {
+                    current.statements.push(child);
+                } else {
+                    return None;
+                }
+            }
+            if keyword.is_some() {
+                return None;
+            }
+        }
+        if !current.labels.is_empty() {
+            groups.push(current);
+        }
+        Some(groups)
+    }
+
+    /// The statement that ends `statements` if it is a jump (also as the
+    /// last statement of a block that ends them: `case 1: { …; break; }`).
+    fn final_jump<'t>(&self, statements: &[Node<'t>]) -> Option<Node<'t>> {
+        let last = *statements.last()?;
+        if JUMPS.contains(&last.kind()) {
+            return Some(last);
+        }
+        self.braces(last)?;
+        let mut cursor = last.walk();
+        let inner = last
+            .named_children(&mut cursor)
+            .filter(|c| !self.is_layout(c))
+            .last()?;
+        JUMPS.contains(&inner.kind()).then_some(inner)
+    }
+
+    /// Whether a `break` under `node` (but `allowed`) would leave the
+    /// `switch`: one not inside a loop or another `switch` of its own.
+    fn breaks_out(&self, node: Node<'_>, allowed: Option<usize>) -> bool {
+        let mut stack = vec![node];
+        while let Some(n) = stack.pop() {
+            let kind = n.kind();
+            if kind == "break_statement" && Some(n.id()) != allowed {
+                return true;
+            }
+            let nested = kind.starts_with("for")
+                || kind.starts_with("while")
+                || kind.starts_with("do_")
+                || kind.starts_with("enhanced_for")
+                || self.table.spec.switches.contains(&kind);
+            if nested {
+                continue;
+            }
+            let mut cursor = n.walk();
+            stack.extend(n.named_children(&mut cursor));
+        }
+        false
+    }
+
+    /// Adds to `edits` the rewrite of the `switch` statement `node` into
+    /// the chain form; `false` (and no edits) where it does not mean the
+    /// same.
+    pub(crate) fn switch(&self, node: Node<'_>, edits: &mut Edits) -> bool {
+        match self.switch_edits(node) {
+            Some(e) => {
+                edits.skip.extend(e.skip);
+                edits.replace.extend(e.replace);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn switch_edits(&self, node: Node<'_>) -> Option<Edits> {
+        let keyword = node.child(0)?;
+        let (name, parens) = self.unwrap(node.child_by_field_name("condition")?)?;
+        let body = node.child_by_field_name("body")?;
+        if self.text_of(&keyword) != b"switch" || !self.is_name(&name) {
+            return None;
+        }
+        let braces = self.braces(body).or_else(|| {
+            // Java's `switch_block` is no statement block.
+            let open = body.child(0)?;
+            let close = body.child((body.child_count() as u32).checked_sub(1)?)?;
+            (self.text_of(&open) == b"{" && self.text_of(&close) == b"}").then_some([open, close])
+        })?;
+        let groups = self.groups(body)?;
+        let valued = groups
+            .iter()
+            .filter(|g| g.labels.iter().all(|l| l.value.is_some()))
+            .count();
+        if valued < 2 {
+            return None;
+        }
+        let mut out = Edits::default();
+        out.replace.push((
+            keyword.id(),
+            vec![self.fixed(
+                SymbolClass::Keyword,
+                b"if",
+                keyword.start_byte(),
+                keyword.end_byte(),
+            )],
+        ));
+        out.skip
+            .extend(parens.iter().chain(&braces).map(|n| n.id()));
+        let mut before = Before::Start;
+        for (i, group) in groups.iter().enumerate() {
+            let last = i + 1 == groups.len();
+            let default = group.labels.iter().any(|l| l.value.is_none());
+            if default {
+                // Only as the last group's only label.
+                let label = &group.labels[0];
+                if !last || group.labels.len() != 1 {
+                    return None;
+                }
+                match before {
+                    Before::Break => out.skip.push(label.keyword.id()),
+                    Before::Jump => out.replace.push((
+                        label.keyword.id(),
+                        vec![self.fixed(
+                            SymbolClass::Keyword,
+                            b"else",
+                            label.keyword.start_byte(),
+                            label.keyword.end_byte(),
+                        )],
+                    )),
+                    Before::Start => return None,
+                }
+                out.skip.push(label.colon.id());
+            } else {
+                for (j, label) in group.labels.iter().enumerate() {
+                    let pieces: &[&[u8]] = match (j, before) {
+                        (0, Before::Start) => &[b"=="],
+                        (0, Before::Break) => &[b"if", b"", b"=="],
+                        (0, Before::Jump) => &[b"else", b"if", b"", b"=="],
+                        _ => &[b"", b"=="],
+                    };
+                    out.replace.push((
+                        label.keyword.id(),
+                        self.over(&label.keyword, &name, pieces)?,
+                    ));
+                    let colon = &label.colon;
+                    if j + 1 < group.labels.len() {
+                        out.replace.push((
+                            colon.id(),
+                            vec![self.fixed(
+                                SymbolClass::Operator,
+                                b"||",
+                                colon.start_byte(),
+                                colon.end_byte(),
+                            )],
+                        ));
+                    } else {
+                        out.skip.push(colon.id());
+                    }
+                }
+            }
+            // A block among a case's statements is a bare block, written
+            // without braces as in a block (`shape.rs`).
+            for b in group.statements.iter().filter_map(|s| self.braces(*s)) {
+                out.skip.extend(b.iter().map(|n| n.id()));
+            }
+            let jump = self.final_jump(&group.statements);
+            let allowed = jump.map(|j| j.id());
+            if group
+                .statements
+                .iter()
+                .any(|s| self.breaks_out(*s, allowed))
+            {
+                return None;
+            }
+            before = match jump {
+                Some(jump) => {
+                    // A plain `break;` (not Java's `break label;`).
+                    if jump.kind() == "break_statement" && jump.named_child_count() == 0 {
+                        if last {
+                            out.skip.push(jump.id());
+                        } else {
+                            let k = jump.child(0)?;
+                            out.replace.push((
+                                jump.id(),
+                                vec![self.fixed(
+                                    SymbolClass::Keyword,
+                                    b"else",
+                                    k.start_byte(),
+                                    k.end_byte(),
+                                )],
+                            ));
+                        }
+                        Before::Break
+                    } else {
+                        Before::Jump
+                    }
+                }
+                // Falling into the next group's statements.
+                None if !last => return None,
+                None => Before::Jump,
+            };
+        }
+        Some(out)
+    }
+
+    /// The `==` operators of `condition` if it is `x == v` or a disjunction
+    /// of such comparisons, `x` being `name` (or setting it).
+    fn comparisons<'t>(
+        &self,
+        condition: Node<'t>,
+        name: &mut Option<&'a [u8]>,
+        out: &mut Vec<Node<'t>>,
+    ) -> Option<()> {
+        if condition.kind() != "binary_expression" {
+            return None;
+        }
+        let left = condition.child_by_field_name("left")?;
+        let op = condition.child_by_field_name("operator")?;
+        let right = condition.child_by_field_name("right")?;
+        match self.text_of(&op) {
+            b"||" => {
+                self.comparisons(left, name, out)?;
+                self.comparisons(right, name, out)
+            }
+            b"==" => {
+                // A literal, or a name in capitals (a constant, an enum's
+                // value): what a `case` label holds.
+                let constant = match self.role(&right) {
+                    Some(Role::Literal(_)) => true,
+                    Some(Role::Identifier) => {
+                        let t = self.text_of(&right);
+                        t.iter().any(u8::is_ascii_uppercase)
+                            && !t.iter().any(u8::is_ascii_lowercase)
+                    }
+                    _ => false,
+                };
+                if !self.is_name(&left) || !constant {
+                    return None;
+                }
+                let x = self.text_of(&left);
+                if *name.get_or_insert(x) != x {
+                    return None;
+                }
+                out.push(op);
+                Some(())
+            }
+            _ => None,
+        }
+    }
+
+    /// Adds to `edits` the rewrite of the `if` chain headed by `node` into
+    /// the chain form (and its `==` operators to `touched`, so they keep
+    /// their operands' order); `false` where it is no such chain or a part
+    /// of one already rewritten (`done`).
+    pub(crate) fn if_chain(
+        &self,
+        node: Node<'_>,
+        done: &mut HashSet<usize>,
+        touched: &mut HashSet<usize>,
+        edits: &mut Edits,
+    ) -> bool {
+        if done.contains(&node.id()) {
+            return false;
+        }
+        let mut out = Edits::default();
+        let mut ifs = Vec::new();
+        let mut ops = Vec::new();
+        let mut name: Option<&'a [u8]> = None;
+        let mut current = node;
+        loop {
+            let Some(step) = (|| {
+                let (inner, parens) = self.unwrap(current.child_by_field_name("condition")?)?;
+                self.comparisons(inner, &mut name, &mut ops)?;
+                Some((parens, current.child_by_field_name("consequence")?))
+            })() else {
+                return false;
+            };
+            let (parens, then) = step;
+            ifs.push(current.id());
+            out.skip.extend(parens.iter().map(|n| n.id()));
+            if let Some(b) = self.braces(then) {
+                out.skip.extend(b.iter().map(|n| n.id()));
+            }
+            let Some(alternative) = current.child_by_field_name("alternative") else {
+                break;
+            };
+            // C: `else_clause { else, statement }`; Java: the statement.
+            let other = if alternative.kind() == "else_clause" {
+                let mut cursor = alternative.walk();
+                let found = alternative
+                    .named_children(&mut cursor)
+                    .filter(|c| !self.is_layout(c))
+                    .last();
+                match found {
+                    Some(o) => o,
+                    None => return false,
+                }
+            } else {
+                alternative
+            };
+            if other.kind() == node.kind() {
+                current = other;
+                continue;
+            }
+            if let Some(b) = self.braces(other) {
+                out.skip.extend(b.iter().map(|n| n.id()));
+            }
+            break;
+        }
+        if ifs.len() < 2 {
+            return false;
+        }
+        done.extend(ifs);
+        touched.extend(ops.iter().map(|o| o.id()));
+        edits.skip.extend(out.skip);
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Options, TsLanguage};
+    use proptest::prelude::*;
+
+    fn options() -> Options {
+        Options {
+            canonical_control: true,
+            canonical_forms: true,
+            drop_dead_code: true,
+            canonical_order: true,
+            inline_calls: true,
+            ..Options::default()
+        }
+    }
+
+    fn symbols(lang: &str, src: &str) -> Vec<u64> {
+        TsLanguage::by_name(lang)
+            .unwrap()
+            .normalize(src.as_bytes(), &options())
+            .unwrap()
+            .normalized
+            .symbols
+    }
+
+    /// Every form of `forms`, put in `frame` at `$`, gives the symbols of
+    /// the first.
+    fn one_form(lang: &str, frame: &str, forms: &[&str]) {
+        let first = symbols(lang, &frame.replace('$', forms[0]));
+        for form in &forms[1..] {
+            assert_eq!(
+                symbols(lang, &frame.replace('$', form)),
+                first,
+                "{lang}: {form}"
+            );
+        }
+    }
+
+    /// `frame` with `$` replaced by `a` and by `b` gives other symbols.
+    fn differ(lang: &str, frame: &str, a: &str, b: &str) {
+        assert_ne!(
+            symbols(lang, &frame.replace('$', a)),
+            symbols(lang, &frame.replace('$', b)),
+            "{lang}: {a} | {b}"
+        );
+    }
+
+    const JAVA: &str = "class A { static int f(int x, int y) { int r = 0; $ return r + y; } }";
+    const C: &str = "int f(int x, int y) { int r = 0; $ return r + y; }";
+
+    #[test]
+    fn switches_are_if_chains() {
+        for (lang, frame) in [("java", JAVA), ("c", C), ("cpp", C)] {
+            one_form(
+                lang,
+                frame,
+                &[
+                    "switch (x) { case 1: r = 10; break; case 2: case 3: r = y; break; \
+                     default: r = 0; }",
+                    "if (x == 1) { r = 10; } else if (x == 2 || x == 3) { r = y; } \
+                     else { r = 0; }",
+                    "if (x == 1) r = 10; else if (x == 2 || x == 3) r = y; else r = 0;",
+                    // The last case's `break`, and a comment.
+                    "switch (x) { case 1: r = 10; break; /* two */ case 2: case 3: r = y; \
+                     break; default: r = 0; break; }",
+                ],
+            );
+            // Cases that return, one in a block, no default.
+            one_form(
+                lang,
+                frame,
+                &[
+                    "switch (x) { case 1: return 2; case 'a': { r = y * 2; y = 1; break; } \
+                     case 4: r = 1; }",
+                    "if (x == 1) { return 2; } else if (x == 'a') { r = y * 2; y = 1; } \
+                     else if (x == 4) { r = 1; }",
+                ],
+            );
+            // Constants by name.
+            one_form(
+                lang,
+                frame,
+                &[
+                    "switch (x) { case MAX: r = 1; break; case 2: r = 2; break; }",
+                    "if (x == MAX) r = 1; else if (x == 2) r = 2;",
+                ],
+            );
+            // A `break` of a loop in a case is the loop's.
+            one_form(
+                lang,
+                frame,
+                &[
+                    "switch (x) { case 1: while (y > 0) { if (y == 3) break; y = y - 1; } \
+                     break; case 2: r = 2; break; }",
+                    "if (x == 1) { while (y > 0) { if (y == 3) break; y = y - 1; } } \
+                     else if (x == 2) { r = 2; }",
+                ],
+            );
+        }
+    }
+
+    /// Whether the `switch` of `src` is written as a chain (its keyword
+    /// spelled `if`).
+    fn rewritten(lang: &str, src: &str) -> bool {
+        let at = src.find("switch").unwrap() as u32;
+        TsLanguage::by_name(lang)
+            .unwrap()
+            .spellings(src.as_bytes(), &options())
+            .unwrap()
+            .iter()
+            .any(|(span, t)| span.start == at && t == b"if")
+    }
+
+    #[test]
+    fn only_switches_that_mean_the_chain_are_rewritten() {
+        for (lang, frame) in [("java", JAVA), ("c", C), ("cpp", C)] {
+            assert!(rewritten(
+                lang,
+                &frame.replace('$', "switch (x) { case 1: r = 10; break; case 2: r = y; }")
+            ));
+            for kept in [
+                // Falling through into the next case.
+                "switch (x) { case 1: r = 10; case 2: r = y; break; }",
+                // A `break` that leaves the switch early.
+                "switch (x) { case 1: if (y > 0) break; r = 10; break; case 2: r = y; break; }",
+                // One case: a plain if/else.
+                "switch (x) { case 1: r = 10; break; default: r = y; }",
+                // `default` before a case.
+                "switch (x) { default: r = y; break; case 1: r = 10; break; case 2: r = 3; }",
+                // A value that is not a plain name.
+                "switch (x + 1) { case 1: r = 10; break; case 2: r = y; break; }",
+                // Code before the first label.
+                "switch (x) { r = 1; case 1: r = 10; break; case 2: r = y; break; }",
+            ] {
+                let src = frame.replace('$', kept);
+                assert!(!rewritten(lang, &src), "{lang}: {kept}");
+            }
+        }
+        // Java's arrow cases and lists of values.
+        for kept in [
+            "switch (x) { case 1 -> r = 10; case 2 -> r = y; }",
+            "switch (x) { case 1, 4: r = 10; break; case 2: r = y; break; }",
+        ] {
+            assert!(!rewritten("java", &JAVA.replace('$', kept)), "{kept}");
+        }
+        // Chains that are no switch keep their parentheses and braces.
+        let switch = "switch (x) { case 1: r = 10; break; case 2: r = y; break; }";
+        for (lang, frame, chain) in [
+            (
+                "java",
+                JAVA,
+                "if (x == 1) { r = 10; } else if (y == 2) { r = y; }",
+            ),
+            ("c", C, "if (x < 1) { r = 10; } else if (x == 2) { r = y; }"),
+            (
+                "c",
+                C,
+                "if (x == 1) { r = 10; } else if (x == y) { r = y; }",
+            ),
+            (
+                "c",
+                C,
+                "if (x == 1) { r = 10; } else if (x == 2 && y) { r = y; }",
+            ),
+            ("c", C, "if (x == 1) { r = 10; } else { r = y; }"),
+        ] {
+            differ(lang, frame, chain, switch);
+            // Every `{` of the chain is still a symbol.
+            let src = frame.replace('$', chain);
+            let spans = TsLanguage::by_name(lang)
+                .unwrap()
+                .normalize(src.as_bytes(), &options())
+                .unwrap()
+                .normalized
+                .spans;
+            let braces = spans.iter().filter(|s| &src[s.range()] == "{").count();
+            assert_eq!(braces, src.matches('{').count(), "{lang}: {chain}");
+        }
+        // Other languages keep both as written.
+        differ(
+            "javascript",
+            "function f(x) { let r = 0; $ return r; }",
+            "if (x == 1) { r = 1; } else if (x == 2) { r = 2; }",
+            "if (x == 1) r = 1; else if (x == 2) r = 2;",
+        );
+    }
+
+    #[test]
+    fn a_switch_keeps_its_spans() {
+        let src = "int f(int x) { switch (x) { case 1: return 2; case 3: return 4; } return 0; }";
+        let parsed = TsLanguage::by_name("c")
+            .unwrap()
+            .normalize(src.as_bytes(), &options())
+            .unwrap()
+            .normalized;
+        let texts: Vec<&str> = parsed.spans.iter().map(|s| &src[s.range()]).collect();
+        // `if x == 1 return 2 ; else if x == 3 return 4 ;`: the second
+        // case's `else if x ==` are its keyword's four bytes.
+        assert_eq!(
+            texts,
+            [
+                "int", "f", "(", "int", "x", ")", "{", "switch", "x", "case", "1", "return", "2",
+                ";", "c", "a", "s", "e", "3", "return", "4", ";", "return", "0", ";", "}"
+            ]
+        );
+        let spellings = TsLanguage::by_name("c")
+            .unwrap()
+            .spellings(src.as_bytes(), &options())
+            .unwrap();
+        let written: Vec<&[u8]> = spellings.iter().map(|(_, t)| &t[..]).collect();
+        let expected: [&[u8]; 6] = [b"if", b"==", b"else", b"if", b"x", b"=="];
+        assert_eq!(written, expected);
+    }
+
+    /// Statements a case may hold, and whether one holds a `break` that
+    /// leaves the switch.
+    const STATEMENTS: &[(&str, bool)] = &[
+        ("r = 1;", false),
+        ("y = y * 3;", false),
+        ("{ r = y; y = 2; }", false),
+        ("while (y > 0) { y = y - 1; if (y == 4) break; }", false),
+        ("if (y == 2) break;", true),
+    ];
+
+    /// How a case ends.
+    const ENDS: &[&str] = &["break;", "return r;", ""];
+
+    /// One case group: its labels (`None`: `default`), statements, end.
+    type Case = (Vec<Option<u8>>, Vec<usize>, usize);
+
+    fn cases() -> impl Strategy<Value = Vec<Case>> {
+        let label = prop_oneof![4 => (0u8..6).prop_map(Some), 1 => Just(None)];
+        let case = (
+            prop::collection::vec(label, 1..3),
+            prop::collection::vec(0..STATEMENTS.len(), 1..3),
+            0..ENDS.len(),
+        );
+        prop::collection::vec(case, 1..5)
+    }
+
+    fn value(v: u8) -> String {
+        if v == 5 {
+            "MAX".to_string()
+        } else {
+            v.to_string()
+        }
+    }
+
+    /// The switch of `cases`.
+    fn switch_of(cases: &[Case]) -> String {
+        let mut out = String::from("switch (x) { ");
+        for (labels, statements, end) in cases {
+            for l in labels {
+                match l {
+                    Some(v) => out += &format!("case {}: ", value(*v)),
+                    None => out += "default: ",
+                }
+            }
+            for &s in statements {
+                out += STATEMENTS[s].0;
+                out += " ";
+            }
+            out += ENDS[*end];
+            out += " ";
+        }
+        out + "}"
+    }
+
+    /// Whether the switch of `cases` means an `if` chain (the module's rule,
+    /// written plainly), and that chain.
+    fn chain_of(cases: &[Case]) -> Option<String> {
+        let valued = cases
+            .iter()
+            .filter(|c| c.0.iter().all(Option::is_some))
+            .count();
+        if valued < 2 {
+            return None;
+        }
+        let mut out = String::new();
+        for (i, (labels, statements, end)) in cases.iter().enumerate() {
+            let last = i + 1 == cases.len();
+            if statements.iter().any(|&s| STATEMENTS[s].1) || (!last && ENDS[*end].is_empty()) {
+                return None;
+            }
+            if i > 0 {
+                out += "else ";
+            }
+            if labels.contains(&None) {
+                if !last || labels.len() > 1 {
+                    return None;
+                }
+            } else {
+                let tests: Vec<String> = labels
+                    .iter()
+                    .map(|l| format!("x == {}", value(l.unwrap())))
+                    .collect();
+                out += &format!("if ({}) ", tests.join(" || "));
+            }
+            out += "{ ";
+            for &s in statements {
+                out += STATEMENTS[s].0;
+                out += " ";
+            }
+            if ENDS[*end] != "break;" {
+                out += ENDS[*end];
+            }
+            out += " } ";
+        }
+        Some(out)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// A random switch is rewritten exactly when it means an `if`
+        /// chain, and then has the symbols of that chain.
+        #[test]
+        fn random_switches_are_their_chains(cases in cases(), li in 0usize..3) {
+            let (lang, frame) = [("java", JAVA), ("c", C), ("cpp", C)][li];
+            let switch = frame.replace('$', &switch_of(&cases));
+            match chain_of(&cases) {
+                Some(chain) => {
+                    let chain = frame.replace('$', &chain);
+                    prop_assert!(rewritten(lang, &switch), "{}", switch);
+                    prop_assert_eq!(symbols(lang, &switch), symbols(lang, &chain), "{} | {}", switch, chain);
+                }
+                None => prop_assert!(!rewritten(lang, &switch), "{}", switch),
+            }
+        }
+    }
+}
