@@ -36,12 +36,17 @@ Attacks (`ATTACKS`):
                      arguments, its locals and parameters get fresh names, and `return e`
                      at its end assigns or returns e (`x = f(a);`, `T x = f(a);`,
                      `return f(a);`, or `f(a);` for a body without `return`)
+  switch             every `switch` whose cases end in a jump written as an `if`/`else
+                     if` chain (`x == 1 || x == 2` for two labels), and every chain of two
+                     or more `x == v` conditions on one integer name written as a `switch`
 """
+
+import random
 
 import disguise
 
 ATTACKS = ["ins10", "ins25", "ins50", "ins100", "reorder", "ins50+reorder", "stmts", "loops",
-           "branches", "extract", "combined", "inline"]
+           "branches", "extract", "combined", "inline", "switch"]
 
 # Dead statements valid in C, C++ and Java: fresh names, no effect on anything else.
 DEAD = [
@@ -869,8 +874,248 @@ def inline_calls(tokens, lang, limit=16):
     return tokens
 
 
+# Types a `switch` takes (Java: no `long`).
+SWITCH_TYPES = {"java": {"int", "short", "byte", "char"},
+                "c": {"int", "short", "char", "long", "unsigned", "signed"}}
+
+
+def _statements_of(tokens, start, end):
+    """(start, end) of the statements in tokens[start:end]."""
+    out, i = [], start
+    while i < end:
+        e = min(_statement_end(tokens, i), end)
+        out.append((i, e))
+        i = e
+    return out
+
+
+def _breaks_out(toks):
+    """Whether `toks` (statements) hold a `break` that is not inside a loop or switch
+    of their own."""
+    i = 0
+    while i < len(toks):
+        t = toks[i][1]
+        if t in ("for", "while", "do", "switch") and toks[i][0] == "id":
+            i = _statement_end(toks, i)
+            continue
+        if t == "break":
+            return True
+        i += 1
+    return False
+
+
+def _ends_in_jump(toks):
+    """Whether statements `toks` end in a `return`, `throw`, `continue` or `break` (also
+    as the last statement of a block)."""
+    stmts = _statements_of(toks, 0, len(toks))
+    if not stmts:
+        return False
+    a, b = stmts[-1]
+    if toks[a][1] == "{":
+        return _ends_in_jump(toks[a + 1:b - 1])
+    return toks[a][1] in ("return", "throw", "continue", "break")
+
+
+def _may_end(toks):
+    """Whether statements `toks` may run on to what follows them (as far as a token
+    scan can tell: not after a jump, and not after an `if`/`else` or a loop, which
+    Java may find unable to end)."""
+    stmts = _statements_of(toks, 0, len(toks))
+    if not stmts:
+        return True
+    a, b = stmts[-1]
+    if toks[a][1] == "{":
+        return _may_end(toks[a + 1:b - 1])
+    return toks[a][1] not in ("return", "throw", "continue", "break", "if", "while",
+                              "for", "do", "switch", "try")
+
+
+def _without_break(toks):
+    """Statements `toks` without the `break;` that ends them (also as the last
+    statement of a block: `{ a(); break; }`), or None if they do not end so."""
+    stmts = _statements_of(toks, 0, len(toks))
+    if not stmts:
+        return None
+    a, b = stmts[-1]
+    if toks[a][1] == "break" and b - a == 2:
+        return toks[:a]
+    if toks[a][1] == "{":
+        inner = _without_break(toks[a + 1:b - 1])
+        if inner is not None:
+            return toks[:a + 1] + inner + toks[b - 1:]
+    return None
+
+
+def _switch_to_chain(tokens, i, lang, rng):
+    """The `if` chain standing for the `switch` at tokens[i], and the index after it;
+    None where it does not mean the same (fall-through, an early `break`, `default`
+    before a case)."""
+    n = len(tokens)
+    if i + 1 >= n or tokens[i + 1][1] != "(":
+        return None
+    close = disguise.match(tokens, i + 1)
+    value = tokens[i + 2:close]
+    if not value or any(k not in ("id", "num") and t not in ("[", "]", ".")
+                        for k, t in value):
+        return None
+    if close + 1 >= n or tokens[close + 1][1] != "{":
+        return None
+    end = disguise.match(tokens, close + 1)
+    groups, j = [], close + 2  # [labels, statements (tokens)]
+    while j < end:
+        t = tokens[j][1]
+        if t in ("case", "default"):
+            k = j + 1
+            while k < end and tokens[k][1] != ":":
+                k += 1
+            label = tokens[j + 1:k] if t == "case" else None
+            if not groups or groups[-1][1]:
+                groups.append([[], []])
+            groups[-1][0].append(label)
+            j = k + 1
+            continue
+        if not groups:
+            return None
+        e = min(_statement_end(tokens, j), end)
+        groups[-1][1].extend(tokens[j:e])
+        j = e
+    if sum(1 for g in groups if None not in g[0]) < 2:
+        return None
+    out = []
+    for g, (labels, body) in enumerate(groups):
+        last = g + 1 == len(groups)
+        if None in labels and (not last or len(labels) > 1):
+            return None
+        stripped = _without_break(body)
+        if stripped is not None:
+            body = stripped
+        elif not last and not _ends_in_jump(body):
+            return None
+        if _breaks_out(body):
+            return None
+        body = switch_chains(body, rng, lang)
+        if g:
+            out.append(("id", "else"))
+        if None not in labels:
+            tests = []
+            for label in labels:
+                if tests:
+                    tests.append(("op", "||"))
+                tests += value + [("op", "==")] + label
+            out += [("id", "if"), ("op", "(")] + tests + [("op", ")")]
+        out += [("op", "{")] + body + [("op", "}")]
+    return out, end + 1
+
+
+def _switchable(tokens, name, lang):
+    """Whether `name` is declared with a type a `switch` takes (`int x`, `int a, x`)."""
+    types = SWITCH_TYPES["java" if lang == "java" else "c"]
+    for j, (k, t) in enumerate(tokens):
+        if t != name or k != "id" or j == 0:
+            continue
+        prev = tokens[j - 1][1]
+        if prev in types:
+            return True
+        if prev == ",":
+            b = j - 1
+            while b > 0 and tokens[b - 1][1] not in (";", "{", "}", "("):
+                b -= 1
+            if tokens[b][1] in types:
+                return True
+    return False
+
+
+def _chain_tests(cond, name):
+    """Values compared with `name` in `cond` (`x == 1 || x == 'a'`), or None."""
+    values, j = [], 0
+    while j < len(cond):
+        part = cond[j:j + 3]
+        if len(part) < 3 or part[0] != ("id", name) or part[1][1] != "==":
+            return None
+        if part[2][0] != "num" and not (part[2][0] == "str" and part[2][1].startswith("'")):
+            return None
+        values.append(part[2])
+        j += 3
+        if j < len(cond):
+            if cond[j][1] != "||":
+                return None
+            j += 1
+    return values
+
+
+def _chain_to_switch(tokens, i, lang, rng):
+    """The `switch` standing for the `if` chain at tokens[i] (two or more conditions
+    `x == v` on one integer name, integer or character values), and the index after
+    it; None for any other `if`."""
+    n = len(tokens)
+    arms, j, name = [], i, None  # (values or None for else, body tokens)
+    while j < n and tokens[j][1] == "if" and j + 1 < n and tokens[j + 1][1] == "(":
+        close = disguise.match(tokens, j + 1)
+        cond = tokens[j + 2:close]
+        name = name or (cond[0][1] if cond and cond[0][0] == "id" else None)
+        values = _chain_tests(cond, name) if name else None
+        if values is None:
+            return None
+        body_end = disguise._stmt_end(tokens, close + 1)
+        arms.append((values, tokens[close + 1:body_end]))
+        j = body_end
+        if j < n and tokens[j][1] == "else":
+            if j + 1 < n and tokens[j + 1][1] == "if":
+                j += 1
+                continue
+            e = disguise._stmt_end(tokens, j + 1)
+            arms.append((None, tokens[j + 1:e]))
+            j = e
+        break
+    valued = [a for a in arms if a[0] is not None]
+    seen = [v[1] for a in valued for v in a[0]]
+    if len(valued) < 2 or len(set(seen)) != len(seen) or not _switchable(tokens, name, lang):
+        return None
+    out = [("id", "switch"), ("op", "("), ("id", name), ("op", ")"), ("op", "{")]
+    for values, body in arms:
+        if _breaks_out(body):
+            return None
+        if values is None:
+            out += [("id", "default"), ("op", ":")]
+        for v in values or []:
+            out += [("id", "case"), v, ("op", ":")]
+        body = switch_chains(body, rng, lang)
+        if body[0][1] != "{":
+            body = [("op", "{")] + body + [("op", "}")]
+        out += body
+        if _may_end(body[1:-1]):
+            out += [("id", "break"), ("op", ";")]
+        elif not _ends_in_jump(body[1:-1]):
+            return None
+    return out + [("op", "}")], j
+
+
+def switch_chains(tokens, rng, lang="c"):
+    """Every `switch` that means an `if` chain written as that chain, and every `if`
+    chain comparing one integer name with constants written as a `switch`."""
+    out, i, n = [], 0, len(tokens)
+    while i < n:
+        kind, t = tokens[i]
+        done = None
+        if kind == "id" and t == "switch":
+            done = _switch_to_chain(tokens, i, lang, rng)
+        elif kind == "id" and t == "if" and not (out and out[-1][1] == "else"):
+            done = _chain_to_switch(tokens, i, lang, rng)
+        if done:
+            out.extend(done[0])
+            i = done[1]
+            continue
+        out.append(tokens[i])
+        i += 1
+    return out
+
+
 def attack(src, name, lang, rng):
     """A copy of program `src` (`lang` "c" or "java") under attack `name`."""
+    if name == "switch":
+        # Its own random layout, so that the copies of the attacks before it (drawn
+        # from `rng` program after program) stay as they were.
+        rng = random.Random(sum(src.encode("utf-8", "replace")) * 31 + len(src))
     rate = {"ins10": 0.1, "ins25": 0.25, "ins50": 0.5, "ins100": 1.0,
             "ins50+reorder": 0.5}.get(name)
     if rate is not None:
@@ -898,4 +1143,6 @@ def attack(src, name, lang, rng):
         tokens = disguise.expressions(tokens, rng)
     if name == "inline":
         tokens = inline_calls(tokens, lang)
+    if name == "switch":
+        tokens = switch_chains(tokens, rng, lang)
     return disguise.layout(tokens, rng)

@@ -323,13 +323,78 @@ int main() {
             toks = disguise.tokenize(prog)
             self.assertEqual(attacks.inline_calls(toks, "c"), toks, prog)
 
+    SWITCHES_C = """#include <stdio.h>
+int kind(int c) {
+    switch (c % 7) { case 0: return 5; default: return 1; }
+}
+int main() {
+    int n, i, t = 0, m;
+    scanf("%d", &n);
+    for (i = 0; i < n; i++) {
+        m = i % 6;
+        switch (m) {
+            case 0: t += 3; break;
+            case 1: case 2: { int k = i * 2; t += k; break; }
+            case 3: while (t > 50) { t -= 7; if (t < 60) break; } break;
+            case 4: continue;
+            default: t -= 1;
+        }
+        if (m == 0) t += kind(t);
+        else if (m == 1 || m == 5) { t *= 2; t %= 1000; }
+        else if (m == 'a') t = 0;
+        else t += 1;
+        switch (m) { case 1: t += 1; case 2: t += 2; break; case 3: t -= 3; }
+    }
+    printf("%d\\n", t);
+    return 0;
+}
+"""
+    SWITCHES_JAVA = """public class Main {
+    public static void main(String[] args) {
+        int t = 0;
+        for (int i = 0; i < 40; i++) {
+            int m = i % 6;
+            switch (m) {
+                case 0: t += 3; break;
+                case 1: case 2: { int k = i * 2; t += k; break; }
+                case 3: while (t > 50) { t -= 7; if (t < 60) break; } break;
+                default: t -= 1;
+            }
+            if (m == 0) { t += 2; } else if (m == 1 || m == 5) { t *= 2; t %= 1000; }
+            else if (m == 4) { continue; }
+        }
+        System.out.println(t);
+    }
+}
+"""
+
+    def test_switch_attack_turns_switches_and_chains_into_each_other(self):
+        for src, lang in ((self.SWITCHES_C, "c"), (self.SWITCHES_JAVA, "java")):
+            toks = disguise.tokenize(src)
+            out = [t for _, t in attacks.switch_chains(toks, random.Random(1), lang)]
+            text = " ".join(out)
+            # The first switch (breaks, two labels, a block, a loop's break, default)
+            # became a chain, the chain a switch.
+            self.assertIn("if ( m == 1 || m == 2 ) { { int k = i * 2 ; t += k ; } }", text)
+            self.assertIn("case 1 : case 5 :", text)
+            if lang == "c":
+                # Falling through, and a lone case with default, stay switches.
+                self.assertIn("switch ( m ) { case 1 : t += 1 ; case 2 :", text)
+                self.assertIn("switch ( c % 7 ) { case 0 : return 5 ; default :", text)
+                # `'a'` is a character value; `else` arms become `default`.
+                self.assertIn("case 'a' :", text)
+            # One switch out, one in.
+            self.assertEqual(out.count("switch"), src.count("switch"))
+
     def test_every_attack_keeps_what_the_program_prints(self):
         """The copies compile and print what the original prints (C with `cc`, Java with
         `javac`; a missing compiler skips its language)."""
         import shutil
         import subprocess
         ran = 0
-        for src, lang, tools in ((self.C, "c", ("cc",)), (self.JAVA, "java", ("javac", "java"))):
+        for src, lang, tools in ((self.C, "c", ("cc",)), (self.JAVA, "java", ("javac", "java")),
+                                 (self.SWITCHES_C, "c", ("cc",)),
+                                 (self.SWITCHES_JAVA, "java", ("javac", "java"))):
             if not all(shutil.which(t) for t in tools):
                 continue
             ran += 1

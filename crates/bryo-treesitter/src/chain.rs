@@ -73,6 +73,9 @@ pub(crate) struct Chains<'a> {
     pub(crate) text: &'a [u8],
     pub(crate) roles: &'a [Role],
     pub(crate) table: &'a StatementTable,
+    /// Statements dead-code removal leaves out (`dead.rs`): a case is
+    /// read without them (`break; { int unused = 1; }` ends in its `break`).
+    pub(crate) dead: HashSet<usize>,
 }
 
 impl<'a> Chains<'a> {
@@ -220,7 +223,9 @@ impl<'a> Chains<'a> {
                     // C: the value between `case` and `:`.
                     value = Some(child);
                 } else if child.is_named() && keyword.is_none() && !current.labels.is_empty() {
-                    current.statements.push(child);
+                    if self.live(child) {
+                        current.statements.push(child);
+                    }
                 } else {
                     return None;
                 }
@@ -235,6 +240,24 @@ impl<'a> Chains<'a> {
         Some(groups)
     }
 
+    /// Whether statement `node` is emitted with more than braces: not dead,
+    /// and not a block of dead statements (or none).
+    fn live(&self, node: Node<'_>) -> bool {
+        // A stack, not recursion: blocks nest without bound.
+        let mut stack = vec![node];
+        while let Some(n) = stack.pop() {
+            if self.dead.contains(&n.id()) {
+                continue;
+            }
+            if self.braces(n).is_none() {
+                return true;
+            }
+            let mut cursor = n.walk();
+            stack.extend(n.named_children(&mut cursor).filter(|c| !self.is_layout(c)));
+        }
+        false
+    }
+
     /// The statement that ends `statements` if it is a jump (also as the
     /// last statement of a block that ends them: `case 1: { …; break; }`).
     fn final_jump<'t>(&self, statements: &[Node<'t>]) -> Option<Node<'t>> {
@@ -246,7 +269,7 @@ impl<'a> Chains<'a> {
         let mut cursor = last.walk();
         let inner = last
             .named_children(&mut cursor)
-            .filter(|c| !self.is_layout(c))
+            .filter(|c| !self.is_layout(c) && self.live(*c))
             .last()?;
         JUMPS.contains(&inner.kind()).then_some(inner)
     }
@@ -438,18 +461,7 @@ impl<'a> Chains<'a> {
                 self.comparisons(right, name, out)
             }
             b"==" => {
-                // A literal, or a name in capitals (a constant, an enum's
-                // value): what a `case` label holds.
-                let constant = match self.role(&right) {
-                    Some(Role::Literal(_)) => true,
-                    Some(Role::Identifier) => {
-                        let t = self.text_of(&right);
-                        t.iter().any(u8::is_ascii_uppercase)
-                            && !t.iter().any(u8::is_ascii_lowercase)
-                    }
-                    _ => false,
-                };
-                if !self.is_name(&left) || !constant {
+                if !self.is_name(&left) || !self.constant(&right) {
                     return None;
                 }
                 let x = self.text_of(&left);
@@ -458,6 +470,68 @@ impl<'a> Chains<'a> {
                 }
                 out.push(op);
                 Some(())
+            }
+            _ => None,
+        }
+    }
+
+    /// The statement after `else` of an `alternative` field (C's
+    /// `else_clause { else, statement }`; Java's is the statement).
+    fn else_statement<'t>(&self, alternative: Node<'t>) -> Option<Node<'t>> {
+        if alternative.kind() != "else_clause" {
+            return Some(alternative);
+        }
+        let mut cursor = alternative.walk();
+        let found = alternative
+            .named_children(&mut cursor)
+            .filter(|c| !self.is_layout(c))
+            .last();
+        found
+    }
+
+    /// The `else` statement of `node` if it is not another `if`.
+    fn last_else<'t>(&self, node: Node<'t>) -> Option<Node<'t>> {
+        let other = self.else_statement(node.child_by_field_name("alternative")?)?;
+        (other.kind() != node.kind()).then_some(other)
+    }
+
+    /// Whether `value` is what a `case` label holds: a literal, or a name
+    /// in capitals (a constant, an enum's value).
+    fn constant(&self, value: &Node<'_>) -> bool {
+        match self.role(value) {
+            Some(Role::Literal(_)) => true,
+            Some(Role::Identifier) => {
+                let t = self.text_of(value);
+                t.iter().any(u8::is_ascii_uppercase) && !t.iter().any(u8::is_ascii_lowercase)
+            }
+            _ => false,
+        }
+    }
+
+    /// Like `comparisons`, for a condition that is their negation: `x !=
+    /// v`, or `!(…)` of comparisons.
+    fn negated<'t>(
+        &self,
+        condition: Node<'t>,
+        name: &mut Option<&'a [u8]>,
+        out: &mut Vec<Node<'t>>,
+    ) -> Option<()> {
+        let op = condition
+            .child_by_field_name("operator")
+            .or_else(|| condition.child(0))?;
+        match (condition.kind(), self.text_of(&op)) {
+            ("binary_expression", b"!=") => {
+                let left = condition.child_by_field_name("left")?;
+                let right = condition.child_by_field_name("right")?;
+                if !self.is_name(&left) || !self.constant(&right) {
+                    return None;
+                }
+                let x = self.text_of(&left);
+                (*name.get_or_insert(x) == x).then_some(())
+            }
+            ("unary_expression", b"!") if condition.named_child_count() == 1 => {
+                let (inner, _) = self.unwrap(condition.named_child(0)?)?;
+                self.comparisons(inner, name, out)
             }
             _ => None,
         }
@@ -482,16 +556,34 @@ impl<'a> Chains<'a> {
         let mut ops = Vec::new();
         let mut name: Option<&'a [u8]> = None;
         let mut current = node;
+        // The links of the chain.
+        let mut links = 0;
         loop {
-            let Some(step) = (|| {
-                let (inner, parens) = self.unwrap(current.child_by_field_name("condition")?)?;
-                self.comparisons(inner, &mut name, &mut ops)?;
-                Some((parens, current.child_by_field_name("consequence")?))
-            })() else {
+            let Some((inner, parens)) = current
+                .child_by_field_name("condition")
+                .and_then(|c| self.unwrap(c))
+            else {
                 return false;
             };
-            let (parens, then) = step;
-            ifs.push(current.id());
+            let Some(then) = current.child_by_field_name("consequence") else {
+                return false;
+            };
+            let link = match self.comparisons(inner, &mut name, &mut ops) {
+                Some(()) => Some(true),
+                // `else if (x != 3) C else B`: the negated branch swapped
+                // (`shape.rs`) is `else if (x == 3) B else C`.
+                None if links > 0 && self.last_else(current).is_some() => {
+                    self.negated(inner, &mut name, &mut ops).map(|()| false)
+                }
+                None => None,
+            };
+            let Some(positive) = link else {
+                return false;
+            };
+            links += 1;
+            if positive {
+                ifs.push(current.id());
+            }
             out.skip.extend(parens.iter().map(|n| n.id()));
             if let Some(b) = self.braces(then) {
                 out.skip.extend(b.iter().map(|n| n.id()));
@@ -499,19 +591,8 @@ impl<'a> Chains<'a> {
             let Some(alternative) = current.child_by_field_name("alternative") else {
                 break;
             };
-            // C: `else_clause { else, statement }`; Java: the statement.
-            let other = if alternative.kind() == "else_clause" {
-                let mut cursor = alternative.walk();
-                let found = alternative
-                    .named_children(&mut cursor)
-                    .filter(|c| !self.is_layout(c))
-                    .last();
-                match found {
-                    Some(o) => o,
-                    None => return false,
-                }
-            } else {
-                alternative
+            let Some(other) = self.else_statement(alternative) else {
+                return false;
             };
             if other.kind() == node.kind() {
                 current = other;
@@ -522,7 +603,7 @@ impl<'a> Chains<'a> {
             }
             break;
         }
-        if ifs.len() < 2 {
+        if links < 2 {
             return false;
         }
         done.extend(ifs);
@@ -617,6 +698,26 @@ mod tests {
                 &[
                     "switch (x) { case MAX: r = 1; break; case 2: r = 2; break; }",
                     "if (x == MAX) r = 1; else if (x == 2) r = 2;",
+                ],
+            );
+            // Dead code after a case's `break`.
+            one_form(
+                lang,
+                frame,
+                &[
+                    "switch (x) { case 1: r = 1; break; case 2: r = 2; break; { int q = 2; } }",
+                    "if (x == 1) r = 1; else if (x == 2) r = 2;",
+                ],
+            );
+            // The last link negated, with its branches swapped.
+            one_form(
+                lang,
+                frame,
+                &[
+                    "if (x == 1) { r = 1; } else if (x == 2) { r = 2; } else { r = y; }",
+                    "if (x == 1) { r = 1; } else if (x != 2) { r = y; } else { r = 2; }",
+                    "if (x == 1) r = 1; else if (!(x == 2)) r = y; else { r = 2; }",
+                    "switch (x) { case 1: r = 1; break; case 2: r = 2; break; default: r = y; }",
                 ],
             );
             // A `break` of a loop in a case is the loop's.

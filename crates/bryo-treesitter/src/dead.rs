@@ -633,7 +633,6 @@ impl<'a> Builder<'a, '_> {
             let node = cursor.node();
             let descend = self.visit(
                 node,
-                root,
                 idx,
                 nested,
                 locals,
@@ -666,13 +665,12 @@ impl<'a> Builder<'a, '_> {
         }
     }
 
-    /// One node of statement `root` (number `idx`) for [`Builder::statement`]:
+    /// One node of statement number `idx` for [`Builder::statement`]:
     /// records what it reads, writes, calls; whether to descend into it.
     #[allow(clippy::too_many_arguments)]
     fn visit<'t>(
         &self,
         node: Node<'t>,
-        root: Node<'t>,
         idx: usize,
         nested: bool,
         locals: &HashSet<u32>,
@@ -683,7 +681,9 @@ impl<'a> Builder<'a, '_> {
     ) -> bool {
         {
             let flags = self.table.flags(&node);
-            if node != root && !nested && flags & BLOCK != 0 {
+            // A nested block's statements are statements of their own (a
+            // bare block's and a case's too, under the block statement).
+            if !nested && flags & BLOCK != 0 {
                 blocks.push((node, Some(idx)));
                 return false;
             }
@@ -932,6 +932,19 @@ mod tests {
     }
 
     #[test]
+    fn the_statements_of_a_case_are_a_block() {
+        // After a case's `break`, code is unreachable up to the next label;
+        // an unused local of a case goes.
+        for (lang, src) in [
+            ("c", "void f(int p) { switch (p) { case 1: g(1); break; g(2); case 2: { int m = 1; g(3); } } }"),
+            ("java", "class A { void f(int p) { switch (p) { case 1: g(1); break; g(2); case 2: { int m = 1; g(3); } } } }"),
+        ] {
+            let out = kept(lang, src);
+            assert!(out.contains("case 1 : g ( 1 ) ; break ; case 2 : { g ( 3 ) ; }"), "{lang}: {out}");
+        }
+    }
+
+    #[test]
     fn python_dead_statements_are_dropped() {
         let original = "import sys\nG = 3\ndef f(a, n):\n    s = 0\n    for i in range(n):\n        s += a[i] * G\n    return s\n\nprint(f([1, 2], 2))\n";
         let attacked = "import sys\nG = 3\nunused = 9\ndef f(a, n):\n    dz = 5\n    s = 0\n    t, u = 1, 2\n    for i in range(n):\n        w = i * 2\n        s += a[i] * G\n    for k in range(3):\n        pass\n    return s\n    s = 1\n\ndef idle(x):\n    y = x\n\nidle(3)\nprint(f([1, 2], 2))\n";
@@ -965,12 +978,13 @@ mod tests {
     fn statements_with_effects_are_kept() {
         let java = "class A { int f; void g(int[] a, int p) { int x = 1; int y = x + 1; a[0] = y; this.f = 2; f = 3; p = 4; \
             int z = 5; log(z); int k; k = read(); switch (p) { case 1: int m = 2; break; } } }";
-        // Only `int k;` goes: `k` is never read.
+        // Only `int k;` and `int m = 2;` go: `k` and `m` are never read
+        // (the statements of a case are a block's).
         assert_eq!(
             kept("java", java),
             "class A { int f ; void g ( int [ ] a , int p ) { int x = 1 ; int y = x + 1 ; \
              a [ 0 ] = y ; this . f = 2 ; f = 3 ; p = 4 ; int z = 5 ; log ( z ) ; \
-             k = read ( ) ; switch ( p ) { case 1 : int m = 2 ; break ; } } }"
+             k = read ( ) ; switch ( p ) { case 1 : break ; } } }"
         );
         // A declaration without a value goes, even of a variable in use.
         assert_eq!(

@@ -330,6 +330,10 @@ impl TsLanguage {
         let parse_text = lone_cr_as_lf(text);
         let mut edits = Edits::default();
         self.with_parser(|tp| {
+            // The rewrites read around dead statements as the stream does.
+            if options.drop_dead_code {
+                edits.skip = dead_statements(&tree, &parse_text, &tp.roles, &tp.statements);
+            }
             shape::rewrite(
                 &tree,
                 &parse_text,

@@ -130,7 +130,7 @@ const C_DROPPABLE: &[&str] = &[
 const C_STATEMENTS: Statements = Statements {
     scopes: &["function_definition"],
     root_scope: false,
-    blocks: &["compound_statement"],
+    blocks: &["compound_statement", "case_statement"],
     droppable: C_DROPPABLE,
     calls: &["call_expression"],
     pure_calls: &[
@@ -217,7 +217,7 @@ pub fn languages() -> &'static [TsLanguage] {
 
 const CPP_STATEMENTS: Statements = Statements {
     scopes: &["function_definition", "lambda_expression"],
-    blocks: &["compound_statement"],
+    blocks: &["compound_statement", "case_statement"],
     droppable: &[
         "declaration",
         "expression_statement",
@@ -283,7 +283,7 @@ const JAVA_STATEMENTS: Statements = Statements {
         "lambda_expression",
     ],
     root_scope: false,
-    blocks: &["block", "constructor_body"],
+    blocks: &["block", "constructor_body", "switch_block_statement_group"],
     droppable: &[
         "local_variable_declaration",
         "expression_statement",

@@ -48,8 +48,17 @@ pub(crate) fn rewrite<'t>(
 ) {
     let shapes = Shapes { text, roles, table };
     let rewrites = Forms { text, roles, table };
-    let chains = Chains { text, roles, table };
+    let mut chains = Chains {
+        text,
+        roles,
+        table,
+        dead: HashSet::new(),
+    };
     let chained = chains.enabled();
+    if chained {
+        // Before any rewrite, `edits` holds only the dead statements.
+        chains.dead = edits.skip.iter().copied().collect();
+    }
     // The `if`s of chains already rewritten.
     let mut in_chain: HashSet<usize> = HashSet::new();
     let mut cursor = tree.walk();
