@@ -1,37 +1,41 @@
 //! `switch` and `if` chains written one way (token-sequence normalization
-//! against restructuring): a `switch` on a name and an `if`/`else if`
-//! chain that compares one name with constants are both emitted as
+//! against restructuring): a `switch` on a value and an `if`/`else if`
+//! chain that compares one value with constants are both emitted as
 //!
 //! ```text
-//! if x == 1 A else if x == 2 || x == 3 B else C
+//! if x == 1 A else if == 2 || == 3 B else C
 //! ```
 //!
-//! without the conditions' parentheses and the bodies' braces, and without
-//! the `break` that ends a case, so a copy that rewrites one into the other
-//! keeps its symbols.
+//! with the value once, without the conditions' parentheses and the
+//! bodies' braces, and without the `break` that ends a case, so a copy that
+//! rewrites one into the other keeps its symbols.
 //!
 //! A `switch` is rewritten only where the chain means the same: its value
-//! is a plain name, it has two or more `case` groups, every group but the
-//! last ends in a jump (`break`, `return`, `throw`, `continue`, `goto`;
-//! no fall-through into the next group's statements), no other `break`
-//! leaves it, every label is `case v:` with one value, and `default` (if
-//! any) is the last group's only label. A chain is rewritten when it has
-//! two or more conditions and each is `x == v` or a disjunction of them,
-//! with one name `x` throughout and each `v` a literal or a name in
-//! capitals (a constant: `case` labels hold nothing else).
+//! is pure (no call, assignment, `++` or `--`: `x`, `a[i]`, `p.kind`), it
+//! has two or more `case` groups, every group but the last ends in a jump
+//! (`break`, `return`, `throw`, `continue`, `goto`; no fall-through into
+//! the next group's statements), no other `break` leaves it, every label is
+//! `case v:` with one value, and `default` (if any) is the last group's
+//! only label. Dead statements (`dead.rs`) do not count. A chain is
+//! rewritten when it has two or more conditions, each `x == v` or a
+//! disjunction of such, with one pure value `x` throughout (the same text
+//! but for layout) and each `v` a literal or a name in capitals (a
+//! constant: `case` labels hold nothing else); its last condition may be
+//! negated (`x != v`, `!(…)`) when an `else` follows, as the negated
+//! branch is swapped (`shape.rs`).
 //!
 //! Symbols keep spans of their own: the `switch` keyword's is the `if`'s;
-//! the `if`, the name and the `==` a later case needs share the bytes of
-//! its `case` keyword (one each, the last the rest), `else` after a
-//! `break;` takes the `break`'s; a `:` between two labels is the `||`.
-//! The languages (`Statements::switches`): C, C++ and Java.
+//! the `if` and `==` a later case needs (`else if ==` after a `return`)
+//! share the bytes of its `case` keyword (one each, the last the rest),
+//! `else` after a `break;` takes the `break`'s; a `:` between two labels is
+//! the `||`. The languages (`Statements::switches`): C, C++ and Java.
 
 use std::collections::HashSet;
 
 use bryo_frontend::SymbolClass;
 use tree_sitter::Node;
 
-use crate::dead::{StatementTable, BLOCK};
+use crate::dead::{StatementTable, BLOCK, CALL, UPDATE};
 use crate::forms::{Edits, Emit, Lexeme};
 use crate::walk::Role;
 
@@ -93,10 +97,6 @@ impl<'a> Chains<'a> {
         self.roles.get(usize::from(node.kind_id())).copied()
     }
 
-    fn is_name(&self, node: &Node<'_>) -> bool {
-        self.role(node) == Some(Role::Identifier)
-    }
-
     /// A comment, or other layout the walk leaves out.
     fn is_layout(&self, node: &Node<'_>) -> bool {
         self.role(node) == Some(Role::Dropped)
@@ -144,12 +144,7 @@ impl<'a> Chains<'a> {
 
     /// `pieces` emitted over the bytes of `keyword`, one byte each and the
     /// last the rest; `None` if the keyword is too short to hold them.
-    fn over(
-        &self,
-        keyword: &Node<'_>,
-        name: &Node<'_>,
-        pieces: &[&'static [u8]],
-    ) -> Option<Vec<Emit>> {
+    fn over(&self, keyword: &Node<'_>, pieces: &[&'static [u8]]) -> Option<Vec<Emit>> {
         let (start, end) = (keyword.start_byte(), keyword.end_byte());
         if end - start < pieces.len() {
             return None;
@@ -160,19 +155,59 @@ impl<'a> Chains<'a> {
             .map(|(i, &p)| {
                 let s = start + i;
                 let e = if i + 1 == pieces.len() { end } else { s + 1 };
-                match p {
-                    b"" => Emit {
-                        class: SymbolClass::Identifier,
-                        lexeme: Lexeme::Text(name.start_byte() as u32, name.end_byte() as u32),
-                        start: s as u32,
-                        end: e as u32,
-                    },
-                    b"if" | b"else" => self.fixed(SymbolClass::Keyword, p, s, e),
-                    _ => self.fixed(SymbolClass::Operator, p, s, e),
-                }
+                let class = if matches!(p, b"if" | b"else") {
+                    SymbolClass::Keyword
+                } else {
+                    SymbolClass::Operator
+                };
+                self.fixed(class, p, s, e)
             })
             .collect();
         Some(out)
+    }
+
+    /// Whether evaluating `node` again changes nothing: no call, no
+    /// assignment, no `++` or `--` under it.
+    fn pure(&self, node: Node<'_>) -> bool {
+        let mut stack = vec![node];
+        while let Some(n) = stack.pop() {
+            let flags = self.table.flags(&n);
+            let assigns = self
+                .table
+                .assignment
+                .get(usize::from(n.kind_id()))
+                .is_some_and(Option::is_some);
+            if flags & (CALL | UPDATE) != 0 || assigns {
+                return false;
+            }
+            let mut cursor = n.walk();
+            stack.extend(n.named_children(&mut cursor));
+        }
+        true
+    }
+
+    /// Records `left` as the value a chain compares: `key` is its text
+    /// without layout, the same for every comparison of the chain.
+    fn subject<'t>(
+        &self,
+        left: Node<'t>,
+        key: &mut Option<Vec<u8>>,
+        lefts: &mut Vec<Node<'t>>,
+    ) -> Option<()> {
+        if !self.pure(left) {
+            return None;
+        }
+        let k: Vec<u8> = self
+            .text_of(&left)
+            .iter()
+            .copied()
+            .filter(|b| !b.is_ascii_whitespace())
+            .collect();
+        if *key.get_or_insert_with(|| k.clone()) != k {
+            return None;
+        }
+        lefts.push(left);
+        Some(())
     }
 
     /// The labels and statements of a `switch` body, in groups; `None` for
@@ -315,7 +350,7 @@ impl<'a> Chains<'a> {
         let keyword = node.child(0)?;
         let (name, parens) = self.unwrap(node.child_by_field_name("condition")?)?;
         let body = node.child_by_field_name("body")?;
-        if self.text_of(&keyword) != b"switch" || !self.is_name(&name) {
+        if self.text_of(&keyword) != b"switch" || !self.pure(name) {
             return None;
         }
         let braces = self.braces(body).or_else(|| {
@@ -372,14 +407,12 @@ impl<'a> Chains<'a> {
                 for (j, label) in group.labels.iter().enumerate() {
                     let pieces: &[&[u8]] = match (j, before) {
                         (0, Before::Start) => &[b"=="],
-                        (0, Before::Break) => &[b"if", b"", b"=="],
-                        (0, Before::Jump) => &[b"else", b"if", b"", b"=="],
-                        _ => &[b"", b"=="],
+                        (0, Before::Break) => &[b"if", b"=="],
+                        (0, Before::Jump) => &[b"else", b"if", b"=="],
+                        _ => &[b"=="],
                     };
-                    out.replace.push((
-                        label.keyword.id(),
-                        self.over(&label.keyword, &name, pieces)?,
-                    ));
+                    out.replace
+                        .push((label.keyword.id(), self.over(&label.keyword, pieces)?));
                     let colon = &label.colon;
                     if j + 1 < group.labels.len() {
                         out.replace.push((
@@ -442,12 +475,14 @@ impl<'a> Chains<'a> {
     }
 
     /// The `==` operators of `condition` if it is `x == v` or a disjunction
-    /// of such comparisons, `x` being `name` (or setting it).
+    /// of such comparisons, with their left sides in `lefts` (the same
+    /// value throughout: `key`).
     fn comparisons<'t>(
         &self,
         condition: Node<'t>,
-        name: &mut Option<&'a [u8]>,
+        key: &mut Option<Vec<u8>>,
         out: &mut Vec<Node<'t>>,
+        lefts: &mut Vec<Node<'t>>,
     ) -> Option<()> {
         if condition.kind() != "binary_expression" {
             return None;
@@ -457,17 +492,11 @@ impl<'a> Chains<'a> {
         let right = condition.child_by_field_name("right")?;
         match self.text_of(&op) {
             b"||" => {
-                self.comparisons(left, name, out)?;
-                self.comparisons(right, name, out)
+                self.comparisons(left, key, out, lefts)?;
+                self.comparisons(right, key, out, lefts)
             }
-            b"==" => {
-                if !self.is_name(&left) || !self.constant(&right) {
-                    return None;
-                }
-                let x = self.text_of(&left);
-                if *name.get_or_insert(x) != x {
-                    return None;
-                }
+            b"==" if self.constant(&right) => {
+                self.subject(left, key, lefts)?;
                 out.push(op);
                 Some(())
             }
@@ -513,8 +542,9 @@ impl<'a> Chains<'a> {
     fn negated<'t>(
         &self,
         condition: Node<'t>,
-        name: &mut Option<&'a [u8]>,
+        key: &mut Option<Vec<u8>>,
         out: &mut Vec<Node<'t>>,
+        lefts: &mut Vec<Node<'t>>,
     ) -> Option<()> {
         let op = condition
             .child_by_field_name("operator")
@@ -523,15 +553,14 @@ impl<'a> Chains<'a> {
             ("binary_expression", b"!=") => {
                 let left = condition.child_by_field_name("left")?;
                 let right = condition.child_by_field_name("right")?;
-                if !self.is_name(&left) || !self.constant(&right) {
+                if !self.constant(&right) {
                     return None;
                 }
-                let x = self.text_of(&left);
-                (*name.get_or_insert(x) == x).then_some(())
+                self.subject(left, key, lefts)
             }
             ("unary_expression", b"!") if condition.named_child_count() == 1 => {
                 let (inner, _) = self.unwrap(condition.named_child(0)?)?;
-                self.comparisons(inner, name, out)
+                self.comparisons(inner, key, out, lefts)
             }
             _ => None,
         }
@@ -554,7 +583,8 @@ impl<'a> Chains<'a> {
         let mut out = Edits::default();
         let mut ifs = Vec::new();
         let mut ops = Vec::new();
-        let mut name: Option<&'a [u8]> = None;
+        let mut key: Option<Vec<u8>> = None;
+        let mut lefts = Vec::new();
         let mut current = node;
         // The links of the chain.
         let mut links = 0;
@@ -568,13 +598,13 @@ impl<'a> Chains<'a> {
             let Some(then) = current.child_by_field_name("consequence") else {
                 return false;
             };
-            let link = match self.comparisons(inner, &mut name, &mut ops) {
+            let link = match self.comparisons(inner, &mut key, &mut ops, &mut lefts) {
                 Some(()) => Some(true),
                 // `else if (x != 3) C else B`: the negated branch swapped
                 // (`shape.rs`) is `else if (x == 3) B else C`.
-                None if links > 0 && self.last_else(current).is_some() => {
-                    self.negated(inner, &mut name, &mut ops).map(|()| false)
-                }
+                None if links > 0 && self.last_else(current).is_some() => self
+                    .negated(inner, &mut key, &mut ops, &mut lefts)
+                    .map(|()| false),
                 None => None,
             };
             let Some(positive) = link else {
@@ -609,6 +639,8 @@ impl<'a> Chains<'a> {
         done.extend(ifs);
         touched.extend(ops.iter().map(|o| o.id()));
         edits.skip.extend(out.skip);
+        // The value compared is written once, in the first comparison.
+        edits.skip.extend(lefts.iter().skip(1).map(|n| n.id()));
         true
     }
 }
@@ -691,6 +723,23 @@ mod tests {
                      else if (x == 4) { r = 1; }",
                 ],
             );
+            // A pure value other than a name, written once.
+            one_form(
+                lang,
+                &frame.replace(
+                    "int x,",
+                    if lang == "java" {
+                        "int[] x,"
+                    } else {
+                        "int *x,"
+                    },
+                ),
+                &[
+                    "switch (x[y]) { case 1: r = 1; break; case 2: r = 2; break; }",
+                    "switch (x[y]) { case 1: r = 1; break; case 2: r = 2; }",
+                    "if (x[y] == 1) r = 1; else if (x[ y ] == 2) r = 2;",
+                ],
+            );
             // Constants by name.
             one_form(
                 lang,
@@ -762,8 +811,9 @@ mod tests {
                 "switch (x) { case 1: r = 10; break; default: r = y; }",
                 // `default` before a case.
                 "switch (x) { default: r = y; break; case 1: r = 10; break; case 2: r = 3; }",
-                // A value that is not a plain name.
-                "switch (x + 1) { case 1: r = 10; break; case 2: r = y; break; }",
+                // A value that changes when evaluated again.
+                "switch (g(x)) { case 1: r = 10; break; case 2: r = y; break; }",
+                "switch (y++) { case 1: r = 10; break; case 2: r = y; break; }",
                 // Code before the first label.
                 "switch (x) { r = 1; case 1: r = 10; break; case 2: r = y; break; }",
             ] {
@@ -829,13 +879,13 @@ mod tests {
             .unwrap()
             .normalized;
         let texts: Vec<&str> = parsed.spans.iter().map(|s| &src[s.range()]).collect();
-        // `if x == 1 return 2 ; else if x == 3 return 4 ;`: the second
-        // case's `else if x ==` are its keyword's four bytes.
+        // `if x == 1 return 2 ; else if == 3 return 4 ;`: the second
+        // case's `else if ==` are its keyword's four bytes.
         assert_eq!(
             texts,
             [
                 "int", "f", "(", "int", "x", ")", "{", "switch", "x", "case", "1", "return", "2",
-                ";", "c", "a", "s", "e", "3", "return", "4", ";", "return", "0", ";", "}"
+                ";", "c", "a", "se", "3", "return", "4", ";", "return", "0", ";", "}"
             ]
         );
         let spellings = TsLanguage::by_name("c")
@@ -843,7 +893,7 @@ mod tests {
             .spellings(src.as_bytes(), &options())
             .unwrap();
         let written: Vec<&[u8]> = spellings.iter().map(|(_, t)| &t[..]).collect();
-        let expected: [&[u8]; 6] = [b"if", b"==", b"else", b"if", b"x", b"=="];
+        let expected: [&[u8]; 5] = [b"if", b"==", b"else", b"if", b"=="];
         assert_eq!(written, expected);
     }
 
