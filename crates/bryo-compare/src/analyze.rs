@@ -135,7 +135,7 @@ impl AnalyzeOptions {
 /// one way; 2 also puts members and top-level definitions in canonical
 /// order; 3 also inlines functions called once, leaves out Java's and C#'s
 /// modifiers and redundant parentheses; 4 also writes `switch`
-/// statements and `if` chains that compare one name with constants as one
+/// statements and `if` chains that compare one value with constants as one
 /// form (C, C++, Java). An index made under another version refuses
 /// queries.
 pub const TOKEN_NORMALIZATION_VERSION: u32 = 4;

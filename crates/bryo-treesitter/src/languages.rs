@@ -86,7 +86,7 @@ pub(crate) struct Statements {
     /// `if` statements with `condition`, `consequence` and `alternative`.
     pub(crate) branches: &'static [&'static str],
     /// `switch` statements with `condition` and `body` written as `if`
-    /// chains, and `if` chains comparing one name with constants written
+    /// chains, and `if` chains comparing one value with constants written
     /// so too (`chain.rs`); empty where neither is rewritten.
     pub(crate) switches: &'static [&'static str],
     /// The nodes of a `switch` body holding its labels and statements.
