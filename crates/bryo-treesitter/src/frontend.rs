@@ -48,12 +48,17 @@ pub struct Options {
     /// statement in a file still gets a tree, a file in the wrong language
     /// or of random bytes does not.
     pub max_error_share: f64,
-    /// Wall-clock limit of one file's parse ([`Fallback::TimedOut`]);
-    /// `None` for no limit. Default 10 s: a 1 MiB file takes about 0.1 s on
-    /// an unloaded core and about 1 s on a core shared by ten jobs, so only
-    /// a pathological input reaches it. Whether it is reached depends on
-    /// the machine's load, so set `None` where byte-identical results
-    /// across machines matter more than a bound on time.
+    /// Wall-clock limit of the parse of a 1 MiB file
+    /// ([`Fallback::TimedOut`]); a file of `n` bytes gets a tenth of it plus
+    /// `n / 1 MiB` of it, at most all of it ([`parse_limit`]). `None` for no
+    /// limit. Default 10 s, so 1 s plus 10 s per MiB: a 1 MiB file takes
+    /// about 0.1 s on an unloaded core and about 1 s on a core shared by ten
+    /// jobs, so only a pathological input reaches it, and a small file that
+    /// sends error recovery into a long search (a few hundred random bytes
+    /// can hold tree-sitter for minutes) costs a second, not ten. Whether it
+    /// is reached depends on the machine's load, so set `None` where
+    /// byte-identical results across machines matter more than a bound on
+    /// time.
     pub timeout: Option<Duration>,
     /// Token-sequence normalization against inserted code: leave out the
     /// symbols of statements that have no effect on what the program
@@ -169,6 +174,7 @@ impl ThreadParser {
         let tree = match timeout {
             None => self.parser.parse_with_options(&mut read, None, None),
             Some(limit) => {
+                let limit = parse_limit(limit, text.len());
                 let deadline = Instant::now().checked_add(limit);
                 // tree-sitter calls this every hundred or so parse steps.
                 let mut check = |_: &ParseState| match deadline {
@@ -192,6 +198,13 @@ impl ThreadParser {
             Fallback::NoTree
         })
     }
+}
+
+/// The time a parse of `bytes` bytes gets under [`Options::timeout`]
+/// `timeout`: a tenth of it plus `bytes / 1 MiB` of it, at most all of it.
+pub fn parse_limit(timeout: Duration, bytes: usize) -> Duration {
+    let share = bytes as f64 / (1u64 << 20) as f64;
+    (timeout / 10 + timeout.mul_f64(share.min(1.0))).min(timeout)
 }
 
 /// `text` with every `\r` not followed by `\n` replaced by `\n`; borrowed

@@ -35,8 +35,9 @@
 //! is over [`Options::max_bytes`] (default 1 MiB), when stray tokens the
 //! parser could not fit into any construct cover more than
 //! [`Options::max_error_share`] of it (default 10%; see
-//! [`TreeStats::error_bytes`]), or when parsing outlives
-//! [`Options::timeout`] (default 10 s). The caller then uses the lexer and
+//! [`TreeStats::error_bytes`]), or when parsing outlives its share of
+//! [`Options::timeout`] ([`parse_limit`]; by default 1 s plus 10 s per
+//! MiB). The caller then uses the lexer and
 //! records the reason. Parsers are created once per thread and language,
 //! not per file.
 //!
@@ -81,7 +82,7 @@ mod walk;
 
 pub use bryo_frontend::{Normalization, Normalized};
 pub use error::Fallback;
-pub use frontend::{normalize, Options, Parsed};
+pub use frontend::{normalize, parse_limit, Options, Parsed};
 pub use languages::{languages, TsLanguage};
 pub use tree_sitter;
 pub use walk::TreeStats;

@@ -16,6 +16,7 @@
 use bryo_frontend::{symbol, Normalized, SymbolClass};
 use bryo_treesitter::{languages, normalize, Fallback, Normalization, Options, TsLanguage};
 use proptest::prelude::*;
+use std::time::Duration;
 
 /// `(language, extension)` of every fixture triple in `tests/fixtures/`:
 /// `original`, `disguised` (every identifier renamed, literal values
@@ -427,6 +428,27 @@ fn error_recovery_that_runs_long_times_out() {
             .code(),
         "timeout"
     );
+    // At the default limit, such a small file gets a tenth of it (and a
+    // little for its bytes), not all ten seconds.
+    let mut options = Options::default();
+    options.max_error_share = 1.0;
+    let limit = bryo_treesitter::parse_limit(Duration::from_secs(10), text.len());
+    assert!(limit > Duration::from_secs(1) && limit < Duration::from_millis(1010));
+    assert_eq!(
+        java.normalize(text.as_bytes(), &options).unwrap_err(),
+        Fallback::TimedOut(limit)
+    );
+}
+
+#[test]
+fn the_parse_limit_grows_with_the_file() {
+    use bryo_treesitter::parse_limit;
+    let ten = Duration::from_secs(10);
+    assert_eq!(parse_limit(ten, 0), Duration::from_secs(1));
+    assert_eq!(parse_limit(ten, 1 << 19), Duration::from_secs(6));
+    assert_eq!(parse_limit(ten, 1 << 20), ten);
+    assert_eq!(parse_limit(ten, 1 << 30), ten);
+    assert_eq!(parse_limit(Duration::ZERO, 5000), Duration::ZERO);
 }
 
 #[test]
