@@ -647,6 +647,7 @@ impl<'a> Chains<'a> {
 
 #[cfg(test)]
 mod tests {
+    use crate::test_support;
     use crate::{Options, TsLanguage};
     use proptest::prelude::*;
 
@@ -662,25 +663,11 @@ mod tests {
     }
 
     fn symbols(lang: &str, src: &str) -> Vec<u64> {
-        TsLanguage::by_name(lang)
-            .unwrap()
-            .normalize(src.as_bytes(), &options())
-            .unwrap()
-            .normalized
-            .symbols
+        test_support::symbols(lang, src, &options())
     }
 
-    /// Every form of `forms`, put in `frame` at `$`, gives the symbols of
-    /// the first.
     fn one_form(lang: &str, frame: &str, forms: &[&str]) {
-        let first = symbols(lang, &frame.replace('$', forms[0]));
-        for form in &forms[1..] {
-            assert_eq!(
-                symbols(lang, &frame.replace('$', form)),
-                first,
-                "{lang}: {form}"
-            );
-        }
+        test_support::one_form(lang, frame, forms, &options())
     }
 
     /// `frame` with `$` replaced by `a` and by `b` gives other symbols.

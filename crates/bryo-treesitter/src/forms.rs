@@ -286,20 +286,18 @@ fn emit(class: SymbolClass, lexeme: Lexeme, start: u32, end: u32) -> Emit {
 #[cfg(test)]
 mod tests {
     use crate::test_support::normalize_random;
-    use crate::{languages, Options, TsLanguage};
+    use crate::{languages, Options};
     use proptest::prelude::*;
 
-    fn symbols(lang: &str, src: &str) -> Vec<u64> {
-        let options = Options {
+    fn options() -> Options {
+        Options {
             canonical_forms: true,
             ..Options::default()
-        };
-        TsLanguage::by_name(lang)
-            .unwrap()
-            .normalize(src.as_bytes(), &options)
-            .unwrap()
-            .normalized
-            .symbols
+        }
+    }
+
+    fn symbols(lang: &str, src: &str) -> Vec<u64> {
+        crate::test_support::symbols(lang, src, &options())
     }
 
     /// Every spelling of one step, in a function of each language that has
@@ -344,14 +342,7 @@ mod tests {
             ),
         ];
         for (lang, frame, forms) in cases {
-            let first = symbols(lang, &frame.replace('$', forms[0]));
-            for form in &forms[1..] {
-                assert_eq!(
-                    symbols(lang, &frame.replace('$', form)),
-                    first,
-                    "{lang}: {form}"
-                );
-            }
+            crate::test_support::one_form(lang, frame, forms, &options());
         }
         let java = |s: &str| symbols("java", &format!("class A {{ void f(int i) {{ {s}; }} }}"));
         assert_eq!(java("x = x * (y + 2)"), java("x *= (y + 2)"));

@@ -94,11 +94,12 @@ pub(crate) mod test_support {
 
     use crate::{Fallback, Normalized, Options, TsLanguage};
 
-    /// How long a property test lets tree-sitter parse one random text.
-    /// Its error recovery takes seconds on a few texts of 300 random
-    /// characters (one took over 10 s in Java), where production falls back
-    /// to the lexer after [`Options::timeout`]; a case that fails on that
-    /// fallback would be shrunk one slow parse at a time.
+    /// The `Options::timeout` a property test gives tree-sitter for one
+    /// random text (of which a 300-character text gets about a tenth,
+    /// `parse_limit`). Its error recovery takes seconds on a few such texts
+    /// (one took over 10 s in Java), where production falls back to the
+    /// lexer; a case that fails on that fallback would be shrunk one slow
+    /// parse at a time.
     pub(crate) const PARSE_LIMIT: Duration = Duration::from_secs(2);
 
     /// `language`'s stream of a random `text` under `options`, or `None`
@@ -117,6 +118,29 @@ pub(crate) mod test_support {
             Ok(parsed) => Some(parsed.normalized),
             Err(Fallback::TimedOut(_)) => None,
             Err(other) => panic!("{}: {other}", language.name()),
+        }
+    }
+
+    /// The symbols of `src` in `lang` under `options`.
+    pub(crate) fn symbols(lang: &str, src: &str, options: &Options) -> Vec<u64> {
+        TsLanguage::by_name(lang)
+            .unwrap()
+            .normalize(src.as_bytes(), options)
+            .unwrap()
+            .normalized
+            .symbols
+    }
+
+    /// Every form of `forms`, put in `frame` at `$`, gives the symbols of
+    /// the first under `options`.
+    pub(crate) fn one_form(lang: &str, frame: &str, forms: &[&str], options: &Options) {
+        let first = symbols(lang, &frame.replace('$', forms[0]), options);
+        for form in &forms[1..] {
+            assert_eq!(
+                symbols(lang, &frame.replace('$', form), options),
+                first,
+                "{lang}: {form}"
+            );
         }
     }
 }

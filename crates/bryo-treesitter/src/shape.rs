@@ -465,8 +465,9 @@ impl Shapes<'_> {
 
 #[cfg(test)]
 mod tests {
+    use crate::test_support;
     use crate::test_support::normalize_random;
-    use crate::{languages, Options, TsLanguage};
+    use crate::{languages, Options};
     use proptest::prelude::*;
 
     fn options() -> Options {
@@ -478,25 +479,11 @@ mod tests {
     }
 
     fn symbols(lang: &str, src: &str) -> Vec<u64> {
-        TsLanguage::by_name(lang)
-            .unwrap()
-            .normalize(src.as_bytes(), &options())
-            .unwrap()
-            .normalized
-            .symbols
+        test_support::symbols(lang, src, &options())
     }
 
-    /// Every form of `forms`, put in `frame` at `$`, gives the symbols of
-    /// the first.
     fn one_form(lang: &str, frame: &str, forms: &[&str]) {
-        let first = symbols(lang, &frame.replace('$', forms[0]));
-        for form in &forms[1..] {
-            assert_eq!(
-                symbols(lang, &frame.replace('$', form)),
-                first,
-                "{lang}: {form}"
-            );
-        }
+        test_support::one_form(lang, frame, forms, &options())
     }
 
     #[test]
