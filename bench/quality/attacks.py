@@ -904,30 +904,30 @@ def _breaks_out(toks):
     return False
 
 
+def _last_word(toks):
+    """The first token of the last of statements `toks` (of the last statement of a
+    block that ends them), or None for no statement."""
+    stmts = _statements_of(toks, 0, len(toks))
+    if not stmts:
+        return None
+    a, b = stmts[-1]
+    if toks[a][1] == "{":
+        return _last_word(toks[a + 1:b - 1])
+    return toks[a][1]
+
+
 def _ends_in_jump(toks):
     """Whether statements `toks` end in a `return`, `throw`, `continue` or `break` (also
     as the last statement of a block)."""
-    stmts = _statements_of(toks, 0, len(toks))
-    if not stmts:
-        return False
-    a, b = stmts[-1]
-    if toks[a][1] == "{":
-        return _ends_in_jump(toks[a + 1:b - 1])
-    return toks[a][1] in ("return", "throw", "continue", "break")
+    return _last_word(toks) in ("return", "throw", "continue", "break")
 
 
 def _may_end(toks):
     """Whether statements `toks` may run on to what follows them (as far as a token
     scan can tell: not after a jump, and not after an `if`/`else` or a loop, which
     Java may find unable to end)."""
-    stmts = _statements_of(toks, 0, len(toks))
-    if not stmts:
-        return True
-    a, b = stmts[-1]
-    if toks[a][1] == "{":
-        return _may_end(toks[a + 1:b - 1])
-    return toks[a][1] not in ("return", "throw", "continue", "break", "if", "while",
-                              "for", "do", "switch", "try")
+    return _last_word(toks) not in ("return", "throw", "continue", "break", "if", "while",
+                                    "for", "do", "switch", "try")
 
 
 def _without_break(toks):
