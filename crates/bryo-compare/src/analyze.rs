@@ -136,8 +136,8 @@ impl AnalyzeOptions {
 /// order; 3 also inlines functions called once, leaves out Java's and C#'s
 /// modifiers and redundant parentheses; 4 also writes `switch`
 /// statements and `if` chains that compare one value with constants as one
-/// form (C, C++, Java). An index made under another version refuses
-/// queries.
+/// form (C, C++, Java, C#, JavaScript, TypeScript). An index made under
+/// another version refuses queries.
 pub const TOKEN_NORMALIZATION_VERSION: u32 = 4;
 
 /// A file after its front-end: the decoded text, the symbols with their

@@ -28,7 +28,9 @@
 //! the `if` and `==` a later case needs (`else if ==` after a `return`)
 //! share the bytes of its `case` keyword (one each, the last the rest),
 //! `else` after a `break;` takes the `break`'s; a `:` between two labels is
-//! the `||`. The languages (`Statements::switches`): C, C++ and Java.
+//! the `||`. The languages (`Statements::switches`): C, C++, Java, C#,
+//! JavaScript and TypeScript (whose `===` in a chain is written `==`, the
+//! comparison its `switch` makes).
 
 use std::collections::HashSet;
 
@@ -100,6 +102,23 @@ impl<'a> Chains<'a> {
     /// A comment, or other layout the walk leaves out.
     fn is_layout(&self, node: &Node<'_>) -> bool {
         self.role(node) == Some(Role::Dropped)
+    }
+
+    /// The condition of an `if` or `switch` statement (its `condition` or,
+    /// in JavaScript and C#, `value` field) without its parentheses, with
+    /// them: inside a `parenthesized_expression` or a `condition_clause`,
+    /// or (C#) the statement's own `(` and `)` around it.
+    fn condition<'t>(&self, node: Node<'t>) -> Option<(Node<'t>, [Node<'t>; 2])> {
+        let condition = node
+            .child_by_field_name("condition")
+            .or_else(|| node.child_by_field_name("value"))?;
+        if let Some(found) = self.unwrap(condition) {
+            return Some(found);
+        }
+        let open = condition.prev_sibling()?;
+        let close = condition.next_sibling()?;
+        (self.text_of(&open) == b"(" && self.text_of(&close) == b")")
+            .then_some((condition, [open, close]))
     }
 
     /// The expression inside a condition's parentheses (C and Java's
@@ -255,7 +274,11 @@ impl<'a> Chains<'a> {
                     }
                     current.labels.push(label);
                 } else if child.is_named() && keyword.is_some() && value.is_none() {
-                    // C: the value between `case` and `:`.
+                    // C: the value between `case` and `:`; C#'s type
+                    // patterns (`case int n:`) test no equality.
+                    if child.kind().ends_with("_pattern") && child.kind() != "constant_pattern" {
+                        return None;
+                    }
                     value = Some(child);
                 } else if child.is_named() && keyword.is_none() && !current.labels.is_empty() {
                     if self.live(child) {
@@ -348,7 +371,7 @@ impl<'a> Chains<'a> {
 
     fn switch_edits(&self, node: Node<'_>) -> Option<Edits> {
         let keyword = node.child(0)?;
-        let (name, parens) = self.unwrap(node.child_by_field_name("condition")?)?;
+        let (name, parens) = self.condition(node)?;
         let body = node.child_by_field_name("body")?;
         if self.text_of(&keyword) != b"switch" || !self.pure(name) {
             return None;
@@ -495,7 +518,8 @@ impl<'a> Chains<'a> {
                 self.comparisons(left, key, out, lefts)?;
                 self.comparisons(right, key, out, lefts)
             }
-            b"==" if self.constant(&right) => {
+            // JavaScript's `===` is what its `switch` compares with.
+            b"==" | b"===" if self.constant(&right) => {
                 self.subject(left, key, lefts)?;
                 out.push(op);
                 Some(())
@@ -558,7 +582,9 @@ impl<'a> Chains<'a> {
                 }
                 self.subject(left, key, lefts)
             }
-            ("unary_expression", b"!") if condition.named_child_count() == 1 => {
+            ("unary_expression" | "prefix_unary_expression", b"!")
+                if condition.named_child_count() == 1 =>
+            {
                 let (inner, _) = self.unwrap(condition.named_child(0)?)?;
                 self.comparisons(inner, key, out, lefts)
             }
@@ -589,10 +615,7 @@ impl<'a> Chains<'a> {
         // The links of the chain.
         let mut links = 0;
         loop {
-            let Some((inner, parens)) = current
-                .child_by_field_name("condition")
-                .and_then(|c| self.unwrap(c))
-            else {
+            let Some((inner, parens)) = self.condition(current) else {
                 return false;
             };
             let Some(then) = current.child_by_field_name("consequence") else {
@@ -638,6 +661,13 @@ impl<'a> Chains<'a> {
         }
         done.extend(ifs);
         touched.extend(ops.iter().map(|o| o.id()));
+        for op in ops.iter().filter(|o| self.text_of(o) == b"===") {
+            let (start, end) = (op.start_byte(), op.end_byte());
+            edits.replace.push((
+                op.id(),
+                vec![self.fixed(SymbolClass::Operator, b"==", start, end)],
+            ));
+        }
         edits.skip.extend(out.skip);
         // The value compared is written once, in the first comparison.
         edits.skip.extend(lefts.iter().skip(1).map(|n| n.id()));
@@ -681,10 +711,22 @@ mod tests {
 
     const JAVA: &str = "class A { static int f(int x, int y) { int r = 0; $ return r + y; } }";
     const C: &str = "int f(int x, int y) { int r = 0; $ return r + y; }";
+    const JS: &str = "function f(x, y) { let r = 0; $ return r + y; }";
+    const CS: &str = "class A { static int F(int x, int y) { int r = 0; $ return r + y; } }";
+
+    /// Every language whose switches are rewritten, with a frame.
+    const LANGUAGES: [(&str, &str); 6] = [
+        ("java", JAVA),
+        ("c", C),
+        ("cpp", C),
+        ("javascript", JS),
+        ("typescript", JS),
+        ("csharp", CS),
+    ];
 
     #[test]
     fn switches_are_if_chains() {
-        for (lang, frame) in [("java", JAVA), ("c", C), ("cpp", C)] {
+        for (lang, frame) in LANGUAGES {
             one_form(
                 lang,
                 frame,
@@ -727,6 +769,17 @@ mod tests {
                     "if (x[y] == 1) r = 1; else if (x[ y ] == 2) r = 2;",
                 ],
             );
+            // JavaScript's strict comparison is what its switch makes.
+            if lang == "javascript" {
+                one_form(
+                    lang,
+                    frame,
+                    &[
+                        "switch (x) { case 1: r = 1; break; case 2: r = 2; break; }",
+                        "if (x === 1) r = 1; else if (x === 2) r = 2;",
+                    ],
+                );
+            }
             // Constants by name.
             one_form(
                 lang,
@@ -737,11 +790,19 @@ mod tests {
                 ],
             );
             // Dead code after a case's `break`.
+            let declare = if lang.ends_with("script") {
+                "let"
+            } else {
+                "int"
+            };
             one_form(
                 lang,
                 frame,
                 &[
-                    "switch (x) { case 1: r = 1; break; case 2: r = 2; break; { int q = 2; } }",
+                    &format!(
+                        "switch (x) {{ case 1: r = 1; break; case 2: r = 2; break; \
+                         {{ {declare} q = 2; }} }}"
+                    ),
                     "if (x == 1) r = 1; else if (x == 2) r = 2;",
                 ],
             );
@@ -784,7 +845,7 @@ mod tests {
 
     #[test]
     fn only_switches_that_mean_the_chain_are_rewritten() {
-        for (lang, frame) in [("java", JAVA), ("c", C), ("cpp", C)] {
+        for (lang, frame) in LANGUAGES {
             assert!(rewritten(
                 lang,
                 &frame.replace('$', "switch (x) { case 1: r = 10; break; case 2: r = y; }")
@@ -807,6 +868,13 @@ mod tests {
                 let src = frame.replace('$', kept);
                 assert!(!rewritten(lang, &src), "{lang}: {kept}");
             }
+        }
+        // C#'s type patterns and guards.
+        for kept in [
+            "switch (x) { case int n: r = 10; break; case string s: r = y; break; }",
+            "switch (x) { case 1 when y > 0: r = 10; break; case 2: r = y; break; }",
+        ] {
+            assert!(!rewritten("csharp", &CS.replace('$', kept)), "{kept}");
         }
         // Java's arrow cases and lists of values.
         for kept in [
@@ -848,13 +916,17 @@ mod tests {
             let braces = spans.iter().filter(|s| &src[s.range()] == "{").count();
             assert_eq!(braces, src.matches('{').count(), "{lang}: {chain}");
         }
-        // Other languages keep both as written.
-        differ(
-            "javascript",
-            "function f(x) { let r = 0; $ return r; }",
-            "if (x == 1) { r = 1; } else if (x == 2) { r = 2; }",
-            "if (x == 1) r = 1; else if (x == 2) r = 2;",
-        );
+        // Other languages keep both as written: Go's chain keeps its braces.
+        let go = "package p\nfunc f(x int) int {\n\tr := 0\n\tif x == 1 {\n\t\tr = 1\n\t} \
+                  else if x == 2 {\n\t\tr = 2\n\t}\n\treturn r\n}\n";
+        let spans = TsLanguage::by_name("go")
+            .unwrap()
+            .normalize(go.as_bytes(), &options())
+            .unwrap()
+            .normalized
+            .spans;
+        let braces = spans.iter().filter(|s| &go[s.range()] == "{").count();
+        assert_eq!(braces, 3);
     }
 
     #[test]
@@ -987,8 +1059,8 @@ mod tests {
         /// A random switch is rewritten exactly when it means an `if`
         /// chain, and then has the symbols of that chain.
         #[test]
-        fn random_switches_are_their_chains(cases in cases(), li in 0usize..3) {
-            let (lang, frame) = [("java", JAVA), ("c", C), ("cpp", C)][li];
+        fn random_switches_are_their_chains(cases in cases(), li in 0usize..LANGUAGES.len()) {
+            let (lang, frame) = LANGUAGES[li];
             let switch = frame.replace('$', &switch_of(&cases));
             match chain_of(&cases) {
                 Some(chain) => {

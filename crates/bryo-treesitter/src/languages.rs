@@ -397,7 +397,12 @@ const JS_STATEMENTS: Statements = Statements {
         "generator_function",
     ],
     root_scope: true,
-    blocks: &["statement_block", "program"],
+    blocks: &[
+        "statement_block",
+        "program",
+        "switch_case",
+        "switch_default",
+    ],
     droppable: &[
         "lexical_declaration",
         "variable_declaration",
@@ -437,8 +442,8 @@ const JS_STATEMENTS: Statements = Statements {
     ],
     loops: &["for_statement"],
     branches: &["if_statement"],
-    switches: &[],
-    case_groups: &[],
+    switches: &["switch_statement"],
+    case_groups: &["switch_case", "switch_default"],
 };
 
 const TS_STATEMENTS: Statements = JS_STATEMENTS;
@@ -452,7 +457,7 @@ const CSHARP_STATEMENTS: Statements = Statements {
         "anonymous_method_expression",
     ],
     root_scope: false,
-    blocks: &["block"],
+    blocks: &["block", "switch_section"],
     droppable: &[
         "local_declaration_statement",
         "expression_statement",
@@ -490,8 +495,8 @@ const CSHARP_STATEMENTS: Statements = Statements {
     ],
     loops: &["for_statement"],
     branches: &["if_statement"],
-    switches: &[],
-    case_groups: &[],
+    switches: &["switch_statement"],
+    case_groups: &["switch_section"],
 };
 
 const GO_STATEMENTS: Statements = Statements {
