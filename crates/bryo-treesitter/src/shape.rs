@@ -2,8 +2,8 @@
 //! restructuring): a C-style `for (init; cond; update) body` is emitted as
 //! the `while` loop it stands for, `init; while (cond) { body update; }`
 //! (the update before the body's closing brace, or after a body without
-//! braces); a block that is a statement of another block is emitted
-//! without its braces; and an `if`/`else` whose condition is
+//! braces); a loop's body and a block that is a statement of another block
+//! are emitted without their braces; and an `if`/`else` whose condition is
 //! negated (`!c`, `a != b`, `a >= b`, `a <= b`) is emitted with the
 //! condition's positive form and its branches swapped.
 //!
@@ -28,6 +28,16 @@ use crate::walk::Role;
 /// rewrite copies the symbols under its node, so unbounded nesting would
 /// cost time quadratic in the file.
 const MAX_DEPTH: u32 = 256;
+
+/// Loops whose body is written without its braces (`loop_body`).
+const LOOPS: &[&str] = &[
+    "for_statement",
+    "while_statement",
+    "do_statement",
+    "enhanced_for_statement",
+    "foreach_statement",
+    "for_in_statement",
+];
 
 /// Adds to `edits` (and `moves`) the rewrites of `tree`, in one walk:
 /// equivalent forms (`forms.rs`) with `forms`, loops, branches and bare
@@ -103,6 +113,9 @@ pub(crate) fn rewrite<'t>(
             } else if flags & BLOCK != 0 && path.last().is_some_and(|p| p & BLOCK != 0) {
                 shapes.bare_block(node, edits);
             }
+            if LOOPS.contains(&node.kind()) {
+                shapes.loop_body(node, edits);
+            }
         }
         if cursor.goto_first_child() {
             depth += 1;
@@ -171,6 +184,18 @@ impl Shapes<'_> {
         if first.id() != last.id() && self.text_of(&first) == b"{" && self.text_of(&last) == b"}" {
             edits.skip.push(first.id());
             edits.skip.push(last.id());
+        }
+    }
+
+    /// Leaves out the braces of a loop's body: `while (c) s;` and `while
+    /// (c) { s; }` are one loop, and the `while` loop a `for` loop stands
+    /// for has a body of two statements or more (its update), which a
+    /// rewriting tool writes in braces.
+    fn loop_body(&self, node: Node<'_>, edits: &mut Edits) {
+        if let Some(body) = node.child_by_field_name("body") {
+            if self.table.flags(&body) & BLOCK != 0 {
+                self.bare_block(body, edits);
+            }
         }
     }
 
@@ -543,6 +568,38 @@ mod tests {
         assert_ne!(
             symbols("c", "void f() { for (;;) g(); }"),
             symbols("c", "void f() { while (1) g(); }")
+        );
+    }
+
+    #[test]
+    fn loop_bodies_are_written_without_braces() {
+        one_form(
+            "c",
+            "int f(int *a, int n) { int s = 0, i; $ return s; }",
+            &[
+                "for (i = 0; i < n; i++) s += a[i];",
+                "for (i = 0; i < n; i++) { s += a[i]; }",
+                "i = 0; while (i < n) { s += a[i]; i++; }",
+                "i = 0; while (i < n) { { s += a[i]; } i++; }",
+            ],
+        );
+        one_form(
+            "java",
+            "class A { int f(int[] a) { int s = 0; $ return s; } }",
+            &["for (int x : a) s += x;", "for (int x : a) { s += x; }"],
+        );
+        one_form(
+            "cpp",
+            "int f(int n) { int s = 0; $ return s; }",
+            &[
+                "do s += n--; while (n > 0);",
+                "do { s += n--; } while (n > 0);",
+            ],
+        );
+        // A branch keeps its braces.
+        assert_ne!(
+            symbols("c", "void f(int a) { if (a) { g(); } }"),
+            symbols("c", "void f(int a) { if (a) g(); }")
         );
     }
 
