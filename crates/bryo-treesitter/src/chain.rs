@@ -507,25 +507,30 @@ impl<'a> Chains<'a> {
         out: &mut Vec<Node<'t>>,
         lefts: &mut Vec<Node<'t>>,
     ) -> Option<()> {
-        if condition.kind() != "binary_expression" {
-            return None;
-        }
-        let left = condition.child_by_field_name("left")?;
-        let op = condition.child_by_field_name("operator")?;
-        let right = condition.child_by_field_name("right")?;
-        match self.text_of(&op) {
-            b"||" => {
-                self.comparisons(left, key, out, lefts)?;
-                self.comparisons(right, key, out, lefts)
+        // A stack, not recursion: `||` nests as deep as the disjunction is
+        // long. Left before right, so `lefts` is in text order.
+        let mut stack = vec![condition];
+        while let Some(node) = stack.pop() {
+            if node.kind() != "binary_expression" {
+                return None;
             }
-            // JavaScript's `===` is what its `switch` compares with.
-            b"==" | b"===" if self.constant(&right) => {
-                self.subject(left, key, lefts)?;
-                out.push(op);
-                Some(())
+            let left = node.child_by_field_name("left")?;
+            let op = node.child_by_field_name("operator")?;
+            let right = node.child_by_field_name("right")?;
+            match self.text_of(&op) {
+                b"||" => {
+                    stack.push(right);
+                    stack.push(left);
+                }
+                // JavaScript's `===` is what its `switch` compares with.
+                b"==" | b"===" if self.constant(&right) => {
+                    self.subject(left, key, lefts)?;
+                    out.push(op);
+                }
+                _ => return None,
             }
-            _ => None,
         }
+        Some(())
     }
 
     /// The statement after `else` of an `alternative` field (C's
@@ -927,6 +932,31 @@ mod tests {
             .spans;
         let braces = spans.iter().filter(|s| &go[s.range()] == "{").count();
         assert_eq!(braces, 3);
+    }
+
+    #[test]
+    fn a_long_disjunction_costs_no_stack() {
+        // Left-nested `||` 50,000 deep: read with a stack, not recursion.
+        let tests: Vec<String> = (0..50_000).map(|v| format!("x == {v}")).collect();
+        let src = format!(
+            "int f(int x) {{ int r = 0; if ({}) r = 1; else if (x == -1) r = 2; return r; }}",
+            tests.join(" || ")
+        );
+        let mut options = options();
+        options.max_bytes = src.len();
+        let parsed = TsLanguage::by_name("c")
+            .unwrap()
+            .normalize(src.as_bytes(), &options)
+            .unwrap()
+            .normalized;
+        // Written as a chain: the value once, so one `x` per comparison
+        // fewer than as written (and the parentheses left out).
+        let names = parsed
+            .spans
+            .iter()
+            .filter(|s| &src[s.range()] == "x")
+            .count();
+        assert_eq!(names, 2);
     }
 
     #[test]
