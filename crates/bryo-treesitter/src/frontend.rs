@@ -200,6 +200,18 @@ impl ThreadParser {
     }
 }
 
+impl ThreadParser {
+    /// The edits that leave out `tree`'s dead statements when `options`
+    /// drop dead code (none otherwise): what the rewrites start from.
+    fn dead_edits(&self, tree: &Tree, text: &[u8], options: &Options) -> Edits {
+        let mut edits = Edits::default();
+        if options.drop_dead_code {
+            edits.skip = dead_statements(tree, text, &self.roles, &self.statements);
+        }
+        edits
+    }
+}
+
 /// The time a parse of `bytes` bytes gets under [`Options::timeout`]
 /// `timeout`: a tenth of it plus `bytes / 1 MiB` of it, at most all of it.
 pub fn parse_limit(timeout: Duration, bytes: usize) -> Duration {
@@ -268,10 +280,7 @@ impl TsLanguage {
         let keep_strings = options.normalization == Normalization::KeepStrings;
         let stats = self.with_parser(|tp| {
             let tree = tp.parse(&parse_text, options.timeout)?;
-            let mut edits = Edits::default();
-            if options.drop_dead_code {
-                edits.skip = dead_statements(&tree, &parse_text, &tp.roles, &tp.statements);
-            }
+            let mut edits = tp.dead_edits(&tree, &parse_text, options);
             let mut moves = Vec::new();
             let mut finder = options.canonical_order.then(|| {
                 order::ListFinder::new(
@@ -344,9 +353,7 @@ impl TsLanguage {
         let mut edits = Edits::default();
         self.with_parser(|tp| {
             // The rewrites read around dead statements as the stream does.
-            if options.drop_dead_code {
-                edits.skip = dead_statements(&tree, &parse_text, &tp.roles, &tp.statements);
-            }
+            edits = tp.dead_edits(&tree, &parse_text, options);
             shape::rewrite(
                 &tree,
                 &parse_text,
