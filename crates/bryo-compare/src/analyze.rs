@@ -137,9 +137,10 @@ impl AnalyzeOptions {
 /// modifiers and redundant parentheses; 4 also writes `switch`
 /// statements and `if` chains that compare one value with constants as one
 /// form (C, C++, Java, C#, JavaScript, TypeScript); 5 also leaves out the
-/// braces of loop bodies. An index made under another version refuses
-/// queries.
-pub const TOKEN_NORMALIZATION_VERSION: u32 = 5;
+/// braces of loop bodies; 6 also those of JavaScript's and TypeScript's
+/// `for … of` and `for … in` loops. An index made under another version
+/// refuses queries.
+pub const TOKEN_NORMALIZATION_VERSION: u32 = 6;
 
 /// A file after its front-end: the decoded text, the symbols with their
 /// spans, and everything needed to map them to lines and original bytes.

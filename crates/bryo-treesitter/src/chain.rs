@@ -34,8 +34,8 @@
 
 use std::collections::HashSet;
 
+use crate::flat::Node;
 use bryo_frontend::SymbolClass;
-use tree_sitter::Node;
 
 use crate::dead::{StatementTable, BLOCK, CALL, UPDATE};
 use crate::forms::{Edits, Emit, Lexeme};
@@ -199,8 +199,7 @@ impl<'a> Chains<'a> {
             if flags & (CALL | UPDATE) != 0 || assigns {
                 return false;
             }
-            let mut cursor = n.walk();
-            stack.extend(n.named_children(&mut cursor));
+            stack.extend(n.named_children());
         }
         true
     }
@@ -235,8 +234,7 @@ impl<'a> Chains<'a> {
     fn groups<'t>(&self, body: Node<'t>) -> Option<Vec<Group<'t>>> {
         let mut groups: Vec<Group<'t>> = Vec::new();
         let mut current = Group::default();
-        let mut cursor = body.walk();
-        for item in body.named_children(&mut cursor) {
+        for item in body.named_children() {
             if self.is_layout(&item) {
                 continue;
             }
@@ -245,8 +243,7 @@ impl<'a> Chains<'a> {
             }
             let mut keyword: Option<Node<'t>> = None;
             let mut value: Option<Node<'t>> = None;
-            let mut inner = item.walk();
-            for child in item.children(&mut inner) {
+            for child in item.children() {
                 if self.is_layout(&child) {
                     continue;
                 }
@@ -310,8 +307,7 @@ impl<'a> Chains<'a> {
             if self.braces(n).is_none() {
                 return true;
             }
-            let mut cursor = n.walk();
-            stack.extend(n.named_children(&mut cursor).filter(|c| !self.is_layout(c)));
+            stack.extend(n.named_children().filter(|c| !self.is_layout(c)));
         }
         false
     }
@@ -324,9 +320,8 @@ impl<'a> Chains<'a> {
             return Some(last);
         }
         self.braces(last)?;
-        let mut cursor = last.walk();
         let inner = last
-            .named_children(&mut cursor)
+            .named_children()
             .filter(|c| !self.is_layout(c) && self.live(*c))
             .last()?;
         JUMPS.contains(&inner.kind()).then_some(inner)
@@ -349,8 +344,7 @@ impl<'a> Chains<'a> {
             if nested {
                 continue;
             }
-            let mut cursor = n.walk();
-            stack.extend(n.named_children(&mut cursor));
+            stack.extend(n.named_children());
         }
         false
     }
@@ -539,9 +533,8 @@ impl<'a> Chains<'a> {
         if alternative.kind() != "else_clause" {
             return Some(alternative);
         }
-        let mut cursor = alternative.walk();
         let found = alternative
-            .named_children(&mut cursor)
+            .named_children()
             .filter(|c| !self.is_layout(c))
             .last();
         found

@@ -30,7 +30,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use tree_sitter::{Language, Node, Tree};
+use tree_sitter::Language;
+
+use crate::flat::{Flat, Node};
 
 use crate::languages::{Statements, TsLanguage};
 use crate::walk::Role;
@@ -185,7 +187,7 @@ impl<'a> Names<'a> {
 /// The analysis of one file: the ids of the nodes whose subtrees the walk
 /// leaves out, sorted.
 pub(crate) fn dead_statements(
-    tree: &Tree,
+    tree: &Flat,
     text: &[u8],
     roles: &[Role],
     table: &StatementTable,
@@ -250,7 +252,7 @@ pub(crate) fn first_leaf(node: Node<'_>) -> Node<'_> {
 
 /// Every scope node of the tree (functions, and the root for script
 /// languages), with whether it is the root.
-fn find_scopes<'t>(tree: &'t Tree, table: &StatementTable) -> Vec<(Node<'t>, bool)> {
+fn find_scopes<'t>(tree: &'t Flat, table: &StatementTable) -> Vec<(Node<'t>, bool)> {
     let mut out = Vec::new();
     let root = tree.root_node();
     if table.spec.root_scope {
@@ -314,10 +316,7 @@ impl<'t> Scope<'t> {
         } else {
             // Go: `body: block { statement_list }`; an expression body (a
             // lambda's) holds no statements.
-            let mut cursor = body.walk();
-            let inner = body
-                .named_children(&mut cursor)
-                .find(|c| table.flags(c) & BLOCK != 0);
+            let inner = body.named_children().find(|c| table.flags(c) & BLOCK != 0);
             match inner {
                 Some(list) => blocks.push((list, None)),
                 None if body.named_child_count() == 0 => {}
@@ -326,8 +325,7 @@ impl<'t> Scope<'t> {
         }
         while let Some((block, parent)) = blocks.pop() {
             let mut after_jump = false;
-            let mut cursor = block.walk();
-            let children: Vec<Node<'t>> = block.named_children(&mut cursor).collect();
+            let children: Vec<Node<'t>> = block.named_children().collect();
             for child in children {
                 if matches!(roles.get(usize::from(child.kind_id())), Some(Role::Dropped)) {
                     continue;
@@ -499,8 +497,7 @@ impl<'a> Builder<'a, '_> {
                         .and_then(|f| node.child_by_field_id(f))?,
                 );
             } else if flags & PATTERN != 0 {
-                let mut cursor = node.walk();
-                stack.extend(node.named_children(&mut cursor));
+                stack.extend(node.named_children());
             } else {
                 return None;
             }
@@ -510,8 +507,7 @@ impl<'a> Builder<'a, '_> {
 
     /// Whether the assignment `node` also reads its target (`+=`, not `=`).
     fn compound(&self, node: &Node<'_>) -> bool {
-        let mut cursor = node.walk();
-        let found = node.children(&mut cursor).any(|c| {
+        let found = node.children().any(|c| {
             !c.is_named() && {
                 let t = self.text_of(&c);
                 t.len() >= 2
@@ -533,8 +529,7 @@ impl<'a> Builder<'a, '_> {
         {
             return true;
         }
-        let mut cursor = node.walk();
-        let found = node.children(&mut cursor).any(|c| {
+        let found = node.children().any(|c| {
             !c.is_named() && matches!(self.text_of(&c), b"=" | b":=" | b":" | b"in" | b"of")
         });
         found
@@ -551,8 +546,7 @@ impl<'a> Builder<'a, '_> {
                 continue;
             }
             if flags & NONLOCAL != 0 {
-                let mut cursor = node.walk();
-                for c in node.named_children(&mut cursor) {
+                for c in node.named_children() {
                     if self.is_identifier(&c) {
                         nonlocal.insert(names.id(self.text_of(&c)));
                     }
@@ -568,11 +562,9 @@ impl<'a> Builder<'a, '_> {
                 },
             );
             if let Some(field) = declared {
-                let mut cursor = node.walk();
                 let targets: Vec<Node<'_>> = node
                     .children_by_field_id(
                         std::num::NonZeroU16::new(field).expect("field ids are non-zero"),
-                        &mut cursor,
                     )
                     .collect();
                 for t in targets {
@@ -581,8 +573,7 @@ impl<'a> Builder<'a, '_> {
                     }
                 }
             }
-            let mut cursor = node.walk();
-            stack.extend(node.named_children(&mut cursor));
+            stack.extend(node.named_children());
         }
         locals.retain(|n| !nonlocal.contains(n));
         locals
@@ -718,16 +709,14 @@ impl<'a> Builder<'a, '_> {
             if let Some(field) = self.table.assignment.get(kind).copied().flatten() {
                 let read_too = self.compound(&node);
                 let fid = std::num::NonZeroU16::new(field).expect("field ids are non-zero");
-                let mut cursor = node.walk();
-                let targets: Vec<Node<'t>> = node.children_by_field_id(fid, &mut cursor).collect();
+                let targets: Vec<Node<'t>> = node.children_by_field_id(fid).collect();
                 for target in targets {
                     self.write(target, read_too, nested, locals, names, s, pure_targets);
                 }
             } else if let Some(field) = self.table.declarator.get(kind).copied().flatten() {
                 let fid = std::num::NonZeroU16::new(field).expect("field ids are non-zero");
                 let initialized = self.initialized(&node);
-                let mut cursor = node.walk();
-                let targets: Vec<Node<'t>> = node.children_by_field_id(fid, &mut cursor).collect();
+                let targets: Vec<Node<'t>> = node.children_by_field_id(fid).collect();
                 for target in targets {
                     if self
                         .table
@@ -753,13 +742,11 @@ impl<'a> Builder<'a, '_> {
                     }
                 }
             } else if flags & UPDATE != 0 {
-                let mut cursor = node.walk();
                 let is_step = node
-                    .children(&mut cursor)
+                    .children()
                     .any(|c| !c.is_named() && matches!(self.text_of(&c), b"++" | b"--"));
                 if is_step {
-                    let mut cursor = node.walk();
-                    let operand = node.named_children(&mut cursor).next();
+                    let operand = node.named_children().next();
                     match operand {
                         Some(o) => self.write(o, true, nested, locals, names, s, pure_targets),
                         None => s.effect = true,

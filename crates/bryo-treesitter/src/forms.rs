@@ -11,8 +11,8 @@
 //! the name's span and one byte each of `++`; those of `x = x + e` are `x`,
 //! `+=` at the `=`, then `e`.
 
+use crate::flat::Node;
 use bryo_frontend::SymbolClass;
-use tree_sitter::Node;
 
 use crate::dead::{StatementTable, PATTERN, UPDATE};
 use crate::walk::Role;
@@ -110,8 +110,7 @@ impl Forms<'_> {
                 }
             }
             "return_statement" | "argument_list" | "arguments" => {
-                let mut cursor = node.walk();
-                for child in node.named_children(&mut cursor) {
+                for child in node.named_children() {
                     self.drop_parentheses(Some(child), edits);
                 }
             }
@@ -174,9 +173,8 @@ impl Forms<'_> {
 
     /// The first anonymous child of `node` spelled like one of `spellings`.
     fn token<'t>(&self, node: Node<'t>, spellings: &[&[u8]]) -> Option<Node<'t>> {
-        let mut cursor = node.walk();
         let found = node
-            .children(&mut cursor)
+            .children()
             .find(|c| !c.is_named() && spellings.contains(&self.text_of(c)));
         found
     }

@@ -10,6 +10,7 @@ use tree_sitter::{Language, ParseOptions, ParseState, Parser, Tree};
 
 use crate::dead::{dead_statements, StatementTable};
 use crate::error::Fallback;
+use crate::flat::Flat;
 use crate::forms::{Edits, Lexeme};
 use crate::languages::{languages, TsLanguage};
 use crate::walk::{role_table, walk, Role, TreeStats};
@@ -151,6 +152,9 @@ struct ThreadParser {
     parser: Parser,
     roles: Vec<Role>,
     statements: StatementTable,
+    /// The arena each tree is copied into for the passes, kept across
+    /// files.
+    flat: Flat,
 }
 
 impl ThreadParser {
@@ -166,6 +170,7 @@ impl ThreadParser {
             parser,
             roles,
             statements,
+            flat: Flat::new(&language),
         })
     }
 
@@ -203,10 +208,10 @@ impl ThreadParser {
 impl ThreadParser {
     /// The edits that leave out `tree`'s dead statements when `options`
     /// drop dead code (none otherwise): what the rewrites start from.
-    fn dead_edits(&self, tree: &Tree, text: &[u8], options: &Options) -> Edits {
+    fn dead_edits(&self, text: &[u8], options: &Options) -> Edits {
         let mut edits = Edits::default();
         if options.drop_dead_code {
-            edits.skip = dead_statements(tree, text, &self.roles, &self.statements);
+            edits.skip = dead_statements(&self.flat, text, &self.roles, &self.statements);
         }
         edits
     }
@@ -280,7 +285,11 @@ impl TsLanguage {
         let keep_strings = options.normalization == Normalization::KeepStrings;
         let stats = self.with_parser(|tp| {
             let tree = tp.parse(&parse_text, options.timeout)?;
-            let mut edits = tp.dead_edits(&tree, &parse_text, options);
+            tp.flat.load(&tree);
+            drop(tree);
+            let tp = &*tp;
+            let tree = &tp.flat;
+            let mut edits = tp.dead_edits(&parse_text, options);
             let mut moves = Vec::new();
             let mut finder = options.canonical_order.then(|| {
                 order::ListFinder::new(
@@ -292,14 +301,14 @@ impl TsLanguage {
             });
             let mut calls = options
                 .inline_calls
-                .then(|| inline::Finder::new(&tree, &parse_text, &tp.roles, &tp.statements));
+                .then(|| inline::Finder::new(tree, &parse_text, &tp.roles, &tp.statements));
             if options.canonical_forms
                 || options.canonical_control
                 || finder.is_some()
                 || calls.is_some()
             {
                 shape::rewrite(
-                    &tree,
+                    tree,
                     &parse_text,
                     &tp.roles,
                     &tp.statements,
@@ -314,7 +323,7 @@ impl TsLanguage {
             edits.sort();
             let lists = finder.map(|f| f.out).unwrap_or_default();
             let inlines = calls.map(|c| c.finish(&edits)).unwrap_or_default();
-            let stats = walk(&tree, text, &tp.roles, &edits, verbatim, keep_strings, out);
+            let stats = walk(tree, text, &tp.roles, &edits, verbatim, keep_strings, out);
             order::apply(&lists, &moves, out);
             inline::apply(&inlines, out);
             Ok(stats)
@@ -352,10 +361,12 @@ impl TsLanguage {
         let parse_text = lone_cr_as_lf(text);
         let mut edits = Edits::default();
         self.with_parser(|tp| {
+            tp.flat.load(&tree);
+            let tp = &*tp;
             // The rewrites read around dead statements as the stream does.
-            edits = tp.dead_edits(&tree, &parse_text, options);
+            edits = tp.dead_edits(&parse_text, options);
             shape::rewrite(
-                &tree,
+                &tp.flat,
                 &parse_text,
                 &tp.roles,
                 &tp.statements,

@@ -36,8 +36,8 @@
 
 use std::collections::HashMap;
 
+use crate::flat::{Flat, Node};
 use bryo_frontend::{Normalized, Span};
-use tree_sitter::{Node, Tree};
 
 use crate::dead::{Builder, StatementTable, BLOCK, CALL, PATTERN, SCOPE};
 use crate::forms::Edits;
@@ -94,7 +94,7 @@ pub(crate) struct Finder<'a, 't> {
 
 impl<'a, 't> Finder<'a, 't> {
     pub(crate) fn new(
-        tree: &'t Tree,
+        tree: &'t Flat,
         text: &'a [u8],
         roles: &'a [Role],
         table: &'a StatementTable,
@@ -205,8 +205,7 @@ fn candidate<'t>(
     // Go: `block { statement_list }`.
     // The statements the walk keeps (not comments, not dead code).
     let statements = |n: Node<'t>| -> Vec<Node<'t>> {
-        let mut c = n.walk();
-        n.named_children(&mut c)
+        n.named_children()
             .filter(|k| !matches!(b.roles.get(usize::from(k.kind_id())), Some(Role::Dropped)))
             .filter(|k| !edits.skips(k.id()))
             .collect()
@@ -261,8 +260,7 @@ fn candidate<'t>(
 }
 
 fn named_children(node: Node<'_>) -> Vec<Node<'_>> {
-    let mut c = node.walk();
-    node.named_children(&mut c).collect()
+    node.named_children().collect()
 }
 
 /// A `return` statement, or Rust's `return` expression.

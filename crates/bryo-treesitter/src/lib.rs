@@ -72,6 +72,7 @@
 mod chain;
 mod dead;
 mod error;
+mod flat;
 mod forms;
 mod frontend;
 mod inline;

@@ -27,8 +27,8 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
+use crate::flat::Node;
 use bryo_frontend::{Normalized, Span};
-use tree_sitter::Node;
 
 use crate::dead::{
     first_leaf, StatementTable, BLOCK, CALL, DEFINITION, LABEL, MEMBERS, NONLOCAL, SCOPE, UPDATE,
@@ -123,9 +123,8 @@ impl<'a> ListFinder<'a> {
             || (flags & BLOCK != 0 && parent.is_some_and(|p| p & DEFINITION != 0));
         let is_list = (members || (self.statements && flags & BLOCK != 0)) && !node.has_error();
         if is_list && nesting < MAX_NESTING {
-            let mut c = node.walk();
             let kids: Vec<Node<'_>> = node
-                .named_children(&mut c)
+                .named_children()
                 .filter(|k| !matches!(self.analysis.role(k), Some(Role::Dropped)))
                 .collect();
             if kids.len() >= 2 && kids.len() <= MAX_CHILDREN {
@@ -259,8 +258,7 @@ impl<'a> Analysis<'a> {
                     .flatten()
                     .or_else(|| t.declarator.get(kind).copied().flatten());
                 if let Some(field) = target_field.and_then(std::num::NonZeroU16::new) {
-                    let mut fc = n.walk();
-                    let targets: Vec<Node<'_>> = n.children_by_field_id(field, &mut fc).collect();
+                    let targets: Vec<Node<'_>> = n.children_by_field_id(field).collect();
                     for target in targets {
                         self.identifiers(target, names, &mut c.writes);
                     }

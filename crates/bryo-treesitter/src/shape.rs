@@ -12,8 +12,8 @@
 //! and moved after it (`Move`: the update after the body, the branches
 //! swapped), so every symbol keeps a span of its own in the text.
 
+use crate::flat::{Flat, Node};
 use bryo_frontend::SymbolClass;
-use tree_sitter::{Node, Tree};
 
 use std::collections::HashSet;
 
@@ -45,7 +45,7 @@ const LOOPS: &[&str] = &[
 /// to put in canonical order (`order.rs`).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn rewrite<'t>(
-    tree: &'t Tree,
+    tree: &'t Flat,
     text: &[u8],
     roles: &[Role],
     table: &StatementTable,
@@ -164,9 +164,8 @@ impl Shapes<'_> {
 
     /// The anonymous children of `node` spelled `t`.
     fn tokens<'t>(&self, node: Node<'t>, t: &[u8]) -> Vec<Node<'t>> {
-        let mut cursor = node.walk();
         let found = node
-            .children(&mut cursor)
+            .children()
             .filter(|c| !c.is_named() && self.text_of(c) == t)
             .collect();
         found
@@ -236,23 +235,20 @@ impl Shapes<'_> {
         if !ordered {
             return;
         }
-        let mut cursor = node.walk();
-        let has_init = node.children(&mut cursor).any(|c| {
+        let has_init = node.children().any(|c| {
             c.is_named()
                 && c.start_byte() >= open.end_byte()
                 && c.end_byte() <= cond.start_byte()
                 && c.kind() != "empty_statement"
         });
-        let mut cursor = node.walk();
-        let has_update = node.children(&mut cursor).any(|c| {
+        let has_update = node.children().any(|c| {
             c.is_named()
                 && c.start_byte() >= second.end_byte()
                 && c.end_byte() <= close.start_byte()
         });
         if !has_init {
             // `for (; c; u)`: no statement before the loop.
-            let mut cursor = node.walk();
-            let first = node.children(&mut cursor).find(|c| {
+            let first = node.children().find(|c| {
                 c.start_byte() >= open.end_byte()
                     && c.end_byte() <= cond.start_byte()
                     && (self.text_of(c) == b";" || c.kind() == "empty_statement")
@@ -465,11 +461,7 @@ impl Shapes<'_> {
             }
             "binary_expression" | "comparison_operator" => {
                 let op = self.field(inner, "operator").or_else(|| {
-                    let mut cursor = inner.walk();
-                    let ops: Vec<Node<'_>> = inner
-                        .children(&mut cursor)
-                        .filter(|c| !c.is_named())
-                        .collect();
+                    let ops: Vec<Node<'_>> = inner.children().filter(|c| !c.is_named()).collect();
                     (ops.len() == 1).then(|| ops[0])
                 })?;
                 let positive: &'static [u8] = match self.text_of(&op) {
@@ -594,6 +586,34 @@ mod tests {
             &[
                 "do s += n--; while (n > 0);",
                 "do { s += n--; } while (n > 0);",
+            ],
+        );
+        // `for … of` and `for … in`: tree-sitter's field lookup misses
+        // their `body` (the arena's does not).
+        for lang in ["javascript", "typescript"] {
+            one_form(
+                lang,
+                "function f(a) { let s = 0; $ return s; }",
+                &[
+                    "for (const x of a) s += x;",
+                    "for (const x of a) { s += x; }",
+                ],
+            );
+            one_form(
+                lang,
+                "function f(a) { let s = 0; $ return s; }",
+                &[
+                    "for (const k in a) s += a[k];",
+                    "for (const k in a) { s += a[k]; }",
+                ],
+            );
+        }
+        one_form(
+            "csharp",
+            "class A { int F(int[] a) { int s = 0; $ return s; } }",
+            &[
+                "foreach (var x in a) s += x;",
+                "foreach (var x in a) { s += x; }",
             ],
         );
         // A branch keeps its braces.

@@ -3,7 +3,9 @@
 //! leaves of a syntax tree into symbols.
 
 use bryo_frontend::{symbol, Normalized, Span, SymbolClass};
-use tree_sitter::{Language, Node, Tree};
+use tree_sitter::Language;
+
+use crate::flat::{Flat, Node};
 
 use crate::forms::{Edits, Emit, Lexeme};
 use crate::languages::TsLanguage;
@@ -79,7 +81,7 @@ pub struct TreeStats {
 /// is skipped; tree-sitter leaves are disjoint and in order, so only empty
 /// (missing) nodes are skipped in practice.
 pub(crate) fn walk(
-    tree: &Tree,
+    tree: &Flat,
     text: &[u8],
     roles: &[Role],
     edits: &Edits,
@@ -234,9 +236,10 @@ mod tests {
     use crate::languages::languages;
     use proptest::prelude::*;
 
-    /// The walk written the obvious way: recursion over `Node::child`.
+    /// The walk written the obvious way: recursion over tree-sitter's own
+    /// `Node::child`, without the arena.
     fn reference(
-        node: Node<'_>,
+        node: tree_sitter::Node<'_>,
         text: &[u8],
         roles: &[Role],
         verbatim: bool,
@@ -303,7 +306,7 @@ mod tests {
 
         let mut fast = Normalized::default();
         let fast_stats = walk(
-            &tree,
+            &Flat::of(&tree),
             text,
             &roles,
             &Edits::default(),
