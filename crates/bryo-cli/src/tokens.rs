@@ -70,7 +70,7 @@ pub fn tokens(args: &TokensArgs) -> Result<()> {
         .normalized
         .symbols
         .iter()
-        .zip(&file.normalized.spans)
+        .zip(file.normalized.spans.iter())
         .map(|(&symbol, span)| {
             let (line, col) = file.lines.line_col(span.start);
             let normalized = spelled

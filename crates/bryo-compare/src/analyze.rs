@@ -4,7 +4,7 @@ use std::path::Path;
 
 use bryo_frontend::{
     decode, normalize_html_into, normalize_text_into, DecodeError, Decoded, FrontendKind, Language,
-    LexNote, LexNoteKind, LineIndex, Normalization, Normalized, Span, TextMode,
+    LexNote, LexNoteKind, LineIndex, Normalization, Normalized, PackedStream, Span, TextMode,
 };
 use bryo_report::Frontend;
 
@@ -159,8 +159,9 @@ pub struct Analyzed {
     /// Recoveries worth telling the user (unterminated strings, the
     /// Windows-1252 fallback, …).
     pub notes: Vec<String>,
-    /// The symbols and their spans in the decoded text.
-    pub normalized: Normalized,
+    /// The symbols and their spans in the decoded text (packed: the spans
+    /// of a whole corpus are held for the run).
+    pub normalized: PackedStream,
     /// Lines of the decoded text.
     pub lines: LineIndex,
     /// For symbols out of text order (`--normalize`'s canonical order),
@@ -181,13 +182,14 @@ impl Analyzed {
     /// range holding all of them.
     pub fn symbol_span(&self, start: usize, len: usize) -> Span {
         let spans = &self.normalized.spans;
+        let span = |i: usize| spans.get(i).unwrap_or_default();
         if self.text_ranks.is_none() {
-            return Span::new(spans[start].start, spans[start + len - 1].end);
+            return Span::new(span(start).start, span(start + len - 1).end);
         }
-        let run = &spans[start..start + len];
+        let run = || (start..start + len).map(span);
         Span::new(
-            run.iter().map(|s| s.start).min().unwrap_or(0),
-            run.iter().map(|s| s.end).max().unwrap_or(0),
+            run().map(|s| s.start).min().unwrap_or(0),
+            run().map(|s| s.end).max().unwrap_or(0),
         )
     }
 
@@ -326,7 +328,7 @@ pub fn analyze(
         frontend,
         fallback,
         notes,
-        normalized,
+        normalized: normalized.into(),
         lines,
     })
 }

@@ -244,8 +244,8 @@ pub fn analyze_inputs_with_archive(
     progress: &dyn Progress,
 ) -> Result<Analysis, CompareError> {
     let Inputs {
-        submissions,
-        base,
+        mut submissions,
+        mut base,
         skipped: input_skipped,
     } = inputs;
     let mut skipped: Vec<Skipped> = input_skipped
@@ -257,7 +257,16 @@ pub fn analyze_inputs_with_archive(
         .collect();
 
     // Every file, base code included, through its front-end in parallel;
-    // results come back in input order.
+    // results come back in input order. The analysis takes the files'
+    // bytes and lets each go once its file is analyzed (what a report shows
+    // is kept in `Analyzed::decoded`), so the corpus is not held twice, as
+    // bytes and as symbols, at the end of the stage.
+    let mut contents: Vec<Vec<u8>> = submissions
+        .iter_mut()
+        .flat_map(|sub| sub.files.iter_mut())
+        .chain(base.iter_mut())
+        .map(|file| std::mem::take(&mut file.bytes))
+        .collect();
     let mut jobs = Vec::new();
     for (i, sub) in submissions.iter().enumerate() {
         for file in &sub.files {
@@ -276,20 +285,24 @@ pub fn analyze_inputs_with_archive(
     // copies take the first one's analysis under their own path. Without a
     // language given, the extension is part of the key (detection reads the
     // extension, then the first line, which equal bytes share).
-    let raw: Vec<u64> = jobs
+    let raw: Vec<u64> = contents
         .par_iter()
-        .map(|(_, f)| fingerprinter.raw(&f.bytes))
+        .map(|bytes| fingerprinter.raw(bytes))
         .collect();
-    let source = first_equal(&jobs, &raw, options.analyze.language.is_none());
-    let unique: Vec<usize> = (0..jobs.len()).filter(|&i| source[i] == i).collect();
+    let source = first_equal(&jobs, &contents, &raw, options.analyze.language.is_none());
+    let unique: Vec<(usize, Vec<u8>)> = (0..jobs.len())
+        .filter(|&i| source[i] == i)
+        .map(|i| (i, std::mem::take(&mut contents[i])))
+        .collect();
+    drop(contents);
     let analyzed: Vec<Result<(Analyzed, FileFingerprint), AnalyzeError>> = unique
-        .par_iter()
-        .map(|&i| {
+        .into_par_iter()
+        .map(|(i, bytes)| {
             if progress.cancelled() {
                 return Err(bryo_match::Error::Cancelled);
             }
             let file = jobs[i].1;
-            let result = analyze(&file.display_path, &file.bytes, &analyze_options).map(|mut a| {
+            let result = analyze(&file.display_path, &bytes, &analyze_options).map(|mut a| {
                 if !options.keep_text {
                     a.decoded.release_text();
                 }
@@ -300,12 +313,13 @@ pub fn analyze_inputs_with_archive(
                 };
                 (a, fp)
             });
+            drop(bytes);
             progress.advance(1);
             Ok(result)
         })
         .collect::<Result<_, bryo_match::Error>>()?;
     let mut slot = vec![usize::MAX; jobs.len()];
-    for (n, &i) in unique.iter().enumerate() {
+    for (n, i) in (0..jobs.len()).filter(|&i| source[i] == i).enumerate() {
         slot[i] = n;
     }
     // The copies first, while the analyses they copy are still in place.
@@ -758,7 +772,12 @@ impl Head<'_> {
 /// For every job, the first job with the same bytes (and, with
 /// `by_extension`, the same file extension), itself if none: grouped by
 /// length and raw fingerprint, confirmed byte by byte.
-fn first_equal(jobs: &[(Owner, &InputFile)], raw: &[u64], by_extension: bool) -> Vec<usize> {
+fn first_equal(
+    jobs: &[(Owner, &InputFile)],
+    contents: &[Vec<u8>],
+    raw: &[u64],
+    by_extension: bool,
+) -> Vec<usize> {
     let extension = |i: usize| {
         by_extension
             .then(|| std::path::Path::new(&jobs[i].1.display_path).extension())
@@ -768,10 +787,10 @@ fn first_equal(jobs: &[(Owner, &InputFile)], raw: &[u64], by_extension: bool) ->
         std::collections::HashMap::new();
     let mut source: Vec<usize> = (0..jobs.len()).collect();
     for i in 0..jobs.len() {
-        let seen = firsts.entry((raw[i], jobs[i].1.bytes.len())).or_default();
+        let seen = firsts.entry((raw[i], contents[i].len())).or_default();
         match seen
             .iter()
-            .find(|&&f| jobs[f].1.bytes == jobs[i].1.bytes && extension(f) == extension(i))
+            .find(|&&f| contents[f] == contents[i] && extension(f) == extension(i))
         {
             Some(&f) => source[i] = f,
             None => seen.push(i),

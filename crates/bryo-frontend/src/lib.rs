@@ -13,6 +13,7 @@ mod html;
 mod lines;
 mod normalization;
 mod normalized;
+mod packed;
 mod symbol;
 mod text;
 
@@ -21,6 +22,7 @@ pub use html::{html_to_text, normalize_html, normalize_html_into};
 pub use lines::LineIndex;
 pub use normalization::{Normalization, UnknownNormalization};
 pub use normalized::{Normalized, Span};
+pub use packed::{PackedSpans, PackedStream};
 pub use symbol::{symbol, SymbolClass, SYMBOL_SCHEME_VERSION};
 
 mod lang;

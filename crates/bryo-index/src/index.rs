@@ -1236,7 +1236,7 @@ impl StoredDocument {
             frontend,
             fallback: self.fallback,
             notes,
-            normalized,
+            normalized: normalized.into(),
             lines,
         };
         let fp = FileFingerprint {

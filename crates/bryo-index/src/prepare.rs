@@ -139,7 +139,7 @@ impl Preparer {
             encoding: a.decoded.encoding().name().to_string(),
             raw_fingerprint: self.files.raw(bytes),
             normalized_fingerprint: self.files.normalized(&a.normalized.symbols),
-            stream: encode_stream(&a.normalized),
+            stream: encode_stream(&a.normalized.symbols, a.normalized.spans.iter()),
             source: compress(bytes),
             fingerprints,
         })

@@ -84,13 +84,13 @@ impl Hasher for SymbolHasher {
     }
 }
 
-/// The compressed symbol stream of `normalized`.
-pub(crate) fn encode_stream(normalized: &Normalized) -> Vec<u8> {
-    let n = normalized.symbols.len();
+/// The compressed symbol stream of `symbols` and their `spans`.
+pub(crate) fn encode_stream(symbols: &[u64], spans: impl IntoIterator<Item = Span>) -> Vec<u8> {
+    let n = symbols.len();
     let mut table: HashMap<u64, u64, BuildHasherDefault<SymbolHasher>> = HashMap::default();
     let mut distinct = Vec::new();
     let mut indexes = Vec::with_capacity(n);
-    for &s in &normalized.symbols {
+    for &s in symbols {
         let next = table.len() as u64;
         let i = *table.entry(s).or_insert_with(|| {
             distinct.push(s);
@@ -108,7 +108,7 @@ pub(crate) fn encode_stream(normalized: &Normalized) -> Vec<u8> {
         put(&mut raw, i);
     }
     let mut previous = 0i64;
-    for span in &normalized.spans {
+    for span in spans {
         let delta = i64::from(span.start) - previous;
         put(&mut raw, ((delta << 1) ^ (delta >> 63)) as u64);
         put(&mut raw, u64::from(span.end - span.start));
@@ -208,7 +208,7 @@ mod tests {
                 symbols: items.iter().map(|i| i.0).collect(),
                 spans: items.iter().map(|i| Span { start: i.1, end: i.1 + i.2 }).collect(),
             };
-            let back = decode_stream(&encode_stream(&normalized)).unwrap();
+            let back = decode_stream(&encode_stream(&normalized.symbols, normalized.spans.iter().copied())).unwrap();
             prop_assert_eq!(back.symbols, normalized.symbols);
             prop_assert_eq!(back.spans, normalized.spans);
         }
@@ -219,7 +219,7 @@ mod tests {
                 spans: items.iter().map(|_| Span { start: 0, end: 1 }).collect(),
                 symbols: items,
             };
-            let data = encode_stream(&normalized);
+            let data = encode_stream(&normalized.symbols, normalized.spans.iter().copied());
             let truncated = &data[..cut.index(data.len())];
             prop_assert!(decode_stream(truncated).is_err());
             let mut flipped = data.clone();

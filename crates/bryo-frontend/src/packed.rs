@@ -1,0 +1,255 @@
+//! Spans packed for keeping: a symbol stream held for a whole run costs
+//! its symbols and about two bytes per span instead of eight.
+
+use crate::{Normalized, Span};
+
+/// Spans between two marks.
+const STRIDE: usize = 16;
+
+/// A sequence of [`Span`]s in about a quarter of the memory of a
+/// `Vec<Span>`, read back exactly: each span is written as two
+/// variable-length integers, its distance from the previous span's end
+/// (zigzag, so spans out of text order cost a few bytes more, never fail)
+/// and its length. A mark every 16 spans makes [`PackedSpans::get`] read
+/// at most 16 of them.
+///
+/// ```
+/// use bryo_frontend::{PackedSpans, Span};
+/// let spans = [Span::new(0, 3), Span::new(4, 9), Span::new(1, 2)];
+/// let packed = PackedSpans::from(&spans[..]);
+/// assert_eq!(packed.get(1), Some(Span::new(4, 9)));
+/// assert_eq!(packed.iter().collect::<Vec<_>>(), spans);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PackedSpans {
+    bytes: Vec<u8>,
+    /// Before span `16 m`: where it starts in `bytes` and the end of the
+    /// span before it.
+    marks: Vec<(u32, u32)>,
+    len: usize,
+}
+
+impl PackedSpans {
+    /// Number of spans.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are none.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Span `i`, or `None` past the end.
+    pub fn get(&self, i: usize) -> Option<Span> {
+        if i >= self.len {
+            return None;
+        }
+        let (at, end) = self.marks[i / STRIDE];
+        let mut reader = Reader {
+            bytes: &self.bytes,
+            at: at as usize,
+            end,
+        };
+        for _ in 0..i % STRIDE {
+            reader.next_span();
+        }
+        Some(reader.next_span())
+    }
+
+    /// The spans in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = Span> + '_ {
+        let mut reader = Reader {
+            bytes: &self.bytes,
+            at: 0,
+            end: 0,
+        };
+        (0..self.len).map(move |_| reader.next_span())
+    }
+
+    /// Bytes held (for memory budgets).
+    pub fn heap_bytes(&self) -> usize {
+        self.bytes.capacity() + self.marks.capacity() * std::mem::size_of::<(u32, u32)>()
+    }
+}
+
+impl From<&[Span]> for PackedSpans {
+    fn from(spans: &[Span]) -> Self {
+        let mut bytes = Vec::with_capacity(spans.len() * 2 + 8);
+        let mut marks = Vec::with_capacity(spans.len().div_ceil(STRIDE));
+        let mut end = 0u32;
+        for (i, span) in spans.iter().enumerate() {
+            if i % STRIDE == 0 {
+                marks.push((bytes.len() as u32, end));
+            }
+            let gap = i64::from(span.start) - i64::from(end);
+            write_varint(&mut bytes, ((gap << 1) ^ (gap >> 63)) as u64);
+            write_varint(&mut bytes, u64::from(span.end.saturating_sub(span.start)));
+            end = span.end.max(span.start);
+        }
+        bytes.shrink_to_fit();
+        PackedSpans {
+            bytes,
+            marks,
+            len: spans.len(),
+        }
+    }
+}
+
+fn write_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Reads spans from a mark on.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    /// The end of the span before.
+    end: u32,
+}
+
+impl Reader<'_> {
+    #[inline]
+    fn varint(&mut self) -> u64 {
+        let mut v = 0u64;
+        let mut shift = 0;
+        loop {
+            let b = self.bytes[self.at];
+            self.at += 1;
+            v |= u64::from(b & 0x7f) << shift;
+            if b < 0x80 {
+                return v;
+            }
+            shift += 7;
+        }
+    }
+
+    #[inline]
+    fn next_span(&mut self) -> Span {
+        let zigzag = self.varint();
+        let gap = (zigzag >> 1) as i64 ^ -((zigzag & 1) as i64);
+        let start = (i64::from(self.end) + gap) as u32;
+        let end = start + self.varint() as u32;
+        self.end = end;
+        Span::new(start, end)
+    }
+}
+
+/// A symbol stream kept for a whole run: the symbols as they are, the
+/// spans packed ([`PackedSpans`]). `symbols.len() == spans.len()`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PackedStream {
+    /// The symbols.
+    pub symbols: Vec<u64>,
+    /// `spans.get(i)` is where `symbols[i]` came from.
+    pub spans: PackedSpans,
+}
+
+impl PackedStream {
+    /// Number of symbols.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.symbols.len()
+    }
+
+    /// Whether there are no symbols.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.symbols.is_empty()
+    }
+
+    /// The stream unpacked.
+    pub fn unpack(&self) -> Normalized {
+        Normalized {
+            symbols: self.symbols.clone(),
+            spans: self.spans.iter().collect(),
+        }
+    }
+}
+
+impl From<Normalized> for PackedStream {
+    fn from(n: Normalized) -> Self {
+        let spans = PackedSpans::from(&n.spans[..]);
+        let mut symbols = n.symbols;
+        symbols.shrink_to_fit();
+        PackedStream { symbols, spans }
+    }
+}
+
+impl From<&Normalized> for PackedStream {
+    fn from(n: &Normalized) -> Self {
+        PackedStream {
+            symbols: n.symbols.clone(),
+            spans: PackedSpans::from(&n.spans[..]),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn spans() -> impl Strategy<Value = Vec<Span>> {
+        prop::collection::vec(
+            prop_oneof![
+                (0u32..64, 0u32..40),
+                (0u32..u32::MAX / 2, 0u32..u32::MAX / 2),
+            ],
+            0..200,
+        )
+        .prop_map(|v| {
+            v.into_iter()
+                .map(|(start, len)| Span::new(start, start + len))
+                .collect()
+        })
+    }
+
+    proptest! {
+        /// Every span reads back exactly, by index and in order, whatever
+        /// their order and size.
+        #[test]
+        fn spans_read_back(spans in spans()) {
+            let packed = PackedSpans::from(&spans[..]);
+            prop_assert_eq!(packed.len(), spans.len());
+            prop_assert_eq!(packed.iter().collect::<Vec<_>>(), spans.clone());
+            for (i, &span) in spans.iter().enumerate() {
+                prop_assert_eq!(packed.get(i), Some(span));
+            }
+            prop_assert_eq!(packed.get(spans.len()), None);
+        }
+
+        /// Text-order spans of a real stream cost a few bytes each.
+        #[test]
+        fn text_order_spans_are_small(lens in prop::collection::vec((0u32..4, 1u32..30), 1..500)) {
+            let mut end = 0;
+            let spans: Vec<Span> = lens
+                .iter()
+                .map(|&(gap, len)| {
+                    let s = Span::new(end + gap, end + gap + len);
+                    end = s.end;
+                    s
+                })
+                .collect();
+            let packed = PackedSpans::from(&spans[..]);
+            prop_assert!(packed.heap_bytes() <= 3 * spans.len() + 16);
+        }
+    }
+
+    #[test]
+    fn a_stream_packs_and_unpacks() {
+        let mut n = Normalized::default();
+        n.push(7, Span::new(2, 5));
+        n.push(9, Span::new(6, 6));
+        let packed = PackedStream::from(&n);
+        assert_eq!(packed.len(), 2);
+        assert_eq!(packed.unpack(), n);
+        assert_eq!(PackedStream::from(n.clone()), packed);
+    }
+}
