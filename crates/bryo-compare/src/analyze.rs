@@ -138,8 +138,10 @@ impl AnalyzeOptions {
 /// statements and `if` chains that compare one value with constants as one
 /// form (C, C++, Java, C#, JavaScript, TypeScript); 5 also leaves out the
 /// braces of loop bodies; 6 also those of JavaScript's and TypeScript's
-/// `for … of` and `for … in` loops. An index made under another version
-/// refuses queries.
+/// `for … of` and `for … in` loops, writes Go's `switch` statements and
+/// `if` chains as one form too, and a second value of a case or a
+/// disjunction as `|| 3` (not `|| == 3`). An index made under another
+/// version refuses queries.
 pub const TOKEN_NORMALIZATION_VERSION: u32 = 6;
 
 /// A file after its front-end: the decoded text, the symbols with their

@@ -3,7 +3,7 @@
 //! chain that compares one value with constants are both emitted as
 //!
 //! ```text
-//! if x == 1 A else if == 2 || == 3 B else C
+//! if x == 1 A else if == 2 || 3 B else C
 //! ```
 //!
 //! with the value once, without the conditions' parentheses and the
@@ -27,10 +27,15 @@
 //! Symbols keep spans of their own: the `switch` keyword's is the `if`'s;
 //! the `if` and `==` a later case needs (`else if ==` after a `return`)
 //! share the bytes of its `case` keyword (one each, the last the rest),
-//! `else` after a `break;` takes the `break`'s; a `:` between two labels is
-//! the `||`. The languages (`Statements::switches`): C, C++, Java, C#,
-//! JavaScript and TypeScript (whose `===` in a chain is written `==`, the
-//! comparison its `switch` makes).
+//! `else` after a `break;` takes the `break`'s; a `:` between two labels
+//! (or Go's `,` between two values) is the `||`, and the second label's
+//! `case` is left out, as the `x ==` of a chain's second comparison is. The
+//! languages (`Statements::switches`): C, C++, Java, C#, JavaScript and
+//! TypeScript (whose `===` in a chain is written `==`, the comparison its
+//! `switch` makes), and Go, whose cases end without a `break`
+//! (`Statements::falls_through`: a case is rewritten unless it says
+//! `fallthrough`; a `switch` with a statement before its value, or none,
+//! keeps its form).
 
 use std::collections::HashSet;
 
@@ -105,20 +110,24 @@ impl<'a> Chains<'a> {
     }
 
     /// The condition of an `if` or `switch` statement (its `condition` or,
-    /// in JavaScript and C#, `value` field) without its parentheses, with
-    /// them: inside a `parenthesized_expression` or a `condition_clause`,
-    /// or (C#) the statement's own `(` and `)` around it.
-    fn condition<'t>(&self, node: Node<'t>) -> Option<(Node<'t>, [Node<'t>; 2])> {
+    /// in JavaScript, C# and Go, `value` field) without its parentheses,
+    /// with them: inside a `parenthesized_expression` or a
+    /// `condition_clause`, or (C#) the statement's own `(` and `)` around
+    /// it; none in Go, whose conditions have none.
+    fn condition<'t>(&self, node: Node<'t>) -> Option<(Node<'t>, Vec<Node<'t>>)> {
         let condition = node
             .child_by_field_name("condition")
             .or_else(|| node.child_by_field_name("value"))?;
-        if let Some(found) = self.unwrap(condition) {
-            return Some(found);
+        if let Some((inner, parens)) = self.unwrap(condition) {
+            return Some((inner, parens.to_vec()));
         }
-        let open = condition.prev_sibling()?;
-        let close = condition.next_sibling()?;
-        (self.text_of(&open) == b"(" && self.text_of(&close) == b")")
-            .then_some((condition, [open, close]))
+        let is = |n: Option<Node<'t>>, t: &[u8]| n.is_some_and(|n| self.text_of(&n) == t);
+        let (open, close) = (condition.prev_sibling(), condition.next_sibling());
+        match (is(open, b"("), is(close, b")")) {
+            (true, true) => Some((condition, vec![open?, close?])),
+            (false, false) => Some((condition, Vec::new())),
+            _ => None,
+        }
     }
 
     /// The expression inside a condition's parentheses (C and Java's
@@ -140,9 +149,10 @@ impl<'a> Chains<'a> {
         Some((condition.named_child(0)?, [open, close]))
     }
 
-    /// The braces of `node` if it is a block written with them.
+    /// The braces of `node` if it is a block written with them (Go's
+    /// `block`, around its `statement_list`, too).
     fn braces<'t>(&self, node: Node<'t>) -> Option<[Node<'t>; 2]> {
-        if self.table.flags(&node) & BLOCK == 0 {
+        if self.table.flags(&node) & BLOCK == 0 && node.kind() != "block" {
             return None;
         }
         let open = node.child(0)?;
@@ -231,11 +241,12 @@ impl<'a> Chains<'a> {
     /// The labels and statements of a `switch` body, in groups; `None` for
     /// a form this module does not rewrite (Java's `case 1 ->` rules,
     /// `case 1, 2:`, statements before the first label).
-    fn groups<'t>(&self, body: Node<'t>) -> Option<Vec<Group<'t>>> {
+    fn groups<'t>(&self, body: Node<'t>, open: Node<'t>) -> Option<Vec<Group<'t>>> {
         let mut groups: Vec<Group<'t>> = Vec::new();
         let mut current = Group::default();
         for item in body.named_children() {
-            if self.is_layout(&item) {
+            // Go's cases are children of the statement, after its value.
+            if self.is_layout(&item) || item.end_byte() <= open.start_byte() {
                 continue;
             }
             if !self.table.spec.case_groups.contains(&item.kind()) {
@@ -278,7 +289,16 @@ impl<'a> Chains<'a> {
                     }
                     value = Some(child);
                 } else if child.is_named() && keyword.is_none() && !current.labels.is_empty() {
-                    if self.live(child) {
+                    // Go: a case's statements in one `statement_list`.
+                    let list =
+                        self.table.flags(&child) & BLOCK != 0 && self.braces(child).is_none();
+                    if list {
+                        current.statements.extend(
+                            child
+                                .named_children()
+                                .filter(|c| !self.is_layout(c) && self.live(*c)),
+                        );
+                    } else if self.live(child) {
                         current.statements.push(child);
                     }
                 } else {
@@ -366,17 +386,22 @@ impl<'a> Chains<'a> {
     fn switch_edits(&self, node: Node<'_>) -> Option<Edits> {
         let keyword = node.child(0)?;
         let (name, parens) = self.condition(node)?;
-        let body = node.child_by_field_name("body")?;
-        if self.text_of(&keyword) != b"switch" || !self.pure(name) {
+        // Go's cases are the statement's own children.
+        let body = node.child_by_field_name("body").unwrap_or(node);
+        // Go's `switch v := f(); v {`.
+        let initialized = node.child_by_field_name("initializer").is_some();
+        if self.text_of(&keyword) != b"switch" || !self.pure(name) || initialized {
             return None;
         }
         let braces = self.braces(body).or_else(|| {
-            // Java's `switch_block` is no statement block.
-            let open = body.child(0)?;
+            // Java's `switch_block` is no statement block; Go's braces
+            // follow the value.
+            let open = body.children().find(|c| self.text_of(c) == b"{")?;
             let close = body.child((body.child_count() as u32).checked_sub(1)?)?;
-            (self.text_of(&open) == b"{" && self.text_of(&close) == b"}").then_some([open, close])
+            (open.end_byte() > name.end_byte() && self.text_of(&close) == b"}")
+                .then_some([open, close])
         })?;
-        let groups = self.groups(body)?;
+        let groups = self.groups(body, braces[0])?;
         let valued = groups
             .iter()
             .filter(|g| g.labels.iter().all(|l| l.value.is_some()))
@@ -426,10 +451,34 @@ impl<'a> Chains<'a> {
                         (0, Before::Start) => &[b"=="],
                         (0, Before::Break) => &[b"if", b"=="],
                         (0, Before::Jump) => &[b"else", b"if", b"=="],
-                        _ => &[b"=="],
+                        // `x == 2 || 3`: a further value is compared as the
+                        // first was.
+                        _ => &[],
                     };
-                    out.replace
-                        .push((label.keyword.id(), self.over(&label.keyword, pieces)?));
+                    if pieces.is_empty() {
+                        out.skip.push(label.keyword.id());
+                    } else {
+                        out.replace
+                            .push((label.keyword.id(), self.over(&label.keyword, pieces)?));
+                    }
+                    // Go: `case 2, 3:`.
+                    for comma in label
+                        .value
+                        .filter(|v| v.kind() == "expression_list")
+                        .into_iter()
+                        .flat_map(|v| v.children())
+                        .filter(|c| !c.is_named() && self.text_of(c) == b",")
+                    {
+                        out.replace.push((
+                            comma.id(),
+                            vec![self.fixed(
+                                SymbolClass::Operator,
+                                b"||",
+                                comma.start_byte(),
+                                comma.end_byte(),
+                            )],
+                        ));
+                    }
                     let colon = &label.colon;
                     if j + 1 < group.labels.len() {
                         out.replace.push((
@@ -456,7 +505,7 @@ impl<'a> Chains<'a> {
             if group
                 .statements
                 .iter()
-                .any(|s| self.breaks_out(*s, allowed))
+                .any(|s| self.breaks_out(*s, allowed) || s.kind() == "fallthrough_statement")
             {
                 return None;
             }
@@ -483,8 +532,9 @@ impl<'a> Chains<'a> {
                         Before::Jump
                     }
                 }
-                // Falling into the next group's statements.
-                None if !last => return None,
+                // Falling into the next group's statements (not in Go,
+                // where the case ends there as after a `return`).
+                None if !last && self.table.spec.falls_through => return None,
                 None => Before::Jump,
             };
         }
@@ -609,6 +659,7 @@ impl<'a> Chains<'a> {
         let mut ops = Vec::new();
         let mut key: Option<Vec<u8>> = None;
         let mut lefts = Vec::new();
+        let mut further = Vec::new();
         let mut current = node;
         // The links of the chain.
         let mut links = 0;
@@ -619,6 +670,7 @@ impl<'a> Chains<'a> {
             let Some(then) = current.child_by_field_name("consequence") else {
                 return false;
             };
+            let first_op = ops.len();
             let link = match self.comparisons(inner, &mut key, &mut ops, &mut lefts) {
                 Some(()) => Some(true),
                 // `else if (x != 3) C else B`: the negated branch swapped
@@ -635,6 +687,9 @@ impl<'a> Chains<'a> {
             if positive {
                 ifs.push(current.id());
             }
+            // `x == 2 || x == 3` is `x == 2 || 3`, as a `case` with two
+            // values.
+            further.extend(ops[(first_op + 1).min(ops.len())..].iter().map(|o| o.id()));
             out.skip.extend(parens.iter().map(|n| n.id()));
             if let Some(b) = self.braces(then) {
                 out.skip.extend(b.iter().map(|n| n.id()));
@@ -659,7 +714,11 @@ impl<'a> Chains<'a> {
         }
         done.extend(ifs);
         touched.extend(ops.iter().map(|o| o.id()));
-        for op in ops.iter().filter(|o| self.text_of(o) == b"===") {
+        edits.skip.extend(&further);
+        for op in ops
+            .iter()
+            .filter(|o| self.text_of(o) == b"===" && !further.contains(&o.id()))
+        {
             let (start, end) = (op.start_byte(), op.end_byte());
             edits.replace.push((
                 op.id(),
@@ -914,17 +973,77 @@ mod tests {
             let braces = spans.iter().filter(|s| &src[s.range()] == "{").count();
             assert_eq!(braces, src.matches('{').count(), "{lang}: {chain}");
         }
-        // Other languages keep both as written: Go's chain keeps its braces.
-        let go = "package p\nfunc f(x int) int {\n\tr := 0\n\tif x == 1 {\n\t\tr = 1\n\t} \
-                  else if x == 2 {\n\t\tr = 2\n\t}\n\treturn r\n}\n";
-        let spans = TsLanguage::by_name("go")
+        // Other languages keep both as written: Rust's chain keeps its
+        // braces.
+        let rust = "fn f(x: i32) -> i32 { let mut r = 0; if x == 1 { r = 1; } \
+                    else if x == 2 { r = 2; } r }";
+        let spans = TsLanguage::by_name("rust")
             .unwrap()
-            .normalize(go.as_bytes(), &options())
+            .normalize(rust.as_bytes(), &options())
             .unwrap()
             .normalized
             .spans;
-        let braces = spans.iter().filter(|s| &go[s.range()] == "{").count();
+        let braces = spans.iter().filter(|s| &rust[s.range()] == "{").count();
         assert_eq!(braces, 3);
+    }
+
+    const GO: &str = "package p\nfunc f(x int, y int) int {\n\tr := 0\n\t$\n\treturn r + y\n}\n";
+
+    #[test]
+    fn go_switches_are_if_chains() {
+        one_form(
+            "go",
+            GO,
+            &[
+                "switch x {\n\tcase 1:\n\t\tr = 10\n\tcase 2, 3:\n\t\tr = y\n\t\
+                 default:\n\t\tr = 0\n\t}",
+                "if x == 1 {\n\t\tr = 10\n\t} else if x == 2 || x == 3 {\n\t\tr = y\n\t\
+                 } else {\n\t\tr = 0\n\t}",
+                // A `break` at the end of a case changes nothing.
+                "switch x {\n\tcase 1:\n\t\tr = 10\n\t\tbreak\n\tcase 2, 3:\n\t\tr = y\n\t\
+                 default:\n\t\tr = 0\n\t}",
+                "if (x == 1) {\n\t\tr = 10\n\t} else if (x == 2 || x == 3) {\n\t\tr = y\n\t\
+                 } else {\n\t\tr = 0\n\t}",
+            ],
+        );
+        // Cases that return, no default; and C's form of two values.
+        one_form(
+            "go",
+            GO,
+            &[
+                "switch x {\n\tcase 1:\n\t\treturn 2\n\tcase 4, 5:\n\t\tr = y * 2\n\t}",
+                "if x == 1 {\n\t\treturn 2\n\t} else if x == 4 || x == 5 {\n\t\tr = y * 2\n\t}",
+            ],
+        );
+        one_form(
+            "c",
+            C,
+            &[
+                "switch (x) { case 2: case 3: r = y; break; case 4: r = 1; }",
+                "if (x == 2 || x == 3) r = y; else if (x == 4) r = 1;",
+            ],
+        );
+        assert!(rewritten(
+            "go",
+            &GO.replace(
+                '$',
+                "switch x {\n\tcase 1:\n\t\tr = 10\n\tcase 2:\n\t\tr = y\n\t}"
+            )
+        ));
+        for kept in [
+            // Falling through on purpose.
+            "switch x {\n\tcase 1:\n\t\tr = 10\n\t\tfallthrough\n\tcase 2:\n\t\tr = y\n\t}",
+            // A `break` that leaves the switch early.
+            "switch x {\n\tcase 1:\n\t\tif y > 0 {\n\t\t\tbreak\n\t\t}\n\t\tr = 10\n\t\
+             case 2:\n\t\tr = y\n\t}",
+            // A statement before the value, and no value.
+            "switch v := y; v {\n\tcase 1:\n\t\tr = 10\n\tcase 2:\n\t\tr = y\n\t}",
+            "switch {\n\tcase x == 1:\n\t\tr = 10\n\tcase x == 2:\n\t\tr = y\n\t}",
+            // One case.
+            "switch x {\n\tcase 1:\n\t\tr = 10\n\tdefault:\n\t\tr = y\n\t}",
+        ] {
+            assert!(!rewritten("go", &GO.replace('$', kept)), "{kept}");
+        }
     }
 
     #[test]

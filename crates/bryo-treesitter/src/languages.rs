@@ -91,6 +91,10 @@ pub(crate) struct Statements {
     pub(crate) switches: &'static [&'static str],
     /// The nodes of a `switch` body holding its labels and statements.
     pub(crate) case_groups: &'static [&'static str],
+    /// Whether a case without a jump at its end runs into the next one's
+    /// statements (C's `switch`; not Go's, which ends every case unless it
+    /// says `fallthrough`).
+    pub(crate) falls_through: bool,
 }
 
 /// Tokens with an effect in every language that spells them so.
@@ -163,6 +167,7 @@ const C_STATEMENTS: Statements = Statements {
     branches: &["if_statement"],
     switches: &["switch_statement"],
     case_groups: &["case_statement"],
+    falls_through: true,
 };
 
 impl std::fmt::Debug for TsLanguage {
@@ -329,6 +334,7 @@ const JAVA_STATEMENTS: Statements = Statements {
     branches: &["if_statement"],
     switches: &["switch_expression"],
     case_groups: &["switch_block_statement_group"],
+    falls_through: true,
 };
 
 const PYTHON_STATEMENTS: Statements = Statements {
@@ -385,6 +391,7 @@ const PYTHON_STATEMENTS: Statements = Statements {
     branches: &["if_statement"],
     switches: &[],
     case_groups: &[],
+    falls_through: true,
 };
 
 const JS_STATEMENTS: Statements = Statements {
@@ -444,6 +451,7 @@ const JS_STATEMENTS: Statements = Statements {
     branches: &["if_statement"],
     switches: &["switch_statement"],
     case_groups: &["switch_case", "switch_default"],
+    falls_through: true,
 };
 
 const TS_STATEMENTS: Statements = JS_STATEMENTS;
@@ -497,6 +505,7 @@ const CSHARP_STATEMENTS: Statements = Statements {
     branches: &["if_statement"],
     switches: &["switch_statement"],
     case_groups: &["switch_section"],
+    falls_through: true,
 };
 
 const GO_STATEMENTS: Statements = Statements {
@@ -539,8 +548,9 @@ const GO_STATEMENTS: Statements = Statements {
     definitions: &["type_declaration"],
     loops: &[],
     branches: &["if_statement"],
-    switches: &[],
-    case_groups: &[],
+    switches: &["expression_switch_statement"],
+    case_groups: &["expression_case", "default_case"],
+    falls_through: false,
 };
 
 const RUST_STATEMENTS: Statements = Statements {
@@ -579,6 +589,7 @@ const RUST_STATEMENTS: Statements = Statements {
     branches: &["if_expression"],
     switches: &[],
     case_groups: &[],
+    falls_through: true,
 };
 
 static LANGUAGES: &[TsLanguage] = &[
