@@ -35,7 +35,9 @@
 //! `switch` makes), and Go, whose cases end without a `break`
 //! (`Statements::falls_through`: a case is rewritten unless it says
 //! `fallthrough`; a `switch` with a statement before its value, or none,
-//! keeps its form).
+//! keeps its form). Python's `match` on literals and dotted names and its
+//! `if`/`elif` chains share a form of their own, `if x == 1 A elif == 2
+//! or 3 B else C` ([`Chains::match_edits`]).
 
 use std::collections::HashSet;
 
@@ -184,7 +186,7 @@ impl<'a> Chains<'a> {
             .map(|(i, &p)| {
                 let s = start + i;
                 let e = if i + 1 == pieces.len() { end } else { s + 1 };
-                let class = if matches!(p, b"if" | b"else") {
+                let class = if matches!(p, b"if" | b"else" | b"elif") {
                     SymbolClass::Keyword
                 } else {
                     SymbolClass::Operator
@@ -384,6 +386,9 @@ impl<'a> Chains<'a> {
     }
 
     fn switch_edits(&self, node: Node<'_>) -> Option<Edits> {
+        if node.kind() == "match_statement" {
+            return self.match_edits(node);
+        }
         let keyword = node.child(0)?;
         let (name, parens) = self.condition(node)?;
         // Go's cases are the statement's own children.
@@ -654,6 +659,9 @@ impl<'a> Chains<'a> {
         if done.contains(&node.id()) {
             return false;
         }
+        if self.python() {
+            return self.elif_chain(node, touched, edits);
+        }
         let mut out = Edits::default();
         let mut ifs = Vec::new();
         let mut ops = Vec::new();
@@ -726,6 +734,226 @@ impl<'a> Chains<'a> {
             ));
         }
         edits.skip.extend(out.skip);
+        // The value compared is written once, in the first comparison.
+        edits.skip.extend(lefts.iter().skip(1).map(|n| n.id()));
+        true
+    }
+
+    /// Whether this is Python, whose `match` and `if`/`elif` chains have
+    /// forms of their own.
+    fn python(&self) -> bool {
+        self.table.spec.switches.contains(&"match_statement")
+    }
+
+    /// Python: the rewrite of `match x:` whose cases are literals or dotted
+    /// names (`case 1:`, `case "a" | "b":`, `case Color.RED:`, a last
+    /// `case _:`) into the chain form `if x == 1 A elif == 2 or 3 B else
+    /// C`: `match` is the `if`, a first `case` the `==`, a later one `elif
+    /// ==`, `|` the `or`, the `case` of `_` the `else`; colons and the `_`
+    /// are left out. A case does not run into the next, and `break` belongs
+    /// to a loop around, so no case is refused for how it ends; a guard
+    /// (`case 1 if y:`), a capture (`case n:`), a sequence or class pattern,
+    /// or a `_` that is not the last case keeps the `match` as written.
+    fn match_edits(&self, node: Node<'_>) -> Option<Edits> {
+        let keyword = node.child(0)?;
+        let subject = node.child_by_field_name("subject")?;
+        let body = node.child_by_field_name("body")?;
+        let colon = subject.next_sibling()?;
+        if self.text_of(&keyword) != b"match" || self.text_of(&colon) != b":" || !self.pure(subject)
+        {
+            return None;
+        }
+        let mut out = Edits::default();
+        out.replace.push((
+            keyword.id(),
+            vec![self.fixed(
+                SymbolClass::Keyword,
+                b"if",
+                keyword.start_byte(),
+                keyword.end_byte(),
+            )],
+        ));
+        out.skip.push(colon.id());
+        let clauses: Vec<Node<'_>> = body
+            .named_children()
+            .filter(|c| !self.is_layout(c))
+            .collect();
+        let mut valued = 0;
+        for (i, clause) in clauses.iter().enumerate() {
+            if clause.kind() != "case_clause" || clause.child_by_field_name("guard").is_some() {
+                return None;
+            }
+            let case = clause.child(0)?;
+            let mut patterns = clause
+                .named_children()
+                .filter(|c| c.kind() == "case_pattern");
+            let (pattern, None) = (patterns.next()?, patterns.next()) else {
+                return None;
+            };
+            let colon = pattern.next_sibling()?;
+            if self.text_of(&case) != b"case" || self.text_of(&colon) != b":" {
+                return None;
+            }
+            out.skip.push(colon.id());
+            if self.text_of(&pattern) == b"_" {
+                // The wildcard: `else`, as the last case only.
+                if i == 0 || i + 1 != clauses.len() {
+                    return None;
+                }
+                out.skip.push(pattern.id());
+                out.replace.push((
+                    case.id(),
+                    vec![self.fixed(
+                        SymbolClass::Keyword,
+                        b"else",
+                        case.start_byte(),
+                        case.end_byte(),
+                    )],
+                ));
+                continue;
+            }
+            let bars = self.literal_pattern(pattern)?;
+            for bar in bars {
+                out.replace.push((
+                    bar.id(),
+                    vec![self.fixed(
+                        SymbolClass::Keyword,
+                        b"or",
+                        bar.start_byte(),
+                        bar.end_byte(),
+                    )],
+                ));
+            }
+            let pieces: &[&[u8]] = if i == 0 { &[b"=="] } else { &[b"elif", b"=="] };
+            out.replace.push((case.id(), self.over(&case, pieces)?));
+            valued += 1;
+        }
+        (valued >= 2).then_some(out)
+    }
+
+    /// The `|` tokens of a pattern that compares with values only:
+    /// literals (a number, maybe negative, or a string) and dotted names
+    /// (`Color.RED`; a bare name would capture), alone or joined by `|`.
+    fn literal_pattern<'t>(&self, pattern: Node<'t>) -> Option<Vec<Node<'t>>> {
+        let mut bars = Vec::new();
+        let mut stack = vec![pattern];
+        while let Some(n) = stack.pop() {
+            match n.kind() {
+                "case_pattern" | "union_pattern" => {
+                    for c in n.children().filter(|c| !self.is_layout(c)) {
+                        if c.is_named() {
+                            stack.push(c);
+                        } else {
+                            match self.text_of(&c) {
+                                b"|" => bars.push(c),
+                                b"-" => {}
+                                _ => return None,
+                            }
+                        }
+                    }
+                }
+                "dotted_name" if n.named_child_count() >= 2 => {}
+                _ if matches!(self.role(&n), Some(Role::Literal(_))) => {}
+                _ => return None,
+            }
+        }
+        Some(bars)
+    }
+
+    /// Whether `value` is what a `case` compares with in Python: a literal,
+    /// maybe negative, a dotted name (`Color.RED`), or a name in capitals.
+    fn py_constant(&self, value: &Node<'_>) -> bool {
+        match value.kind() {
+            "unary_operator" => {
+                value.child(0).is_some_and(|m| self.text_of(&m) == b"-")
+                    && value
+                        .named_child(0)
+                        .is_some_and(|v| matches!(self.role(&v), Some(Role::Literal(_))))
+            }
+            "attribute" => true,
+            _ => self.constant(value),
+        }
+    }
+
+    /// Python: the `==` operators of `condition` if it is `x == v` or an
+    /// `or` of such (one pure value `x` throughout), with their left sides.
+    fn py_comparisons<'t>(
+        &self,
+        condition: Node<'t>,
+        key: &mut Option<Vec<u8>>,
+        out: &mut Vec<Node<'t>>,
+        lefts: &mut Vec<Node<'t>>,
+    ) -> Option<()> {
+        let mut stack = vec![condition];
+        while let Some(node) = stack.pop() {
+            match node.kind() {
+                "boolean_operator" => {
+                    let op = node.child_by_field_name("operator")?;
+                    if self.text_of(&op) != b"or" {
+                        return None;
+                    }
+                    stack.push(node.child_by_field_name("right")?);
+                    stack.push(node.child_by_field_name("left")?);
+                }
+                "comparison_operator" if node.child_count() == 3 => {
+                    let (left, op, right) = (node.child(0)?, node.child(1)?, node.child(2)?);
+                    if self.text_of(&op) != b"==" || !self.py_constant(&right) {
+                        return None;
+                    }
+                    self.subject(left, key, lefts)?;
+                    out.push(op);
+                }
+                _ => return None,
+            }
+        }
+        Some(())
+    }
+
+    /// Python: the rewrite of an `if`/`elif` chain comparing one value with
+    /// constants into the chain form of [`Chains::match_edits`]: the colons
+    /// left out, the value written once, a further value of an `or` without
+    /// its `x ==`.
+    fn elif_chain(&self, node: Node<'_>, touched: &mut HashSet<usize>, edits: &mut Edits) -> bool {
+        let mut links = vec![node];
+        let mut last_else = None;
+        for alternative in node.children().filter(|c| c.is_named()) {
+            match alternative.kind() {
+                "elif_clause" => links.push(alternative),
+                "else_clause" => last_else = Some(alternative),
+                _ => {}
+            }
+        }
+        if links.len() < 2 {
+            return false;
+        }
+        let mut out = Edits::default();
+        let (mut key, mut ops, mut lefts, mut further) = (None, Vec::new(), Vec::new(), Vec::new());
+        for link in &links {
+            let Some(condition) = link.child_by_field_name("condition") else {
+                return false;
+            };
+            let first_op = ops.len();
+            if self
+                .py_comparisons(condition, &mut key, &mut ops, &mut lefts)
+                .is_none()
+            {
+                return false;
+            }
+            further.extend(ops[(first_op + 1).min(ops.len())..].iter().map(|o| o.id()));
+            match condition.next_sibling() {
+                Some(colon) if self.text_of(&colon) == b":" => out.skip.push(colon.id()),
+                _ => return false,
+            }
+        }
+        if let Some(colon) = last_else
+            .and_then(|e| e.child(1))
+            .filter(|c| self.text_of(c) == b":")
+        {
+            out.skip.push(colon.id());
+        }
+        touched.extend(ops.iter().map(|o| o.id()));
+        edits.skip.extend(out.skip);
+        edits.skip.extend(further);
         // The value compared is written once, in the first comparison.
         edits.skip.extend(lefts.iter().skip(1).map(|n| n.id()));
         true
@@ -1043,6 +1271,123 @@ mod tests {
             "switch x {\n\tcase 1:\n\t\tr = 10\n\tdefault:\n\t\tr = y\n\t}",
         ] {
             assert!(!rewritten("go", &GO.replace('$', kept)), "{kept}");
+        }
+    }
+
+    const PY: &str = "def f(x, y):\n    r = 0\n$    return r + y\n";
+
+    /// `lines` as a block of `f` in [`PY`] (four spaces more each).
+    fn py(lines: &[&str]) -> String {
+        lines.iter().map(|l| format!("    {l}\n")).collect()
+    }
+
+    #[test]
+    fn python_matches_are_if_chains() {
+        let chain = py(&[
+            "if x == 1:",
+            "    r = 10",
+            "elif x == 2 or x == 3:",
+            "    r = y",
+            "elif x == -4 or x == Color.RED:",
+            "    r = 'a'",
+            "else:",
+            "    r = 0",
+        ]);
+        let matched = py(&[
+            "match x:",
+            "    case 1:",
+            "        r = 10",
+            "    case 2 | 3:",
+            "        r = y",
+            "    case -4 | Color.RED:",
+            "        r = 'a'",
+            "    case _:",
+            "        r = 0",
+        ]);
+        one_form("python", PY, &[&chain, &matched]);
+        // Strings, no wildcard, a case that breaks out of a loop around.
+        let chain = py(&[
+            "for x in y:",
+            "    if x == 'a':",
+            "        break",
+            "    elif x == 'b':",
+            "        r = 1",
+        ]);
+        let matched = py(&[
+            "for x in y:",
+            "    match x:",
+            "        case 'a':",
+            "            break",
+            "        case 'b':",
+            "            r = 1",
+        ]);
+        one_form("python", PY, &[&chain, &matched]);
+        let rewritten = |body: &[&str]| {
+            let src = PY.replace('$', &py(body));
+            let at = src.find("match").unwrap() as u32;
+            TsLanguage::by_name("python")
+                .unwrap()
+                .spellings(src.as_bytes(), &options())
+                .unwrap()
+                .iter()
+                .any(|(span, t)| span.start == at && t == b"if")
+        };
+        assert!(rewritten(&[
+            "match x:",
+            "    case 1:",
+            "        r = 10",
+            "    case 2:",
+            "        r = y",
+        ]));
+        for kept in [
+            // A guard, a capture, a sequence, a wildcard before a case.
+            ["case 1 if y:", "case 2:"],
+            ["case 1:", "case n:"],
+            ["case 1:", "case 2, 3:"],
+            ["case _:", "case 2:"],
+            ["case [1]:", "case 2:"],
+        ] {
+            let body = [
+                "match x:",
+                &format!("    {}", kept[0]),
+                "        r = 10",
+                &format!("    {}", kept[1]),
+                "        r = y",
+            ];
+            assert!(!rewritten(&body), "{kept:?}");
+        }
+        // A wildcard between two cases.
+        assert!(!rewritten(&[
+            "match x:",
+            "    case 1:",
+            "        r = 10",
+            "    case _:",
+            "        r = y",
+            "    case 2:",
+            "        r = 3",
+        ]));
+        // One case and a wildcard: a plain if/else, as written.
+        assert!(!rewritten(&[
+            "match x:",
+            "    case 1:",
+            "        r = 10",
+            "    case _:",
+            "        r = y",
+        ]));
+        // A chain on two values, or with another test, keeps its colons.
+        for chain in [
+            ["if x == 1:", "elif y == 2:"],
+            ["if x == 1:", "elif x < 2:"],
+        ] {
+            let src = PY.replace('$', &py(&[chain[0], "    r = 1", chain[1], "    r = 2"]));
+            let spans = TsLanguage::by_name("python")
+                .unwrap()
+                .normalize(src.as_bytes(), &options())
+                .unwrap()
+                .normalized
+                .spans;
+            let colons = spans.iter().filter(|s| &src[s.range()] == ":").count();
+            assert_eq!(colons, 3, "{chain:?}");
         }
     }
 

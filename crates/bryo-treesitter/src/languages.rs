@@ -389,9 +389,9 @@ const PYTHON_STATEMENTS: Statements = Statements {
     definitions: &["class_definition", "decorated_definition"],
     loops: &[],
     branches: &["if_statement"],
-    switches: &[],
+    switches: &["match_statement"],
     case_groups: &[],
-    falls_through: true,
+    falls_through: false,
 };
 
 const JS_STATEMENTS: Statements = Statements {
