@@ -314,13 +314,18 @@ impl<'t> Scope<'t> {
         if is_root || table.flags(&body) & BLOCK != 0 {
             blocks.push((body, None));
         } else {
-            // Go: `body: block { statement_list }`; an expression body (a
-            // lambda's) holds no statements.
+            // Go: `body: block { statement_list }`.
             let inner = body.named_children().find(|c| table.flags(c) & BLOCK != 0);
             match inner {
                 Some(list) => blocks.push((list, None)),
                 None if body.named_child_count() == 0 => {}
-                None => return None,
+                // An expression body (a lambda's): one statement that is
+                // kept, whose nested blocks (a Rust closure's `match`
+                // arms, a Java lambda's `switch` cases) hold statements of
+                // their own.
+                None => {
+                    builder.statement(body, None, false, &locals, names, &mut stmts, &mut blocks);
+                }
             }
         }
         while let Some((block, parent)) = blocks.pop() {

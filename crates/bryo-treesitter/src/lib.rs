@@ -76,6 +76,8 @@ mod flat;
 mod forms;
 mod frontend;
 mod inline;
+#[cfg(test)]
+mod insertion;
 mod languages;
 mod order;
 mod shape;
