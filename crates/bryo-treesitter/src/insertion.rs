@@ -223,8 +223,10 @@ proptest! {
 /// Insertion at 100 % (a dead statement after every statement of every
 /// function) into the files of a real corpus: `BRYO_INSERTION_CORPUS` (a
 /// directory, its files of the language read to a depth of one) and
-/// `BRYO_INSERTION_LANGUAGE`. Prints how many files keep their symbols and
-/// fails on the first that does not, with both texts.
+/// `BRYO_INSERTION_LANGUAGE`; at most `BRYO_INSERTION_LIMIT` files (400).
+/// Prints how many files keep their symbols and fails if one does not,
+/// naming the files (with `BRYO_INSERTION_DEBUG=DIR`, their copies are
+/// written there).
 #[test]
 #[ignore = "measures a corpus: set BRYO_INSERTION_CORPUS and BRYO_INSERTION_LANGUAGE; run with --include-ignored"]
 fn insertion_into_a_corpus() {
@@ -281,4 +283,6 @@ fn insertion_into_a_corpus() {
     for f in failed.iter().take(20) {
         eprintln!("  changed: {f}");
     }
+    assert!(tried > 0, "no file of {name} in {dir}");
+    assert!(failed.is_empty(), "{} files changed", failed.len());
 }
