@@ -163,6 +163,23 @@ impl<'a> Chains<'a> {
             .then_some([open, close])
     }
 
+    /// `node` emitted as one symbol spelled `t` over its own bytes.
+    fn respell(&self, node: &Node<'_>, class: SymbolClass, t: &'static [u8]) -> (usize, Vec<Emit>) {
+        self.respell_at(node, node, class, t)
+    }
+
+    /// `node` emitted as one symbol spelled `t` over the bytes of `at`.
+    fn respell_at(
+        &self,
+        node: &Node<'_>,
+        at: &Node<'_>,
+        class: SymbolClass,
+        t: &'static [u8],
+    ) -> (usize, Vec<Emit>) {
+        let (start, end) = (at.start_byte(), at.end_byte());
+        (node.id(), vec![self.fixed(class, t, start, end)])
+    }
+
     /// One symbol spelled `t` over `start..end`.
     fn fixed(&self, class: SymbolClass, t: &'static [u8], start: usize, end: usize) -> Emit {
         Emit {
@@ -415,15 +432,8 @@ impl<'a> Chains<'a> {
             return None;
         }
         let mut out = Edits::default();
-        out.replace.push((
-            keyword.id(),
-            vec![self.fixed(
-                SymbolClass::Keyword,
-                b"if",
-                keyword.start_byte(),
-                keyword.end_byte(),
-            )],
-        ));
+        out.replace
+            .push(self.respell(&keyword, SymbolClass::Keyword, b"if"));
         out.skip
             .extend(parens.iter().chain(&braces).map(|n| n.id()));
         let mut before = Before::Start;
@@ -438,14 +448,10 @@ impl<'a> Chains<'a> {
                 }
                 match before {
                     Before::Break => out.skip.push(label.keyword.id()),
-                    Before::Jump => out.replace.push((
-                        label.keyword.id(),
-                        vec![self.fixed(
-                            SymbolClass::Keyword,
-                            b"else",
-                            label.keyword.start_byte(),
-                            label.keyword.end_byte(),
-                        )],
+                    Before::Jump => out.replace.push(self.respell(
+                        &label.keyword,
+                        SymbolClass::Keyword,
+                        b"else",
                     )),
                     Before::Start => return None,
                 }
@@ -474,27 +480,13 @@ impl<'a> Chains<'a> {
                         .flat_map(|v| v.children())
                         .filter(|c| !c.is_named() && self.text_of(c) == b",")
                     {
-                        out.replace.push((
-                            comma.id(),
-                            vec![self.fixed(
-                                SymbolClass::Operator,
-                                b"||",
-                                comma.start_byte(),
-                                comma.end_byte(),
-                            )],
-                        ));
+                        out.replace
+                            .push(self.respell(&comma, SymbolClass::Operator, b"||"));
                     }
                     let colon = &label.colon;
                     if j + 1 < group.labels.len() {
-                        out.replace.push((
-                            colon.id(),
-                            vec![self.fixed(
-                                SymbolClass::Operator,
-                                b"||",
-                                colon.start_byte(),
-                                colon.end_byte(),
-                            )],
-                        ));
+                        out.replace
+                            .push(self.respell(colon, SymbolClass::Operator, b"||"));
                     } else {
                         out.skip.push(colon.id());
                     }
@@ -522,14 +514,11 @@ impl<'a> Chains<'a> {
                             out.skip.push(jump.id());
                         } else {
                             let k = jump.child(0)?;
-                            out.replace.push((
-                                jump.id(),
-                                vec![self.fixed(
-                                    SymbolClass::Keyword,
-                                    b"else",
-                                    k.start_byte(),
-                                    k.end_byte(),
-                                )],
+                            out.replace.push(self.respell_at(
+                                &jump,
+                                &k,
+                                SymbolClass::Keyword,
+                                b"else",
                             ));
                         }
                         Before::Break
@@ -727,11 +716,9 @@ impl<'a> Chains<'a> {
             .iter()
             .filter(|o| self.text_of(o) == b"===" && !further.contains(&o.id()))
         {
-            let (start, end) = (op.start_byte(), op.end_byte());
-            edits.replace.push((
-                op.id(),
-                vec![self.fixed(SymbolClass::Operator, b"==", start, end)],
-            ));
+            edits
+                .replace
+                .push(self.respell(op, SymbolClass::Operator, b"=="));
         }
         edits.skip.extend(out.skip);
         // The value compared is written once, in the first comparison.
@@ -764,15 +751,8 @@ impl<'a> Chains<'a> {
             return None;
         }
         let mut out = Edits::default();
-        out.replace.push((
-            keyword.id(),
-            vec![self.fixed(
-                SymbolClass::Keyword,
-                b"if",
-                keyword.start_byte(),
-                keyword.end_byte(),
-            )],
-        ));
+        out.replace
+            .push(self.respell(&keyword, SymbolClass::Keyword, b"if"));
         out.skip.push(colon.id());
         let clauses: Vec<Node<'_>> = body
             .named_children()
@@ -801,28 +781,14 @@ impl<'a> Chains<'a> {
                     return None;
                 }
                 out.skip.push(pattern.id());
-                out.replace.push((
-                    case.id(),
-                    vec![self.fixed(
-                        SymbolClass::Keyword,
-                        b"else",
-                        case.start_byte(),
-                        case.end_byte(),
-                    )],
-                ));
+                out.replace
+                    .push(self.respell(&case, SymbolClass::Keyword, b"else"));
                 continue;
             }
             let bars = self.literal_pattern(pattern)?;
             for bar in bars {
-                out.replace.push((
-                    bar.id(),
-                    vec![self.fixed(
-                        SymbolClass::Keyword,
-                        b"or",
-                        bar.start_byte(),
-                        bar.end_byte(),
-                    )],
-                ));
+                out.replace
+                    .push(self.respell(&bar, SymbolClass::Keyword, b"or"));
             }
             let pieces: &[&[u8]] = if i == 0 { &[b"=="] } else { &[b"elif", b"=="] };
             out.replace.push((case.id(), self.over(&case, pieces)?));
