@@ -139,8 +139,9 @@ impl AnalyzeOptions {
 /// form (C, C++, Java, C#, JavaScript, TypeScript); 5 also leaves out the
 /// braces of loop bodies; 6 also those of JavaScript's and TypeScript's
 /// `for … of` and `for … in` loops, writes Go's `switch` statements and
-/// `if` chains and Python's `match` statements and `if`/`elif` chains as
-/// one form too, and a second value of a case or a disjunction as `|| 3`
+/// `if` chains, Python's `match` statements and `if`/`elif` chains and
+/// Rust's `match` expressions and `if` chains as one form too, counts a
+/// negative literal or a path (`Color::Red`) as a constant of a chain, and a second value of a case or a disjunction as `|| 3`
 /// (not `|| == 3`). An index made under another
 /// version refuses queries.
 pub const TOKEN_NORMALIZATION_VERSION: u32 = 6;

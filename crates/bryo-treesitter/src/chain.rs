@@ -37,7 +37,11 @@
 //! `fallthrough`; a `switch` with a statement before its value, or none,
 //! keeps its form). Python's `match` on literals and dotted names and its
 //! `if`/`elif` chains share a form of their own, `if x == 1 A elif == 2
-//! or 3 B else C` ([`Chains::match_edits`]).
+//! or 3 B else C` ([`Chains::match_edits`]); so do Rust's `match` on
+//! literals and paths and its `if`/`else if` chains, `if x 1 A else 2 || 3
+//! B else C` ([`Chains::arms_edits`]: an arm has no keyword whose bytes
+//! could hold the `==`). A constant is a literal, maybe negative, a name in
+//! capitals or a path (`Color::Red`).
 
 use std::collections::HashSet;
 
@@ -403,8 +407,10 @@ impl<'a> Chains<'a> {
     }
 
     fn switch_edits(&self, node: Node<'_>) -> Option<Edits> {
-        if node.kind() == "match_statement" {
-            return self.match_edits(node);
+        match node.kind() {
+            "match_statement" => return self.match_edits(node),
+            "match_expression" => return self.arms_edits(node),
+            _ => {}
         }
         let keyword = node.child(0)?;
         let (name, parens) = self.condition(node)?;
@@ -590,9 +596,21 @@ impl<'a> Chains<'a> {
         (other.kind() != node.kind()).then_some(other)
     }
 
-    /// Whether `value` is what a `case` label holds: a literal, or a name
-    /// in capitals (a constant, an enum's value).
+    /// Whether `value` is what a `case` label holds: a literal (maybe
+    /// negative), a name in capitals (a constant, an enum's value) or a
+    /// path (`Color::Red`).
     fn constant(&self, value: &Node<'_>) -> bool {
+        // `Color::Red` (C++, Rust): an enumerator.
+        if value.kind() == "scoped_identifier" {
+            return true;
+        }
+        // `-1`.
+        let minus = value.child(0).is_some_and(|m| self.text_of(&m) == b"-");
+        if minus && value.child_count() == 2 {
+            return value
+                .child(1)
+                .is_some_and(|v| matches!(self.role(&v), Some(Role::Literal(_))));
+        }
         match self.role(value) {
             Some(Role::Literal(_)) => true,
             Some(Role::Identifier) => {
@@ -671,8 +689,9 @@ impl<'a> Chains<'a> {
             let link = match self.comparisons(inner, &mut key, &mut ops, &mut lefts) {
                 Some(()) => Some(true),
                 // `else if (x != 3) C else B`: the negated branch swapped
-                // (`shape.rs`) is `else if (x == 3) B else C`.
-                None if links > 0 && self.last_else(current).is_some() => self
+                // (`shape.rs`) is `else if (x == 3) B else C` (not in Rust,
+                // whose chain form has no `==`).
+                None if links > 0 && self.last_else(current).is_some() && !self.bare() => self
                     .negated(inner, &mut key, &mut ops, &mut lefts)
                     .map(|()| false),
                 None => None,
@@ -680,6 +699,10 @@ impl<'a> Chains<'a> {
             let Some(positive) = link else {
                 return false;
             };
+            if links > 0 && self.bare() {
+                // Rust: `else if` is `else`.
+                out.skip.extend(current.child(0).map(|k| k.id()));
+            }
             links += 1;
             if positive {
                 ifs.push(current.id());
@@ -712,6 +735,10 @@ impl<'a> Chains<'a> {
         done.extend(ifs);
         touched.extend(ops.iter().map(|o| o.id()));
         edits.skip.extend(&further);
+        if self.bare() {
+            // Rust: no `==` at all.
+            edits.skip.extend(ops.iter().map(|o| o.id()));
+        }
         for op in ops
             .iter()
             .filter(|o| self.text_of(o) == b"===" && !further.contains(&o.id()))
@@ -724,6 +751,116 @@ impl<'a> Chains<'a> {
         // The value compared is written once, in the first comparison.
         edits.skip.extend(lefts.iter().skip(1).map(|n| n.id()));
         true
+    }
+
+    /// Whether this is Rust, whose `match` arms have no keyword to hold an
+    /// `if` or `==`: its chain form is `if x 1 A else 2 || 3 B else C`,
+    /// without the `==` and the `if` of `else if`.
+    fn bare(&self) -> bool {
+        self.table.spec.switches.contains(&"match_expression")
+    }
+
+    /// Rust: the rewrite of `match x { … }` whose arms compare with
+    /// literals or paths (`1 =>`, `2 | 3 =>`, `Color::Red =>`, a last `_
+    /// =>`) into the chain form of [`Chains::bare`]: `match` is the `if`,
+    /// an arm's `}` (of a block) or `,` (after an expression) the `else`
+    /// before the next arm, `|` the `||`; the braces of the match and of
+    /// the arms' blocks, the `=>` and the `_` are left out. An arm with a
+    /// guard, a binding, a range or any other pattern, or a `_` that is not
+    /// the last arm, keeps the `match` as written.
+    fn arms_edits(&self, node: Node<'_>) -> Option<Edits> {
+        let keyword = node.child(0)?;
+        let value = node.child_by_field_name("value")?;
+        let body = node.child_by_field_name("body")?;
+        if self.text_of(&keyword) != b"match" || !self.pure(value) {
+            return None;
+        }
+        let open = body.child(0)?;
+        let close = body.child((body.child_count() as u32).checked_sub(1)?)?;
+        if self.text_of(&open) != b"{" || self.text_of(&close) != b"}" {
+            return None;
+        }
+        let mut out = Edits::default();
+        out.replace
+            .push(self.respell(&keyword, SymbolClass::Keyword, b"if"));
+        out.skip.extend([open.id(), close.id()]);
+        let arms: Vec<Node<'_>> = body
+            .named_children()
+            .filter(|c| !self.is_layout(c))
+            .collect();
+        let mut valued = 0;
+        for (i, arm) in arms.iter().enumerate() {
+            let last = i + 1 == arms.len();
+            let pattern = arm.child_by_field_name("pattern")?;
+            let result = arm.child_by_field_name("value")?;
+            if arm.kind() != "match_arm" || pattern.child_by_field_name("condition").is_some() {
+                return None;
+            }
+            if self.text_of(&pattern) == b"_" {
+                if i == 0 || !last {
+                    return None;
+                }
+                out.skip.push(pattern.id());
+            } else {
+                out.replace.extend(self.value_pattern(pattern)?);
+                valued += 1;
+            }
+            let arrow = result.prev_sibling()?;
+            if self.text_of(&arrow) != b"=>" {
+                return None;
+            }
+            out.skip.push(arrow.id());
+            // The `else` before the next arm: the block's `}` or the `,`.
+            let comma = result.next_sibling().filter(|c| self.text_of(c) == b",");
+            let end = match self.braces(result) {
+                Some([open, close]) => {
+                    out.skip.push(open.id());
+                    out.skip.extend(comma.map(|c| c.id()));
+                    close
+                }
+                None => match comma {
+                    Some(comma) => comma,
+                    None if last => {
+                        continue;
+                    }
+                    None => return None,
+                },
+            };
+            if last {
+                out.skip.push(end.id());
+            } else {
+                out.replace
+                    .push(self.respell(&end, SymbolClass::Keyword, b"else"));
+            }
+        }
+        (valued >= 2).then_some(out)
+    }
+
+    /// Rust: the respellings of a pattern that compares with values only
+    /// (literals, paths such as `Color::Red`, alone or joined by `|`, each
+    /// `|` an `||`); `None` for any other pattern.
+    fn value_pattern(&self, pattern: Node<'_>) -> Option<Vec<(usize, Vec<Emit>)>> {
+        let mut out = Vec::new();
+        let mut stack = vec![pattern];
+        while let Some(n) = stack.pop() {
+            match n.kind() {
+                "match_pattern" | "or_pattern" => {
+                    for c in n.children().filter(|c| !self.is_layout(c)) {
+                        if c.is_named() {
+                            stack.push(c);
+                        } else if self.text_of(&c) == b"|" {
+                            out.push(self.respell(&c, SymbolClass::Operator, b"||"));
+                        } else {
+                            return None;
+                        }
+                    }
+                }
+                "scoped_identifier" | "negative_literal" => {}
+                _ if matches!(self.role(&n), Some(Role::Literal(_))) => {}
+                _ => return None,
+            }
+        }
+        Some(out)
     }
 
     /// Whether this is Python, whose `match` and `if`/`elif` chains have
@@ -829,16 +966,7 @@ impl<'a> Chains<'a> {
     /// Whether `value` is what a `case` compares with in Python: a literal,
     /// maybe negative, a dotted name (`Color.RED`), or a name in capitals.
     fn py_constant(&self, value: &Node<'_>) -> bool {
-        match value.kind() {
-            "unary_operator" => {
-                value.child(0).is_some_and(|m| self.text_of(&m) == b"-")
-                    && value
-                        .named_child(0)
-                        .is_some_and(|v| matches!(self.role(&v), Some(Role::Literal(_))))
-            }
-            "attribute" => true,
-            _ => self.constant(value),
-        }
+        value.kind() == "attribute" || self.constant(value)
     }
 
     /// Python: the `==` operators of `condition` if it is `x == v` or an
@@ -1167,18 +1295,6 @@ mod tests {
             let braces = spans.iter().filter(|s| &src[s.range()] == "{").count();
             assert_eq!(braces, src.matches('{').count(), "{lang}: {chain}");
         }
-        // Other languages keep both as written: Rust's chain keeps its
-        // braces.
-        let rust = "fn f(x: i32) -> i32 { let mut r = 0; if x == 1 { r = 1; } \
-                    else if x == 2 { r = 2; } r }";
-        let spans = TsLanguage::by_name("rust")
-            .unwrap()
-            .normalize(rust.as_bytes(), &options())
-            .unwrap()
-            .normalized
-            .spans;
-        let braces = spans.iter().filter(|s| &rust[s.range()] == "{").count();
-        assert_eq!(braces, 3);
     }
 
     const GO: &str = "package p\nfunc f(x int, y int) int {\n\tr := 0\n\t$\n\treturn r + y\n}\n";
@@ -1355,6 +1471,62 @@ mod tests {
             let colons = spans.iter().filter(|s| &src[s.range()] == ":").count();
             assert_eq!(colons, 3, "{chain:?}");
         }
+    }
+
+    const RUST: &str = "fn f(x: i32, y: i32) -> i32 { let mut r = 0; $ r + y }";
+
+    #[test]
+    fn rust_matches_are_if_chains() {
+        one_form(
+            "rust",
+            RUST,
+            &[
+                "match x { 1 => { r = 10; } 2 | 3 => { r = y; }, Color::Red => { r = 4; } \
+                 _ => { r = 0; } }",
+                "if x == 1 { r = 10; } else if x == 2 || x == 3 { r = y; } \
+                 else if x == Color::Red { r = 4; } else { r = 0; }",
+            ],
+        );
+        // Arms that are expressions (their `,` the `else`), no wildcard.
+        one_form(
+            "rust",
+            RUST,
+            &[
+                "r = match x { -1 => { y }, 'a' => 2, 7 => g(y) };",
+                "r = if x == -1 { y } else if x == 'a' { 2 } else if x == 7 { g(y) };",
+            ],
+        );
+        let rewritten = |body: &str| {
+            let src = RUST.replace('$', body);
+            let at = src.find("match").unwrap() as u32;
+            TsLanguage::by_name("rust")
+                .unwrap()
+                .spellings(src.as_bytes(), &options())
+                .unwrap()
+                .iter()
+                .any(|(span, t)| span.start == at && t == b"if")
+        };
+        assert!(rewritten("match x { 1 => { r = 10; } 2 => { r = y; } }"));
+        for kept in [
+            // A guard, a binding, a range, a tuple, a wildcard first.
+            "match x { 1 if y > 0 => { r = 10; } 2 => { r = y; } }",
+            "match x { 1 => { r = 10; } n => { r = n; } }",
+            "match x { 1..=3 => { r = 10; } 4 => { r = y; } }",
+            "match (x, y) { (1, _) => { r = 10; } (2, _) => { r = y; } }",
+            "match x { _ => { r = 10; } 2 => { r = y; } }",
+            // A value that changes when evaluated again; one arm.
+            "match g(x) { 1 => { r = 10; } 2 => { r = y; } }",
+            "match x { 1 => { r = 10; } _ => { r = y; } }",
+        ] {
+            assert!(!rewritten(kept), "{kept}");
+        }
+        // A chain with another test keeps its braces and `==`.
+        differ(
+            "rust",
+            RUST,
+            "if x == 1 { r = 10; } else if x < 2 { r = y; }",
+            "match x { 1 => { r = 10; } 2 => { r = y; } }",
+        );
     }
 
     #[test]

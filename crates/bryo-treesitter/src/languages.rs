@@ -587,9 +587,9 @@ const RUST_STATEMENTS: Statements = Statements {
     ],
     loops: &[],
     branches: &["if_expression"],
-    switches: &[],
+    switches: &["match_expression"],
     case_groups: &[],
-    falls_through: true,
+    falls_through: false,
 };
 
 static LANGUAGES: &[TsLanguage] = &[
