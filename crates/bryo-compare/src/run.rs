@@ -769,9 +769,10 @@ impl Head<'_> {
     }
 }
 
-/// For every job, the first job with the same bytes (and, with
-/// `by_extension`, the same file extension), itself if none: grouped by
-/// length and raw fingerprint, confirmed byte by byte.
+/// For every job, the first job with the same bytes (`contents[i]` are job
+/// `i`'s, `raw[i]` their Rabin fingerprint; and, with `by_extension`, the
+/// same file extension), itself if none: grouped by length and raw
+/// fingerprint, confirmed byte by byte.
 fn first_equal(
     jobs: &[(Owner, &InputFile)],
     contents: &[Vec<u8>],

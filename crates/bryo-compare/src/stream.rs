@@ -1411,11 +1411,16 @@ fn archived_hashes(
 type Preloaded = (u32, Arc<AnalyzedFiles>, usize);
 
 /// The memory of analyzed files as [`AnalysisCache`] counts it: symbols,
-/// spans and the map back to the bytes.
+/// packed spans, the text where it is kept and the map back to the bytes.
 fn analyses_size(files: &AnalyzedFiles) -> usize {
     files
         .iter()
-        .map(|(a, _)| 32 * a.normalized.len() + a.lines.line_count() as usize * 4)
+        .map(|(a, _)| {
+            8 * a.normalized.len()
+                + a.normalized.spans.heap_bytes()
+                + a.text().len()
+                + a.lines.line_count() as usize * 4
+        })
         .sum()
 }
 
