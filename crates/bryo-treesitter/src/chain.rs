@@ -802,7 +802,10 @@ impl<'a> Chains<'a> {
                 }
                 out.skip.push(pattern.id());
             } else {
-                out.replace.extend(self.value_pattern(pattern)?);
+                for bar in self.value_pattern(pattern)? {
+                    out.replace
+                        .push(self.respell(&bar, SymbolClass::Operator, b"||"));
+                }
                 valued += 1;
             }
             let arrow = result.prev_sibling()?;
@@ -834,33 +837,6 @@ impl<'a> Chains<'a> {
             }
         }
         (valued >= 2).then_some(out)
-    }
-
-    /// Rust: the respellings of a pattern that compares with values only
-    /// (literals, paths such as `Color::Red`, alone or joined by `|`, each
-    /// `|` an `||`); `None` for any other pattern.
-    fn value_pattern(&self, pattern: Node<'_>) -> Option<Vec<(usize, Vec<Emit>)>> {
-        let mut out = Vec::new();
-        let mut stack = vec![pattern];
-        while let Some(n) = stack.pop() {
-            match n.kind() {
-                "match_pattern" | "or_pattern" => {
-                    for c in n.children().filter(|c| !self.is_layout(c)) {
-                        if c.is_named() {
-                            stack.push(c);
-                        } else if self.text_of(&c) == b"|" {
-                            out.push(self.respell(&c, SymbolClass::Operator, b"||"));
-                        } else {
-                            return None;
-                        }
-                    }
-                }
-                "scoped_identifier" | "negative_literal" => {}
-                _ if matches!(self.role(&n), Some(Role::Literal(_))) => {}
-                _ => return None,
-            }
-        }
-        Some(out)
     }
 
     /// Whether this is Python, whose `match` and `if`/`elif` chains have
@@ -922,8 +898,7 @@ impl<'a> Chains<'a> {
                     .push(self.respell(&case, SymbolClass::Keyword, b"else"));
                 continue;
             }
-            let bars = self.literal_pattern(pattern)?;
-            for bar in bars {
+            for bar in self.value_pattern(pattern)? {
                 out.replace
                     .push(self.respell(&bar, SymbolClass::Keyword, b"or"));
             }
@@ -934,15 +909,17 @@ impl<'a> Chains<'a> {
         (valued >= 2).then_some(out)
     }
 
-    /// The `|` tokens of a pattern that compares with values only:
-    /// literals (a number, maybe negative, or a string) and dotted names
-    /// (`Color.RED`; a bare name would capture), alone or joined by `|`.
-    fn literal_pattern<'t>(&self, pattern: Node<'t>) -> Option<Vec<Node<'t>>> {
+    /// The `|` tokens of a pattern (Python's `case`, Rust's arm) that
+    /// compares with values only: literals (a number, maybe negative, a
+    /// string), dotted names (`Color.RED`; a bare name would capture) and
+    /// paths (`Color::Red`), alone or joined by `|`; `None` for any other
+    /// pattern.
+    fn value_pattern<'t>(&self, pattern: Node<'t>) -> Option<Vec<Node<'t>>> {
         let mut bars = Vec::new();
         let mut stack = vec![pattern];
         while let Some(n) = stack.pop() {
             match n.kind() {
-                "case_pattern" | "union_pattern" => {
+                "case_pattern" | "union_pattern" | "match_pattern" | "or_pattern" => {
                     for c in n.children().filter(|c| !self.is_layout(c)) {
                         if c.is_named() {
                             stack.push(c);
@@ -956,6 +933,7 @@ impl<'a> Chains<'a> {
                     }
                 }
                 "dotted_name" if n.named_child_count() >= 2 => {}
+                "scoped_identifier" | "negative_literal" => {}
                 _ if matches!(self.role(&n), Some(Role::Literal(_))) => {}
                 _ => return None,
             }
