@@ -8,7 +8,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::index::{Index, Prepared, Record};
+use crate::index::{Entry, Index, Prepared, Record};
 use crate::{DocId, Merging, Part, SymbolFragment};
 
 /// Extension budget per document pair: this many extension steps per
@@ -45,23 +45,38 @@ pub(crate) fn pair_fragments(
     k: usize,
     min_len: usize,
 ) -> PairFragments {
-    let seeds = collect_seeds(records, index);
     let mut out = PairFragments {
         fragments: Vec::new(),
-        seeds: seeds.len() as u64,
+        seeds: 0,
         steps: 0,
         exhausted: 0,
     };
     let mut cands: Vec<(u32, Cand)> = Vec::new();
-    let mut i = 0;
-    while i < seeds.len() {
-        let (da, db) = (seeds[i].da, seeds[i].db);
-        let n = seeds[i..]
-            .iter()
-            .take_while(|s| s.da == da && s.db == db)
-            .count();
-        extend_doc_pair(&seeds[i..i + n], prep, k, &mut cands, &mut out);
-        i += n;
+    match packed_seeds(records, index, prep) {
+        // Most pairs are of one document each: their seeds are sorted as
+        // single numbers.
+        Some((da, db, keys, packing)) => {
+            out.seeds = keys.len() as u64;
+            if !keys.is_empty() {
+                let seeds = keys.iter().map(|&key| packing.seed(key));
+                extend_doc_pair(da, db, seeds, prep, k, &mut cands, &mut out);
+            }
+        }
+        None => {
+            let seeds = collect_seeds(records, index);
+            out.seeds = seeds.len() as u64;
+            let mut i = 0;
+            while i < seeds.len() {
+                let (da, db) = (seeds[i].da, seeds[i].db);
+                let n = seeds[i..]
+                    .iter()
+                    .take_while(|s| s.da == da && s.db == db)
+                    .count();
+                let run = seeds[i..i + n].iter().map(|s| (s.diag, s.pa, s.pb));
+                extend_doc_pair(da, db, run, prep, k, &mut cands, &mut out);
+                i += n;
+            }
+        }
     }
     let min_len = u32::try_from(min_len.max(1)).unwrap_or(u32::MAX);
     let kept = select(cands, min_len, |d| prep.docs[d as usize].symbols.len());
@@ -89,6 +104,83 @@ fn sort_longest_first(fragments: &mut [SymbolFragment]) {
     fragments.sort_unstable_by_key(|f| (Reverse(f.len), f.a_doc, f.a_start, f.b_doc, f.b_start));
 }
 
+/// A seed of one pair of documents as one number that sorts by diagonal,
+/// then position: `(diag + len_a) << shift | pa`, where `pa < len_a ≤
+/// 2^shift` and `0 < diag + len_a < len_a + len_b`.
+#[derive(Clone, Copy)]
+struct Packing {
+    len_a: i64,
+    shift: u32,
+}
+
+impl Packing {
+    /// The packing for documents of `len_a` and `len_b` symbols, if every
+    /// seed's number fits in 64 bits.
+    fn new(len_a: usize, len_b: usize) -> Option<Packing> {
+        let bits = |n: usize| usize::BITS - n.leading_zeros();
+        let shift = bits(len_a);
+        (shift + bits(len_a + len_b) <= 64).then_some(Packing {
+            len_a: len_a as i64,
+            shift,
+        })
+    }
+
+    fn key(self, pa: u32, pb: u32) -> u64 {
+        let diag = i64::from(pb) - i64::from(pa);
+        ((diag + self.len_a) as u64) << self.shift | u64::from(pa)
+    }
+
+    /// `(diag, pa, pb)` of a key.
+    fn seed(self, key: u64) -> (i64, u32, u32) {
+        let pa = (key & ((1u64 << self.shift) - 1)) as u32;
+        let diag = (key >> self.shift) as i64 - self.len_a;
+        (diag, pa, (i64::from(pa) + diag) as u32)
+    }
+}
+
+/// The seeds of a pair whose records all join the same two documents, as
+/// sorted [`Packing`] numbers with the documents and their packing; `None`
+/// when the records join several documents (or the numbers would not fit).
+fn packed_seeds(
+    records: &[Record],
+    index: &Index,
+    prep: &Prepared<'_>,
+) -> Option<(u32, u32, Vec<u64>, Packing)> {
+    let docs = |r: &Record| {
+        let bucket = &index.buckets[r.bucket as usize];
+        let (ga, gb) = (
+            bucket.range(r.a_start, r.a_len),
+            bucket.range(r.b_start, r.b_len),
+        );
+        let one = |g: &[Entry]| g.iter().all(|e| e.doc == g[0].doc).then_some(g[0].doc);
+        Some((one(ga)?, one(gb)?))
+    };
+    let (da, db) = match records.first() {
+        Some(r) => docs(r)?,
+        None => return Some((0, 0, Vec::new(), Packing::new(0, 0)?)),
+    };
+    let packing = Packing::new(
+        prep.docs[da as usize].symbols.len(),
+        prep.docs[db as usize].symbols.len(),
+    )?;
+    let mut keys = Vec::new();
+    for r in records {
+        if docs(r)? != (da, db) {
+            return None;
+        }
+        let bucket = &index.buckets[r.bucket as usize];
+        let (ga, gb) = (
+            bucket.range(r.a_start, r.a_len),
+            bucket.range(r.b_start, r.b_len),
+        );
+        for ea in ga {
+            keys.extend(gb.iter().map(|eb| packing.key(ea.pos, eb.pos)));
+        }
+    }
+    keys.sort_unstable();
+    Some((da, db, keys, packing))
+}
+
 /// Every pair of kept occurrences of a shared hash, one from each side,
 /// sorted by document pair, diagonal and position.
 fn collect_seeds(records: &[Record], index: &Index) -> Vec<Seed> {
@@ -111,46 +203,57 @@ fn collect_seeds(records: &[Record], index: &Index) -> Vec<Seed> {
             }
         }
     }
-    // Most pairs are of one document each: then one 128-bit key, compared
-    // in two steps, orders them (a diagonal is within ±2³², a position
-    // below 2³²).
-    let first = seeds.first().map(|s| (s.da, s.db));
-    if seeds.iter().all(|s| Some((s.da, s.db)) == first) {
-        seeds.sort_unstable_by_key(|s| ((s.diag + (1 << 32)) as u128) << 32 | u128::from(s.pa));
-    } else {
-        seeds.sort_unstable_by_key(|s| (s.da, s.db, s.diag, s.pa));
-    }
+    seeds.sort_unstable_by_key(|s| (s.da, s.db, s.diag, s.pa));
     seeds
 }
 
-/// Extends the seeds of one document pair to maximal exact matches, walking
-/// each diagonal once: a seed inside the match found on its diagonal is
-/// skipped, which merges runs consecutive in both documents.
+/// Whether two k-grams are equal, compared four symbols at a time with no
+/// early exit (most compared k-grams are equal: this only catches the rare
+/// hash collision).
+#[inline]
+fn same_kgram(a: &[u64], b: &[u64]) -> bool {
+    debug_assert_eq!(a.len(), b.len());
+    let (mut ca, mut cb) = (a.chunks_exact(4), b.chunks_exact(4));
+    let mut diff = 0u64;
+    for (x, y) in (&mut ca).zip(&mut cb) {
+        diff |= (x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3]);
+    }
+    for (x, y) in ca.remainder().iter().zip(cb.remainder()) {
+        diff |= x ^ y;
+    }
+    diff == 0
+}
+
+/// Extends the seeds `(diag, pa, pb)` of documents `da` and `db`, sorted by
+/// diagonal and position, to maximal exact matches, walking each diagonal
+/// once: a seed inside the match found on its diagonal is skipped, which
+/// merges runs consecutive in both documents.
 fn extend_doc_pair(
-    seeds: &[Seed],
+    da: u32,
+    db: u32,
+    seeds: impl Iterator<Item = (i64, u32, u32)>,
     prep: &Prepared<'_>,
     k: usize,
     cands: &mut Vec<(u32, Cand)>,
     out: &mut PairFragments,
 ) {
-    let (da, db) = (seeds[0].da, seeds[0].db);
     let (doc_a, doc_b) = (&prep.docs[da as usize], &prep.docs[db as usize]);
     let (a, b) = (doc_a.symbols, doc_b.symbols);
     let mut budget = EXTENSION_BUDGET_PER_SYMBOL * (a.len() as u64 + b.len() as u64);
     let mut ran_out = false;
     let mut diag = None;
     let mut floor = 0usize; // end (in a) of the match found on this diagonal
-    for s in seeds {
-        if diag != Some(s.diag) {
-            diag = Some(s.diag);
+    for (s_diag, pa, pb) in seeds {
+        if diag != Some(s_diag) {
+            diag = Some(s_diag);
             floor = 0;
         }
-        let (pa, pb) = (s.pa as usize, s.pb as usize);
+        let (pa, pb) = (pa as usize, pb as usize);
         if pa < floor {
             continue;
         }
         // Verify the k-gram: equal hashes may, rarely, be a collision.
-        if pa + k > a.len() || pb + k > b.len() || a[pa..pa + k] != b[pb..pb + k] {
+        if pa + k > a.len() || pb + k > b.len() || !same_kgram(&a[pa..pa + k], &b[pb..pb + k]) {
             continue;
         }
         let (left_a, right_a, touches_a) = seed_limits(&doc_a.excluded, pa, k, a.len());
@@ -580,6 +683,18 @@ mod tests {
     };
 
     #[test]
+    fn packing_fits_64_bits_or_declines() {
+        // Documents below 2^31 symbols always pack; longer ones may not.
+        let n = (1usize << 31) - 1;
+        let p = Packing::new(n, n).unwrap();
+        assert!(Packing::new(u32::MAX as usize, u32::MAX as usize).is_none());
+        let last = n as u32 - 1;
+        assert_eq!(p.seed(p.key(last, 0)), (-i64::from(last), last, 0));
+        assert_eq!(p.seed(p.key(0, last)), (i64::from(last), 0, last));
+        assert!(p.key(last, 0) < p.key(0, 0) && p.key(0, 0) < p.key(0, last));
+    }
+
+    #[test]
     fn a_copy_with_inserted_statements_becomes_one_fragment() {
         // b = a with 4 inserted symbols after 20 and 5 after 40 of a.
         let parts = vec![
@@ -886,6 +1001,42 @@ mod tests {
             }
             // Longest first.
             prop_assert!(out.windows(2).all(|w| w[0].len >= w[1].len));
+        }
+
+        #[test]
+        fn packed_seeds_sort_by_diagonal_then_position(
+            len_a in 1usize..5000,
+            len_b in 1usize..5000,
+            seeds in prop::collection::vec((any::<prop::sample::Index>(), any::<prop::sample::Index>()), 0..60),
+        ) {
+            let packing = Packing::new(len_a, len_b).unwrap();
+            let seeds: Vec<(u32, u32)> = seeds
+                .iter()
+                .map(|(a, b)| (a.index(len_a) as u32, b.index(len_b) as u32))
+                .collect();
+            let mut keys: Vec<u64> = seeds.iter().map(|&(pa, pb)| packing.key(pa, pb)).collect();
+            keys.sort_unstable();
+            let got: Vec<(i64, u32, u32)> = keys.iter().map(|&k| packing.seed(k)).collect();
+            let mut want: Vec<(i64, u32, u32)> = seeds
+                .iter()
+                .map(|&(pa, pb)| (i64::from(pb) - i64::from(pa), pa, pb))
+                .collect();
+            want.sort_unstable();
+            prop_assert_eq!(got, want);
+        }
+
+        #[test]
+        fn kgram_comparison_matches_slices(
+            a in prop::collection::vec(0u64..3, 0..30),
+            flip in any::<prop::sample::Index>(),
+        ) {
+            let mut b = a.clone();
+            prop_assert!(same_kgram(&a, &b));
+            if !b.is_empty() {
+                let i = flip.index(b.len());
+                b[i] ^= 1 << 40;
+                prop_assert!(!same_kgram(&a, &b));
+            }
         }
 
         #[test]

@@ -466,6 +466,11 @@ pub(crate) struct Index {
     /// distinct submissions holding the hash)`, sorted; empty unless
     /// shared fingerprints are weighted by rarity.
     pub rarity: Vec<(u64, u32)>,
+    /// Where each document's occurrences start in `rarity`: those of
+    /// internal document `d` are `rarity[rarity_starts[d]..rarity_starts[d
+    /// + 1]]`, so the discount searches one document's few hundred
+    /// occurrences, not the corpus's (empty when `rarity` is).
+    pub rarity_starts: Vec<usize>,
     /// Whether the excluded occurrences are template code (left out of the
     /// totals, like base code) rather than MOSS-common passages (kept in
     /// the totals).
@@ -800,6 +805,7 @@ pub(crate) fn build_index(
     common.extend(caller_excluded);
     common.par_sort_unstable();
     rarity.par_sort_unstable();
+    let rarity_starts = doc_starts(&rarity, prep.docs.len());
     let buckets = grouped
         .iter_mut()
         .map(|g| std::mem::take(&mut g.bucket))
@@ -811,11 +817,30 @@ pub(crate) fn build_index(
         counts,
         common,
         rarity,
+        rarity_starts,
         common_is_template: matches!(options.common, CommonRule::Rarity(_)),
         rule,
     };
     index.shares = index.collect_shares(prep);
     index
+}
+
+/// For occurrences sorted by `doc << 32 | pos`, where each of `docs`
+/// documents' run starts, and their end: `docs + 1` offsets (none when
+/// there are no occurrences).
+fn doc_starts(sorted: &[(u64, u32)], docs: usize) -> Vec<usize> {
+    if sorted.is_empty() {
+        return Vec::new();
+    }
+    let mut starts = Vec::with_capacity(docs + 1);
+    let mut at = 0;
+    for d in 0..=docs as u64 {
+        while sorted.get(at).is_some_and(|&(key, _)| key >> 32 < d) {
+            at += 1;
+        }
+        starts.push(at);
+    }
+    starts
 }
 
 /// What grouping a bucket needs beyond the options.
@@ -1122,4 +1147,35 @@ fn group_bucket(
     out.bucket.groups.shrink_to_fit();
     out.bucket.subs.shrink_to_fit();
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn doc_starts_bound_each_documents_run(
+            mut keys in prop::collection::vec((0u64..6, 0u64..50), 0..80),
+            extra in 0usize..3,
+        ) {
+            let docs = 6 + extra;
+            keys.sort_unstable();
+            let sorted: Vec<(u64, u32)> = keys.iter().map(|&(d, p)| (d << 32 | p, 1)).collect();
+            let starts = doc_starts(&sorted, docs);
+            if sorted.is_empty() {
+                prop_assert!(starts.is_empty());
+            } else {
+                prop_assert_eq!(starts.len(), docs + 1);
+                for d in 0..docs {
+                    let naive: Vec<_> =
+                        sorted.iter().filter(|&&(k, _)| k >> 32 == d as u64).collect();
+                    let run: Vec<_> = sorted[starts[d]..starts[d + 1]].iter().collect();
+                    prop_assert_eq!(run, naive);
+                }
+                prop_assert_eq!(starts[docs], sorted.len());
+            }
+        }
+    }
 }

@@ -210,22 +210,23 @@ impl Rarity {
         k: usize,
         template_above: u64,
     ) -> f64 {
-        self.evidence_by(
-            fragments,
-            occurrences,
-            |d| u64::from(d.0),
-            k,
-            template_above,
-        )
+        let of_doc = |d: crate::DocId| {
+            let key = u64::from(d.0);
+            let from = occurrences.partition_point(|&(o, _)| o >> 32 < key);
+            let to = occurrences.partition_point(|&(o, _)| o >> 32 <= key);
+            (key, &occurrences[from..to])
+        };
+        self.evidence_by(fragments, of_doc, k, template_above)
     }
 
-    /// [`Rarity::evidence`] with the key of a document in `occurrences`
-    /// given by `key` (the matcher keys them by its internal index).
-    pub(crate) fn evidence_by(
+    /// [`Rarity::evidence`] with a document's key and its occurrences
+    /// (those whose key is `key << 32 | pos`, sorted) given by `of_doc`:
+    /// the matcher keys them by its internal index and finds each
+    /// document's part of the corpus's list at once.
+    pub(crate) fn evidence_by<'o>(
         &self,
         fragments: &[crate::SymbolFragment],
-        occurrences: &[(u64, u32)],
-        key: impl Fn(crate::DocId) -> u64,
+        of_doc: impl Fn(crate::DocId) -> (u64, &'o [(u64, u32)]),
         k: usize,
         template_above: u64,
     ) -> f64 {
@@ -237,7 +238,7 @@ impl Rarity {
             if (len as usize) < k {
                 return (0.0, 0);
             }
-            let d = key(doc);
+            let (d, occurrences) = of_doc(doc);
             let lo = d << 32 | u64::from(start);
             let hi = d << 32 | u64::from(start + len - k as u32);
             let from = occurrences.partition_point(|&(key, _)| key < lo);

@@ -866,13 +866,12 @@ impl<'c> Ranked<'c> {
             options.score,
         );
         if let (CommonRule::Rarity(r), false) = (options.common, index.rarity.is_empty()) {
-            m.similarity *= r.evidence_by(
-                &m.fragments,
-                &index.rarity,
-                |d| u64::from(self.internal[d.0 as usize]),
-                k,
-                index.rule.exclude_above,
-            );
+            let of_doc = |d: DocId| {
+                let i = self.internal[d.0 as usize] as usize;
+                let (from, to) = (index.rarity_starts[i], index.rarity_starts[i + 1]);
+                (i as u64, &index.rarity[from..to])
+            };
+            m.similarity *= r.evidence_by(&m.fragments, of_doc, k, index.rule.exclude_above);
         }
         (m, counts)
     }

@@ -197,6 +197,52 @@ pub struct Lexer {
     sym_ident: u64,
     sym_number: u64,
     sym_class: [u64; 16],
+    /// For each of the spec's quotes, the bytes its body must stop at.
+    quote_stops: Vec<Stops>,
+}
+
+/// The bytes that can close, escape, interpolate or cut short a literal's
+/// body: everything between them is skipped at once (with `memchr` for
+/// up to three of them, as for the long docstrings of Python).
+#[derive(Debug)]
+struct Stops {
+    bytes: Vec<u8>,
+    table: [bool; 256],
+}
+
+impl Stops {
+    fn new(quote: &Quote) -> Stops {
+        let mut bytes = vec![quote.close.as_bytes()[0]];
+        if quote.escape {
+            bytes.push(b'\\');
+        }
+        if !quote.multiline {
+            bytes.extend([b'\n', b'\r']);
+        }
+        if let Some(ip) = quote.interp {
+            bytes.push(ip.as_bytes()[0]);
+        }
+        bytes.sort_unstable();
+        bytes.dedup();
+        let mut table = [false; 256];
+        for &b in &bytes {
+            table[b as usize] = true;
+        }
+        Stops { bytes, table }
+    }
+
+    /// The first stop at or after `from`, or `s.len()`.
+    #[inline]
+    fn next(&self, s: &[u8], from: usize) -> usize {
+        let rest = &s[from..];
+        let found = match *self.bytes.as_slice() {
+            [a] => memchr::memchr(a, rest),
+            [a, b] => memchr::memchr2(a, b, rest),
+            [a, b, c] => memchr::memchr3(a, b, c, rest),
+            _ => rest.iter().position(|&c| self.table[c as usize]),
+        };
+        found.map_or(s.len(), |p| from + p)
+    }
 }
 
 /// An interpolation in progress: the literal it belongs to and the
@@ -324,6 +370,7 @@ impl Lexer {
             sym_ident: symbol(SymbolClass::Identifier, b""),
             sym_number: symbol(SymbolClass::Number, b""),
             sym_class,
+            quote_stops: spec.quotes.iter().map(Stops::new).collect(),
         }
     }
 
@@ -801,7 +848,11 @@ impl Lexer {
         let c0 = close[0];
         let interp = quote.interp.map(str::as_bytes);
         let i0 = interp.map_or(0, |p| p[0]);
+        let stops = &self.quote_stops[q as usize];
         loop {
+            if j < n && !stops.table[s[j] as usize] {
+                j = stops.next(s, j);
+            }
             if j >= n {
                 r.notes.push(LexNote {
                     offset: start as u32,
@@ -1201,19 +1252,13 @@ fn closing_bracket(open: u8) -> u8 {
 
 #[inline]
 fn memchr_at(needle: u8, s: &[u8], from: usize) -> Option<usize> {
-    s.get(from..)?
-        .iter()
-        .position(|&c| c == needle)
-        .map(|p| p + from)
+    memchr::memchr(needle, s.get(from..)?).map(|p| p + from)
 }
 
 /// Offset of the line end (`\n` or `\r`) at or after `i`, or the text's end.
 #[inline]
 fn line_end(s: &[u8], i: usize) -> usize {
-    s[i..]
-        .iter()
-        .position(|&c| c == b'\n' || c == b'\r')
-        .map_or(s.len(), |p| i + p)
+    memchr::memchr2(b'\n', b'\r', &s[i..]).map_or(s.len(), |p| i + p)
 }
 
 #[inline]
@@ -1297,6 +1342,40 @@ mod tests {
                     prop_assert_eq!(k.sym, symbol(SymbolClass::Keyword, &w));
                 }
             }
+        }
+
+        #[test]
+        fn quote_stops_are_the_first_stop_byte(
+            text in prop::collection::vec(
+                prop::sample::select(b"ab\"'`\\\n\r{$#(x".to_vec()), 0..80),
+            from in 0usize..80,
+        ) {
+            let from = from.min(text.len());
+            for lang in Language::all() {
+                let Some(lx) = lang.lexer() else { continue };
+                for stops in &lx.quote_stops {
+                    let naive = text[from..]
+                        .iter()
+                        .position(|&c| stops.table[c as usize])
+                        .map_or(text.len(), |p| from + p);
+                    prop_assert_eq!(stops.next(&text, from), naive, "{}", lang.name());
+                }
+            }
+        }
+
+        #[test]
+        fn line_ends_match_a_byte_scan(
+            text in prop::collection::vec(prop::sample::select(b"ab\n\r ".to_vec()), 0..60),
+            from in 0usize..60,
+        ) {
+            let from = from.min(text.len());
+            let naive = text[from..]
+                .iter()
+                .position(|&c| c == b'\n' || c == b'\r')
+                .map_or(text.len(), |p| from + p);
+            prop_assert_eq!(line_end(&text, from), naive);
+            let naive = text[from..].iter().position(|&c| c == b'a').map(|p| from + p);
+            prop_assert_eq!(memchr_at(b'a', &text, from), naive);
         }
 
         #[test]
