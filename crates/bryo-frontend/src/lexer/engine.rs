@@ -435,10 +435,11 @@ impl Lexer {
                     continue;
                 }
                 i += 1;
-                while i < n
-                    && self.class[s[i] as usize] & WS != 0
-                    && (s[i] != b'\n' || r.heredocs.is_empty())
-                {
+                if r.heredocs.is_empty() {
+                    i = self.space_end(s, i);
+                    continue;
+                }
+                while i < n && self.class[s[i] as usize] & WS != 0 && s[i] != b'\n' {
                     i += 1;
                 }
                 continue;
@@ -557,9 +558,45 @@ impl Lexer {
         self.push(r, sym, start, end);
     }
 
+    /// The end of the identifier characters from `i`. Eight bytes at a
+    /// time while they are letters, digits, `_` or non-ASCII (identifier
+    /// characters in every language), then the class table for the byte
+    /// that stopped them (a language's own extras, such as `$` or `-`).
     #[inline]
     fn ident_end(&self, s: &[u8], mut i: usize) -> usize {
+        while let Some(chunk) = s.get(i..i + 8) {
+            let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+            let stop = !common_ident_bytes(word) & HIGH_BITS;
+            if stop == 0 {
+                i += 8;
+                continue;
+            }
+            i += (stop.trailing_zeros() / 8) as usize;
+            if self.class[s[i] as usize] & ID_CONT == 0 {
+                return i;
+            }
+            i += 1;
+        }
         while i < s.len() && self.class[s[i] as usize] & ID_CONT != 0 {
+            i += 1;
+        }
+        i
+    }
+
+    /// The end of the whitespace from `i` where no here-document waits for
+    /// a line end: eight bytes at a time.
+    #[inline]
+    fn space_end(&self, s: &[u8], mut i: usize) -> usize {
+        while let Some(chunk) = s.get(i..i + 8) {
+            let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+            let stop = !space_bytes(word) & HIGH_BITS;
+            if stop == 0 {
+                i += 8;
+                continue;
+            }
+            return i + (stop.trailing_zeros() / 8) as usize;
+        }
+        while i < s.len() && self.class[s[i] as usize] & WS != 0 {
             i += 1;
         }
         i
@@ -1255,6 +1292,41 @@ fn memchr_at(needle: u8, s: &[u8], from: usize) -> Option<usize> {
     memchr::memchr(needle, s.get(from..)?).map(|p| p + from)
 }
 
+/// The high bit of every byte of a word.
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+
+/// Bit 7 of each byte of `word` set where the byte is in `lo..=hi` (both
+/// below 0x80), for bytes below 0x80; garbage elsewhere (callers mask).
+#[inline]
+fn bytes_in(low7: u64, lo: u8, hi: u8) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    // Each byte is at most 0x7f, so neither sum carries into the next byte.
+    let at_least_lo = low7 + ONES * u64::from(0x80 - lo);
+    let above_hi = low7 + ONES * u64::from(0x7f - hi);
+    at_least_lo & !above_hi & HIGH_BITS
+}
+
+/// Bit 7 of each byte of `word` set where the byte is an ASCII letter,
+/// digit or `_`, or not ASCII: the identifier characters every lexer has.
+#[inline]
+fn common_ident_bytes(word: u64) -> u64 {
+    let low7 = word & !HIGH_BITS;
+    let ascii = bytes_in(low7, b'a', b'z')
+        | bytes_in(low7, b'A', b'Z')
+        | bytes_in(low7, b'0', b'9')
+        | bytes_in(low7, b'_', b'_');
+    (ascii & !word) | (word & HIGH_BITS)
+}
+
+/// Bit 7 of each byte of `word` set where the byte is whitespace (tab,
+/// line feed, vertical tab, form feed, carriage return, space): the
+/// lexers' `WS` class.
+#[inline]
+fn space_bytes(word: u64) -> u64 {
+    let low7 = word & !HIGH_BITS;
+    (bytes_in(low7, 0x09, 0x0d) | bytes_in(low7, b' ', b' ')) & !word
+}
+
 /// Offset of the line end (`\n` or `\r`) at or after `i`, or the text's end.
 #[inline]
 fn line_end(s: &[u8], i: usize) -> usize {
@@ -1360,6 +1432,28 @@ mod tests {
                         .map_or(text.len(), |p| from + p);
                     prop_assert_eq!(stops.next(&text, from), naive, "{}", lang.name());
                 }
+            }
+        }
+
+        #[test]
+        fn word_scans_match_the_class_table(
+            text in prop::collection::vec(prop_oneof![
+                prop::sample::select(b"aZ_09 \t\n\r\x0b\x0c$-'?!.@#`~^{}".to_vec()),
+                any::<u8>(),
+            ], 0..40),
+            from in 0usize..40,
+        ) {
+            let from = from.min(text.len());
+            for lang in Language::all() {
+                let Some(lx) = lang.lexer() else { continue };
+                let scan = |bit: u8| {
+                    text[from..]
+                        .iter()
+                        .position(|&c| lx.class[c as usize] & bit == 0)
+                        .map_or(text.len(), |p| from + p)
+                };
+                prop_assert_eq!(lx.ident_end(&text, from), scan(ID_CONT), "{}", lang.name());
+                prop_assert_eq!(lx.space_end(&text, from), scan(WS), "{}", lang.name());
             }
         }
 
