@@ -77,7 +77,9 @@ impl PackedSpans {
 
 impl From<&[Span]> for PackedSpans {
     fn from(spans: &[Span]) -> Self {
-        let mut bytes = Vec::with_capacity(spans.len() * 2 + 8);
+        // Most spans take two or three bytes: room for three, so the
+        // buffer seldom grows (it is shrunk to its size at the end).
+        let mut bytes = Vec::with_capacity(spans.len() * 3 + 16);
         let mut marks = Vec::with_capacity(spans.len().div_ceil(STRIDE));
         let mut end = 0u32;
         for (i, span) in spans.iter().enumerate() {
@@ -98,7 +100,12 @@ impl From<&[Span]> for PackedSpans {
     }
 }
 
+#[inline]
 fn write_varint(out: &mut Vec<u8>, mut v: u64) {
+    if v < 0x80 {
+        out.push(v as u8);
+        return;
+    }
     while v >= 0x80 {
         out.push(v as u8 | 0x80);
         v >>= 7;
