@@ -471,6 +471,10 @@ pub(crate) struct Index {
     /// + 1]]`, so the discount searches one document's few hundred
     /// occurrences, not the corpus's (empty when `rarity` is).
     pub rarity_starts: Vec<usize>,
+    /// [`Rarity::weight`](crate::Rarity::weight) of every count of
+    /// distinct submissions in `rarity`, at this corpus's template
+    /// threshold: `rarity_weights[df]` (empty when `rarity` is).
+    pub rarity_weights: Vec<f64>,
     /// Whether the excluded occurrences are template code (left out of the
     /// totals, like base code) rather than MOSS-common passages (kept in
     /// the totals).
@@ -806,6 +810,13 @@ pub(crate) fn build_index(
     common.par_sort_unstable();
     rarity.par_sort_unstable();
     let rarity_starts = doc_starts(&rarity, prep.docs.len());
+    let rarity_weights = match options.common {
+        CommonRule::Rarity(r) if !rarity.is_empty() => {
+            let top = rarity.iter().map(|&(_, df)| df).max().unwrap_or(0);
+            (0..=top).map(|df| r.weight(df, exclude_above)).collect()
+        }
+        _ => Vec::new(),
+    };
     let buckets = grouped
         .iter_mut()
         .map(|g| std::mem::take(&mut g.bucket))
@@ -818,6 +829,7 @@ pub(crate) fn build_index(
         common,
         rarity,
         rarity_starts,
+        rarity_weights,
         common_is_template: matches!(options.common, CommonRule::Rarity(_)),
         rule,
     };

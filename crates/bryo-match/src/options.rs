@@ -216,17 +216,21 @@ impl Rarity {
             let to = occurrences.partition_point(|&(o, _)| o >> 32 <= key);
             (key, &occurrences[from..to])
         };
-        self.evidence_by(fragments, of_doc, k, template_above)
+        let weight = |df| self.weight(df, template_above);
+        self.evidence_by(fragments, of_doc, weight, k, template_above)
     }
 
     /// [`Rarity::evidence`] with a document's key and its occurrences
     /// (those whose key is `key << 32 | pos`, sorted) given by `of_doc`:
     /// the matcher keys them by its internal index and finds each
-    /// document's part of the corpus's list at once.
+    /// document's part of the corpus's list at once. `weight` is
+    /// [`Rarity::weight`] at `template_above` (the matcher looks it up in a
+    /// table made once).
     pub(crate) fn evidence_by<'o>(
         &self,
         fragments: &[crate::SymbolFragment],
         of_doc: impl Fn(crate::DocId) -> (u64, &'o [(u64, u32)]),
+        weight: impl Fn(u32) -> f64,
         k: usize,
         template_above: u64,
     ) -> f64 {
@@ -247,7 +251,7 @@ impl Rarity {
                 if key > hi {
                     break;
                 }
-                sum += self.weight(df, template_above);
+                sum += weight(df);
                 n += 1;
             }
             (sum, n)

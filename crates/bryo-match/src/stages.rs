@@ -871,7 +871,9 @@ impl<'c> Ranked<'c> {
                 let (from, to) = (index.rarity_starts[i], index.rarity_starts[i + 1]);
                 (i as u64, &index.rarity[from..to])
             };
-            m.similarity *= r.evidence_by(&m.fragments, of_doc, k, index.rule.exclude_above);
+            let weight = |df: u32| index.rarity_weights[df as usize];
+            let template_above = index.rule.exclude_above;
+            m.similarity *= r.evidence_by(&m.fragments, of_doc, weight, k, template_above);
         }
         (m, counts)
     }
