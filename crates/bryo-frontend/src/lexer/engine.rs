@@ -564,39 +564,27 @@ impl Lexer {
     /// that stopped them (a language's own extras, such as `$` or `-`).
     #[inline]
     fn ident_end(&self, s: &[u8], mut i: usize) -> usize {
-        while let Some(chunk) = s.get(i..i + 8) {
-            let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
-            let stop = !common_ident_bytes(word) & HIGH_BITS;
-            if stop == 0 {
-                i += 8;
-                continue;
+        loop {
+            match first_outside(s, i, common_ident_bytes) {
+                Ok(p) if self.class[s[p] as usize] & ID_CONT != 0 => i = p + 1,
+                Ok(p) => return p,
+                Err(tail) => return self.class_end(s, tail, ID_CONT),
             }
-            i += (stop.trailing_zeros() / 8) as usize;
-            if self.class[s[i] as usize] & ID_CONT == 0 {
-                return i;
-            }
-            i += 1;
         }
-        while i < s.len() && self.class[s[i] as usize] & ID_CONT != 0 {
-            i += 1;
-        }
-        i
     }
 
     /// The end of the whitespace from `i` where no here-document waits for
     /// a line end: eight bytes at a time.
     #[inline]
-    fn space_end(&self, s: &[u8], mut i: usize) -> usize {
-        while let Some(chunk) = s.get(i..i + 8) {
-            let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
-            let stop = !space_bytes(word) & HIGH_BITS;
-            if stop == 0 {
-                i += 8;
-                continue;
-            }
-            return i + (stop.trailing_zeros() / 8) as usize;
-        }
-        while i < s.len() && self.class[s[i] as usize] & WS != 0 {
+    fn space_end(&self, s: &[u8], i: usize) -> usize {
+        first_outside(s, i, space_bytes).unwrap_or_else(|tail| self.class_end(s, tail, WS))
+    }
+
+    /// The first byte at or after `i` outside the class `bit`, one byte at
+    /// a time.
+    #[inline]
+    fn class_end(&self, s: &[u8], mut i: usize, bit: u8) -> usize {
+        while i < s.len() && self.class[s[i] as usize] & bit != 0 {
             i += 1;
         }
         i
@@ -1304,6 +1292,23 @@ fn bytes_in(low7: u64, lo: u8, hi: u8) -> u64 {
     let at_least_lo = low7 + ONES * u64::from(0x80 - lo);
     let above_hi = low7 + ONES * u64::from(0x7f - hi);
     at_least_lo & !above_hi & HIGH_BITS
+}
+
+/// The first byte at or after `i` that `inside` (bit 7 of each byte of a
+/// little-endian word set where the byte belongs) leaves out, read eight
+/// bytes at a time; `Err` with where the last whole word ends when every
+/// byte of the whole words belongs (fewer than eight bytes are left).
+#[inline]
+fn first_outside(s: &[u8], mut i: usize, inside: impl Fn(u64) -> u64) -> Result<usize, usize> {
+    while let Some(chunk) = s.get(i..i + 8) {
+        let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+        let outside = !inside(word) & HIGH_BITS;
+        if outside != 0 {
+            return Ok(i + (outside.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    Err(i)
 }
 
 /// Bit 7 of each byte of `word` set where the byte is an ASCII letter,
