@@ -100,12 +100,7 @@ impl From<&[Span]> for PackedSpans {
     }
 }
 
-#[inline]
 fn write_varint(out: &mut Vec<u8>, mut v: u64) {
-    if v < 0x80 {
-        out.push(v as u8);
-        return;
-    }
     while v >= 0x80 {
         out.push(v as u8 | 0x80);
         v >>= 7;

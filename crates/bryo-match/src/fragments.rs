@@ -146,33 +146,21 @@ fn packed_seeds(
     index: &Index,
     prep: &Prepared<'_>,
 ) -> Option<(u32, u32, Vec<u64>, Packing)> {
-    let docs = |r: &Record| {
-        let bucket = &index.buckets[r.bucket as usize];
-        let (ga, gb) = (
-            bucket.range(r.a_start, r.a_len),
-            bucket.range(r.b_start, r.b_len),
-        );
-        let one = |g: &[Entry]| g.iter().all(|e| e.doc == g[0].doc).then_some(g[0].doc);
-        Some((one(ga)?, one(gb)?))
+    let Some(first) = records.first() else {
+        return Some((0, 0, Vec::new(), Packing::new(0, 0)?));
     };
-    let (da, db) = match records.first() {
-        Some(r) => docs(r)?,
-        None => return Some((0, 0, Vec::new(), Packing::new(0, 0)?)),
-    };
+    let (ga, gb) = sides(first, index);
+    let (da, db) = (ga[0].doc, gb[0].doc);
     let packing = Packing::new(
         prep.docs[da as usize].symbols.len(),
         prep.docs[db as usize].symbols.len(),
     )?;
     let mut keys = Vec::new();
     for r in records {
-        if docs(r)? != (da, db) {
+        let (ga, gb) = sides(r, index);
+        if ga.iter().any(|e| e.doc != da) || gb.iter().any(|e| e.doc != db) {
             return None;
         }
-        let bucket = &index.buckets[r.bucket as usize];
-        let (ga, gb) = (
-            bucket.range(r.a_start, r.a_len),
-            bucket.range(r.b_start, r.b_len),
-        );
         for ea in ga {
             keys.extend(gb.iter().map(|eb| packing.key(ea.pos, eb.pos)));
         }
@@ -181,16 +169,22 @@ fn packed_seeds(
     Some((da, db, keys, packing))
 }
 
+/// The kept occurrences a record joins: its hash's entries on side `a` and
+/// on side `b`.
+fn sides<'i>(r: &Record, index: &'i Index) -> (&'i [Entry], &'i [Entry]) {
+    let bucket = &index.buckets[r.bucket as usize];
+    (
+        bucket.range(r.a_start, r.a_len),
+        bucket.range(r.b_start, r.b_len),
+    )
+}
+
 /// Every pair of kept occurrences of a shared hash, one from each side,
 /// sorted by document pair, diagonal and position.
 fn collect_seeds(records: &[Record], index: &Index) -> Vec<Seed> {
     let mut seeds = Vec::new();
     for r in records {
-        let bucket = &index.buckets[r.bucket as usize];
-        let (ga, gb) = (
-            bucket.range(r.a_start, r.a_len),
-            bucket.range(r.b_start, r.b_len),
-        );
+        let (ga, gb) = sides(r, index);
         for ea in ga {
             for eb in gb {
                 seeds.push(Seed {
