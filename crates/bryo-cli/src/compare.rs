@@ -157,6 +157,12 @@ pub struct Args {
     #[arg(long = "fail-above", value_name = "S", value_parser = parse_fraction)]
     fail_above: Option<f64>,
 
+    /// Print where the time went to standard error once the report is
+    /// written: each phase's wall time, CPU time (user + system, all
+    /// threads) and page faults.
+    #[arg(long = "timings")]
+    timings: bool,
+
     /// Files larger than this many bytes are skipped (and listed).
     #[arg(long = "max-file-size", value_name = "BYTES", default_value_t = bryo_input::DEFAULT_MAX_FILE_SIZE)]
     max_file_size: u64,
@@ -225,7 +231,12 @@ fn parse_fraction(s: &str) -> Result<f64, String> {
 
 /// Runs the command; `Ok(true)` when `--fail-above` was reached.
 pub fn run(args: &Args) -> Result<bool> {
-    args.threads.pool()?.install(|| compare(args))
+    if args.timings {
+        crate::timings::enable(std::time::Instant::now(), "discover");
+    }
+    let result = args.threads.pool()?.install(|| compare(args));
+    crate::timings::print();
+    result
 }
 
 fn compare(args: &Args) -> Result<bool> {
@@ -333,6 +344,7 @@ fn compare(args: &Args) -> Result<bool> {
             bar.0.finish_and_clear();
             return result;
         }
+        crate::timings::mark("read");
         read_listed(&mut inputs, args.max_file_size);
     }
     // The HTML report shows the submitted text: keep the bytes as read
@@ -597,6 +609,7 @@ fn run_stages(
     // The bar is gone before the report is written.
     progress.0.finish_and_clear();
     warn_about_common_passages(&outcome.report);
+    crate::timings::mark("write");
     write_report(&outcome.report, args, sources)?;
     let failed = args
         .fail_above
@@ -696,6 +709,7 @@ impl StageBar {
 
 impl Progress for StageBar {
     fn start(&self, stage: Stage, work: u64) {
+        crate::timings::mark(stage.name());
         self.0.set_message(stage.name());
         self.0.set_position(0);
         self.0.set_length(work);

@@ -10,6 +10,7 @@ mod index;
 mod rank;
 mod report;
 mod serve;
+mod timings;
 mod tokens;
 
 use std::process::ExitCode;

@@ -1747,3 +1747,63 @@ fn streamed_runs_write_the_in_memory_report() {
         assert!(err.contains(why), "{extra:?}: {err}");
     }
 }
+
+#[test]
+fn timings_go_to_standard_error_and_leave_the_report_alone() {
+    let tmp = TempDir::new().unwrap();
+    let body = "def f(x):\n    total = 0\n    for i in range(x):\n        total += i * i\n    return total\n";
+    write(tmp.path(), "a.py", &body.repeat(4));
+    write(tmp.path(), "b.py", &body.repeat(4));
+    write(tmp.path(), "c.py", "print('something else entirely')\n");
+    let plain = json_bytes(Some(tmp.path()), &["compare", "-l", "python", "."]);
+    let out = bryo()
+        .current_dir(tmp.path())
+        .args([
+            "compare",
+            "-l",
+            "python",
+            "--timings",
+            "--format",
+            "json",
+            ".",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(out.stdout, plain, "--timings changed the report");
+    let err = String::from_utf8(out.stderr).unwrap();
+    let rows: Vec<Vec<&str>> = err
+        .lines()
+        .skip_while(|l| !l.starts_with("phase"))
+        .skip(1)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    let phases: Vec<&str> = rows.iter().map(|r| r[0]).collect();
+    assert_eq!(
+        phases,
+        [
+            "discover",
+            "read",
+            "analyze",
+            "fingerprint",
+            "index",
+            "pairs",
+            "fragments",
+            "report",
+            "write",
+            "total"
+        ],
+        "{err}"
+    );
+    let number = |s: &str| s.parse::<f64>().unwrap();
+    // Every phase has a wall time, CPU time and page faults, and the phases
+    // add up to the total wall time (printed to 0.1 ms).
+    let wall: f64 = rows[..rows.len() - 1].iter().map(|r| number(r[1])).sum();
+    let total = number(rows[rows.len() - 1][1]);
+    assert!((wall - total).abs() < 0.1 * rows.len() as f64, "{err}");
+    for r in &rows {
+        assert_eq!(r.len(), 6, "{err}");
+        let (cpu, user, sys) = (number(r[2]), number(r[3]), number(r[4]));
+        assert!((cpu - user - sys).abs() <= 0.11, "{err}");
+    }
+}
