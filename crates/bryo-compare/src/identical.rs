@@ -177,11 +177,12 @@ pub(crate) fn detect(
     let keys: Vec<SubsetProduct> = counted
         .par_iter()
         .map(|files| {
-            SubsetProduct::of(
+            // Only multiplied: the polynomials without their inverses.
+            SubsetProduct::of_polynomials(
                 m,
                 files
                     .iter()
-                    .map(|c| polys.element(m, u128::from(c.fingerprint))),
+                    .map(|c| polys.polynomial(m, u128::from(c.fingerprint))),
             )
         })
         .collect();

@@ -255,6 +255,12 @@ proptest! {
         });
         prop_assert_eq!(f.value(), direct);
         prop_assert_eq!(f.len(), keys.len() as u64);
+        // The polynomials alone, without their inverses, are the elements'
+        // and give the same product.
+        for &k in &keys {
+            prop_assert_eq!(polys.polynomial(&m, k), elem(k).polynomial());
+        }
+        prop_assert_eq!(SubsetProduct::of_polynomials(&m, keys.iter().map(|&k| polys.polynomial(&m, k))), f);
         let mut shuffled = keys.clone();
         shuffle(&mut shuffled, order_seed);
         prop_assert_eq!(SubsetProduct::of(&m, shuffled.iter().map(|&k| elem(k))), f);

@@ -514,7 +514,14 @@ impl Index {
                 }
             });
         });
-        shares.par_sort_unstable_by_key(Share::pair);
+        // By pair: a radix sort of the pair of dense submissions, two
+        // numbers below their count (the order of a pair's shares does not
+        // matter: they are summed).
+        let bits = usize::BITS - prep.subs.len().saturating_sub(1).leading_zeros();
+        crate::radix::sort_by_small_key(&mut shares, 2 * bits, |s| {
+            u64::from(s.a) << bits | u64::from(s.b)
+        });
+        debug_assert!(shares.is_sorted_by_key(Share::pair));
         shares
     }
 

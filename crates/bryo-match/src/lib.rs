@@ -86,6 +86,7 @@ mod fragments;
 mod index;
 mod options;
 mod progress;
+mod radix;
 mod result;
 mod stages;
 

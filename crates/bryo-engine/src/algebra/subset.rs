@@ -126,9 +126,7 @@ impl ElementPolynomials {
     /// The key is folded to 64 bits (two keys share a polynomial with
     /// probability about `2^-64`), which seeds the stream.
     pub fn element(&self, m: &Modulus, key: u128) -> Element {
-        let (lo, hi) = (key as u64, (key >> 64) as u64);
-        let folded = crate::rehash(lo ^ crate::rehash(hi ^ self.seed));
-        let mut rng = SplitMix64::new(folded);
+        let mut rng = self.stream(key);
         loop {
             let bits = (u128::from(rng.next()) << 64) | u128::from(rng.next());
             let r = m.add(bits, 0);
@@ -136,6 +134,29 @@ impl ElementPolynomials {
                 return Element { r, inverse };
             }
         }
+    }
+
+    /// The polynomial `R` of the element with the given key: that of
+    /// [`element`](Self::element) without its inverse (zero, the one
+    /// residue without one, is skipped alike), for a product that only
+    /// grows ([`SubsetProduct::of_polynomials`]). An inverse costs about
+    /// `d` squarings; this costs none.
+    pub fn polynomial(&self, m: &Modulus, key: u128) -> u128 {
+        let mut rng = self.stream(key);
+        loop {
+            let bits = (u128::from(rng.next()) << 64) | u128::from(rng.next());
+            let r = m.add(bits, 0);
+            if r != 0 {
+                return r;
+            }
+        }
+    }
+
+    /// The stream the polynomial of `key` is drawn from.
+    fn stream(&self, key: u128) -> SplitMix64 {
+        let (lo, hi) = (key as u64, (key >> 64) as u64);
+        let folded = crate::rehash(lo ^ crate::rehash(hi ^ self.seed));
+        SplitMix64::new(folded)
     }
 }
 
@@ -166,6 +187,21 @@ impl SubsetProduct {
         let mut s = SubsetProduct::empty(m);
         for e in elements {
             s.insert(m, e);
+        }
+        s
+    }
+
+    /// The fingerprint of a multiset given by its elements' polynomials
+    /// ([`ElementPolynomials::polynomial`]), in any order: equal to
+    /// [`SubsetProduct::of`] the same elements.
+    pub fn of_polynomials(
+        m: &Modulus,
+        polynomials: impl IntoIterator<Item = u128>,
+    ) -> SubsetProduct {
+        let mut s = SubsetProduct::empty(m);
+        for r in polynomials {
+            s.value = m.mul(s.value, r);
+            s.len += 1;
         }
         s
     }
