@@ -227,6 +227,32 @@ mod tests {
             prop_assert_eq!(packed.get(spans.len()), None);
         }
 
+        /// The bytes are the plain encoding: per span, the zigzag gap from
+        /// the end before and the length, each a little-endian base-128
+        /// varint (what an index stores).
+        #[test]
+        fn bytes_are_the_plain_varints(spans in spans()) {
+            let mut expected = Vec::new();
+            let mut end = 0i64;
+            for s in &spans {
+                let gap = i64::from(s.start) - end;
+                let zigzag = if gap >= 0 { 2 * gap as u64 } else { 2 * gap.unsigned_abs() - 1 };
+                for mut v in [zigzag, u64::from(s.end - s.start)] {
+                    loop {
+                        let low = (v % 128) as u8;
+                        v /= 128;
+                        if v == 0 {
+                            expected.push(low);
+                            break;
+                        }
+                        expected.push(low + 128);
+                    }
+                }
+                end = i64::from(s.end.max(s.start));
+            }
+            prop_assert_eq!(PackedSpans::from(&spans[..]).bytes, expected);
+        }
+
         /// Text-order spans of a real stream cost a few bytes each.
         #[test]
         fn text_order_spans_are_small(lens in prop::collection::vec((0u32..4, 1u32..30), 1..500)) {
