@@ -490,37 +490,92 @@ impl Index {
     }
 
     /// Whether a record's hash seeds pairs (see `seeds_only`).
-    fn seeds(&self, r: &Record) -> bool {
+    pub(crate) fn seeds(&self, r: &Record) -> bool {
         self.seeds_only
             .as_ref()
             .is_none_or(|h| h.binary_search(&self.record_hash(r)).is_ok())
     }
 
     /// The shares of every pair record that seeds, sorted by pair.
+    ///
+    /// Formed twice from the buckets, as [`collect_exactly`] does: a first
+    /// pass counts each chunk of buckets' shares by their first
+    /// submission `a`, the second writes them straight into `a`'s part of
+    /// one vector (so no sort over all of them, and no second vector, is
+    /// needed), then each `a`'s part is sorted by `b` on all threads. The
+    /// order of one pair's shares does not matter: they are summed.
     pub fn collect_shares(&self, prep: &Prepared<'_>) -> Vec<Share> {
+        let subs = prep.subs.len();
+        let per_chunk = self
+            .buckets
+            .len()
+            .div_ceil(4 * rayon::current_num_threads())
+            .max(1);
+        let chunks: Vec<&[Bucket]> = self.buckets.chunks(per_chunk).collect();
+        let each = |c: usize, chunk: &[Bucket], emit: &mut dyn FnMut(Share)| {
+            for (j, bucket) in chunk.iter().enumerate() {
+                let b = (c * per_chunk + j) as u32;
+                pair_records(b, bucket, prep, self.rule, |r| {
+                    if self.seeds(&r) {
+                        emit(Share {
+                            a: r.a,
+                            b: r.b,
+                            contrib: r.contrib(),
+                        });
+                    }
+                });
+            }
+        };
+        let counts: Vec<Vec<usize>> = chunks
+            .par_iter()
+            .enumerate()
+            .map(|(c, chunk)| {
+                let mut n = vec![0usize; subs];
+                each(c, chunk, &mut |s| n[s.a as usize] += 1);
+                n
+            })
+            .collect();
         let empty = Share {
             a: 0,
             b: 0,
             contrib: 0,
         };
-        let mut shares = collect_exactly(&self.buckets, empty, |b, bucket, emit| {
-            pair_records(b, bucket, prep, self.rule, |r| {
-                if self.seeds(&r) {
-                    emit(Share {
-                        a: r.a,
-                        b: r.b,
-                        contrib: r.contrib(),
-                    });
+        let total = counts.iter().flatten().sum();
+        let mut shares = vec![empty; total];
+        // `a`-major, chunk-minor parts: chunk `c`'s shares of `a` follow
+        // those of the chunks before it.
+        let mut slots: Vec<Vec<&mut [Share]>> = (0..chunks.len())
+            .map(|_| Vec::with_capacity(subs))
+            .collect();
+        let mut by_a: Vec<usize> = Vec::with_capacity(subs);
+        {
+            let mut rest: &mut [Share] = &mut shares;
+            for a in 0..subs {
+                let mut of_a = 0;
+                for (c, n) in counts.iter().enumerate() {
+                    let (head, tail) = std::mem::take(&mut rest).split_at_mut(n[a]);
+                    slots[c].push(head);
+                    rest = tail;
+                    of_a += n[a];
                 }
-            });
-        });
-        // By pair: a radix sort of the pair of dense submissions, two
-        // numbers below their count (the order of a pair's shares does not
-        // matter: they are summed).
-        let bits = usize::BITS - prep.subs.len().saturating_sub(1).leading_zeros();
-        crate::radix::sort_by_small_key(&mut shares, 2 * bits, |s| {
-            u64::from(s.a) << bits | u64::from(s.b)
-        });
+                by_a.push(of_a);
+            }
+            slots
+                .into_par_iter()
+                .zip(chunks.par_iter())
+                .enumerate()
+                .for_each(|(c, (mut slots, chunk))| {
+                    let mut next = vec![0usize; subs];
+                    each(c, chunk, &mut |s| {
+                        let a = s.a as usize;
+                        slots[a][next[a]] = s;
+                        next[a] += 1;
+                    });
+                });
+        }
+        split_by_counts(&mut shares, &by_a)
+            .into_par_iter()
+            .for_each(|part| part.sort_unstable_by_key(|s| s.b));
         debug_assert!(shares.is_sorted_by_key(Share::pair));
         shares
     }
@@ -1173,7 +1228,58 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// Documents over a small alphabet (so that many k-grams are shared),
+    /// each in submission `i % subs`: some submissions have several.
+    fn corpus_docs() -> impl Strategy<Value = (Vec<Vec<u64>>, u32, bool)> {
+        (
+            prop::collection::vec(prop::collection::vec(0u64..4, 10..600), 2..14),
+            1u32..9,
+            any::<bool>(),
+        )
+    }
+
     proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// The shares, scattered by first submission as they are formed,
+        /// are every seeding record's, sorted by pair (a naive serial
+        /// collection, sorted, is the reference), with and without a seed
+        /// restriction.
+        #[test]
+        fn shares_are_every_seeding_records_by_pair((docs, subs, restrict) in corpus_docs()) {
+            let corpus: Corpus = docs
+                .iter()
+                .enumerate()
+                .map(|(i, d)| crate::Document::new(SubmissionId(i as u32 % subs.max(2)), d))
+                .collect();
+            let options = MatchOptions::new(Config::new(3, 2).unwrap());
+            let Ok(fingerprinted) = crate::fingerprint(&corpus, &options, &crate::Silent) else {
+                return Ok(());
+            };
+            let mut indexed = fingerprinted.index(&crate::Silent).unwrap();
+            if restrict {
+                let every: Vec<u64> = {
+                    let (index, _) = indexed.parts();
+                    index.buckets.iter().flat_map(|b| b.entries.iter().map(|e| e.hash)).collect()
+                };
+                indexed.restrict_seeds(&every[..every.len() / 2]);
+            }
+            let (index, prep) = indexed.parts();
+            let mut naive = Vec::new();
+            for (b, bucket) in index.buckets.iter().enumerate() {
+                pair_records(b as u32, bucket, prep, index.rule, |r| {
+                    if index.seeds(&r) {
+                        naive.push((r.pair(), r.contrib()));
+                    }
+                });
+            }
+            naive.sort_unstable();
+            prop_assert!(index.shares.is_sorted_by_key(Share::pair));
+            let mut got: Vec<(u64, u32)> = index.shares.iter().map(|s| (s.pair(), s.contrib)).collect();
+            got.sort_unstable();
+            prop_assert_eq!(got, naive);
+        }
+
         #[test]
         fn doc_starts_bound_each_documents_run(
             mut keys in prop::collection::vec((0u64..6, 0u64..50), 0..80),

@@ -86,7 +86,6 @@ mod fragments;
 mod index;
 mod options;
 mod progress;
-mod radix;
 mod result;
 mod stages;
 

@@ -267,6 +267,13 @@ impl<'c> Fingerprinted<'c> {
 }
 
 impl<'c> Indexed<'c> {
+    /// The index and the corpus it was built from, for tests of the
+    /// index's parts.
+    #[cfg(test)]
+    pub(crate) fn parts(&self) -> (&Index, &Prepared<'c>) {
+        (&self.index, &self.run.prep)
+    }
+
     /// The third stage: the pairs of submissions that share indexed
     /// fingerprints, ranked by shared fingerprints and cut to
     /// [`scored_candidates`] (MOSS ranks pairs by shared fingerprints;
