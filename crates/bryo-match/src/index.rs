@@ -542,37 +542,21 @@ impl Index {
         };
         let total = counts.iter().flatten().sum();
         let mut shares = vec![empty; total];
-        // `a`-major, chunk-minor parts: chunk `c`'s shares of `a` follow
-        // those of the chunks before it.
-        let mut slots: Vec<Vec<&mut [Share]>> = (0..chunks.len())
-            .map(|_| Vec::with_capacity(subs))
+        let by_a: Vec<usize> = (0..subs)
+            .map(|a| counts.iter().map(|n| n[a]).sum())
             .collect();
-        let mut by_a: Vec<usize> = Vec::with_capacity(subs);
-        {
-            let mut rest: &mut [Share] = &mut shares;
-            for a in 0..subs {
-                let mut of_a = 0;
-                for (c, n) in counts.iter().enumerate() {
-                    let (head, tail) = std::mem::take(&mut rest).split_at_mut(n[a]);
-                    slots[c].push(head);
-                    rest = tail;
-                    of_a += n[a];
-                }
-                by_a.push(of_a);
-            }
-            slots
-                .into_par_iter()
-                .zip(chunks.par_iter())
-                .enumerate()
-                .for_each(|(c, (mut slots, chunk))| {
-                    let mut next = vec![0usize; subs];
-                    each(c, chunk, &mut |s| {
-                        let a = s.a as usize;
-                        slots[a][next[a]] = s;
-                        next[a] += 1;
-                    });
+        parts_by_key(&mut shares, &counts)
+            .into_par_iter()
+            .zip(chunks.par_iter())
+            .enumerate()
+            .for_each(|(c, (mut slots, chunk))| {
+                let mut next = vec![0usize; subs];
+                each(c, chunk, &mut |s| {
+                    let a = s.a as usize;
+                    slots[a][next[a]] = s;
+                    next[a] += 1;
                 });
-        }
+            });
         split_by_counts(&mut shares, &by_a)
             .into_par_iter()
             .for_each(|part| part.sort_unstable_by_key(|s| s.b));
@@ -711,6 +695,24 @@ fn collect_exactly<T: Copy + Send + Sync>(
     items
 }
 
+/// `items` cut for a parallel scatter by key: `counts[c][k]` items of
+/// chunk `c` have key `k`; the parts are key-major, chunk-minor (chunk `c`'s
+/// items of key `k` follow those of the chunks before it, so a stable
+/// scatter keeps their order), handed out per chunk, by key.
+fn parts_by_key<'a, T>(items: &'a mut [T], counts: &[Vec<usize>]) -> Vec<Vec<&'a mut [T]>> {
+    let keys = counts.first().map_or(0, Vec::len);
+    let mut parts: Vec<Vec<&mut [T]>> = counts.iter().map(|_| Vec::with_capacity(keys)).collect();
+    let mut rest = items;
+    for k in 0..keys {
+        for (c, n) in counts.iter().enumerate() {
+            let (head, tail) = std::mem::take(&mut rest).split_at_mut(n[k]);
+            parts[c].push(head);
+            rest = tail;
+        }
+    }
+    parts
+}
+
 /// `items` cut into consecutive parts of `counts[i]` items each.
 pub(crate) fn split_by_counts<'a, T>(mut items: &'a mut [T], counts: &[usize]) -> Vec<&'a mut [T]> {
     let mut parts = Vec::with_capacity(counts.len());
@@ -781,37 +783,25 @@ pub(crate) fn build_index(
     };
     let mut scattered = vec![empty; total];
     let mut bucket_slices: Vec<&[Entry]> = Vec::with_capacity(nb);
-    {
-        let mut targets: Vec<Vec<&mut [Entry]>> =
-            (0..chunks.len()).map(|_| Vec::with_capacity(nb)).collect();
-        let mut rest: &mut [Entry] = &mut scattered;
-        for b in 0..nb {
-            for (c, h) in hist.iter().enumerate() {
-                let (head, tail) = rest.split_at_mut(h[b]);
-                targets[c].push(head);
-                rest = tail;
-            }
-        }
-        targets
-            .into_par_iter()
-            .zip(chunks.par_iter())
-            .enumerate()
-            .for_each(|(c, (mut slots, chunk))| {
-                let mut cursor = vec![0usize; nb];
-                for (j, list) in chunk.iter().enumerate() {
-                    let doc = (c * docs_per_chunk + j) as u32;
-                    for f in list {
-                        let b = bucket_of(f.hash);
-                        slots[b][cursor[b]] = Entry {
-                            hash: f.hash,
-                            doc,
-                            pos: f.pos,
-                        };
-                        cursor[b] += 1;
-                    }
+    parts_by_key(&mut scattered, &hist)
+        .into_par_iter()
+        .zip(chunks.par_iter())
+        .enumerate()
+        .for_each(|(c, (mut slots, chunk))| {
+            let mut cursor = vec![0usize; nb];
+            for (j, list) in chunk.iter().enumerate() {
+                let doc = (c * docs_per_chunk + j) as u32;
+                for f in list {
+                    let b = bucket_of(f.hash);
+                    slots[b][cursor[b]] = Entry {
+                        hash: f.hash,
+                        doc,
+                        pos: f.pos,
+                    };
+                    cursor[b] += 1;
                 }
-            });
-    }
+            }
+        });
     // Hashes the caller excluded: every occurrence, shared here or not
     // (`group_bucket` skips them), as `doc << 32 | pos`.
     let mut caller_excluded = Vec::new();
