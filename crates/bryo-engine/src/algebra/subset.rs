@@ -126,14 +126,10 @@ impl ElementPolynomials {
     /// The key is folded to 64 bits (two keys share a polynomial with
     /// probability about `2^-64`), which seeds the stream.
     pub fn element(&self, m: &Modulus, key: u128) -> Element {
-        let mut rng = self.stream(key);
-        loop {
-            let bits = (u128::from(rng.next()) << 64) | u128::from(rng.next());
-            let r = m.add(bits, 0);
-            if let Some(inverse) = m.inverse(r) {
-                return Element { r, inverse };
-            }
-        }
+        self.draws(m, key)
+            .find_map(|r| m.inverse(r).map(|inverse| Element { r, inverse }))
+            // Never `None`: the draws are endless.
+            .unwrap_or(Element { r: 1, inverse: 1 })
     }
 
     /// The polynomial `R` of the element with the given key: that of
@@ -142,21 +138,19 @@ impl ElementPolynomials {
     /// grows ([`SubsetProduct::of_polynomials`]). An inverse costs about
     /// `d` squarings; this costs none.
     pub fn polynomial(&self, m: &Modulus, key: u128) -> u128 {
-        let mut rng = self.stream(key);
-        loop {
-            let bits = (u128::from(rng.next()) << 64) | u128::from(rng.next());
-            let r = m.add(bits, 0);
-            if r != 0 {
-                return r;
-            }
-        }
+        // Never `None`: the draws are endless.
+        self.draws(m, key).find(|&r| r != 0).unwrap_or(1)
     }
 
-    /// The stream the polynomial of `key` is drawn from.
-    fn stream(&self, key: u128) -> SplitMix64 {
+    /// The residues the polynomial of `key` is drawn from, in order: an
+    /// endless stream, of which the first non-zero one is taken.
+    fn draws<'m>(&self, m: &'m Modulus, key: u128) -> impl Iterator<Item = u128> + 'm {
         let (lo, hi) = (key as u64, (key >> 64) as u64);
-        let folded = crate::rehash(lo ^ crate::rehash(hi ^ self.seed));
-        SplitMix64::new(folded)
+        let mut rng = SplitMix64::new(crate::rehash(lo ^ crate::rehash(hi ^ self.seed)));
+        std::iter::repeat_with(move || {
+            let bits = (u128::from(rng.next()) << 64) | u128::from(rng.next());
+            m.add(bits, 0)
+        })
     }
 }
 
