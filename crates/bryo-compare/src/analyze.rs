@@ -291,7 +291,19 @@ pub fn analyze(
     bytes: &[u8],
     options: &AnalyzeOptions,
 ) -> Result<Analyzed, AnalyzeError> {
-    let decoded = decode(bytes)?.into_owned();
+    analyze_keeping(path, bytes, options, true)
+}
+
+/// [`analyze`], keeping the decoded text in [`Analyzed::decoded`] only if
+/// `keep_text`: without it, the text is never copied out of `bytes`, and
+/// [`Analyzed::text`] is empty as after [`Decoded::release_text`].
+pub fn analyze_keeping(
+    path: &str,
+    bytes: &[u8],
+    options: &AnalyzeOptions,
+    keep_text: bool,
+) -> Result<Analyzed, AnalyzeError> {
+    let decoded = decode(bytes)?;
     let text = decoded.text();
     let language = match options.language {
         Some(language) => language,
@@ -323,6 +335,11 @@ pub fn analyze(
         normalized.text_ranks()
     } else {
         None
+    };
+    let decoded = if keep_text {
+        decoded.into_owned()
+    } else {
+        decoded.without_text()
     };
     Ok(Analyzed {
         text_ranks,

@@ -26,8 +26,8 @@ mod run;
 mod stream;
 
 pub use analyze::{
-    analyze, has_tree_sitter, normalize_into, spellings, AnalyzeError, AnalyzeOptions, Analyzed,
-    FrontendRun, Normalize, Parser, TOKEN_NORMALIZATION_VERSION,
+    analyze, analyze_keeping, has_tree_sitter, normalize_into, spellings, AnalyzeError,
+    AnalyzeOptions, Analyzed, FrontendRun, Normalize, Parser, TOKEN_NORMALIZATION_VERSION,
 };
 pub use archive::{Archive, ArchivedEntry, ArchivedKey, SharedHashes};
 pub use bryo_frontend::Normalization;

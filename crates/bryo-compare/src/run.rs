@@ -13,7 +13,9 @@ use bryo_report::{
 };
 use rayon::prelude::*;
 
-use crate::analyze::{analyze, compact_runs, AnalyzeError, AnalyzeOptions, Analyzed, Normalize};
+use crate::analyze::{
+    analyze_keeping, compact_runs, AnalyzeError, AnalyzeOptions, Analyzed, Normalize,
+};
 use crate::identical::{detect, Identical};
 use crate::CompareError;
 use crate::{FileFingerprint, FileFingerprinter};
@@ -302,17 +304,16 @@ pub fn analyze_inputs_with_archive(
                 return Err(bryo_match::Error::Cancelled);
             }
             let file = jobs[i].1;
-            let result = analyze(&file.display_path, &bytes, &analyze_options).map(|mut a| {
-                if !options.keep_text {
-                    a.decoded.release_text();
-                }
-                let normalized = fingerprinter.normalized(&a.normalized.symbols);
-                let fp = FileFingerprint {
-                    raw: raw[i],
-                    normalized,
-                };
-                (a, fp)
-            });
+            let keep = options.keep_text;
+            let result =
+                analyze_keeping(&file.display_path, &bytes, &analyze_options, keep).map(|a| {
+                    let normalized = fingerprinter.normalized(&a.normalized.symbols);
+                    let fp = FileFingerprint {
+                        raw: raw[i],
+                        normalized,
+                    };
+                    (a, fp)
+                });
             drop(bytes);
             progress.advance(1);
             Ok(result)

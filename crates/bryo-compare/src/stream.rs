@@ -44,7 +44,9 @@ use crate::archive::{Archive, SharedHashes};
 use crate::identical::{detect_by_keys, FileKey};
 use crate::pair::{compare_analyzed, Alone, RarityCounts};
 use crate::run::{file_entry, matcher_setup, Head};
-use crate::{analyze, Analyzed, CompareError, CompareOptions, FileFingerprint, FileFingerprinter};
+use crate::{
+    analyze_keeping, Analyzed, CompareError, CompareOptions, FileFingerprint, FileFingerprinter,
+};
 
 /// Occurrences of one hash kept per document, as the in-memory run keeps
 /// them ([`bryo_match::DEFAULT_OCCURRENCE_CAP`]).
@@ -878,11 +880,9 @@ impl AnalysisCache {
                     let bytes = file
                         .read(stream.max_file_size)
                         .map_err(|r| changed(r.to_string()))?;
-                    let mut a = analyze(&entry.path, &bytes, &options.analyze)
-                        .map_err(|r| changed(r.to_string()))?;
-                    if !options.keep_text {
-                        a.decoded.release_text();
-                    }
+                    let a =
+                        analyze_keeping(&entry.path, &bytes, &options.analyze, options.keep_text)
+                            .map_err(|r| changed(r.to_string()))?;
                     let fingerprint = FileFingerprint {
                         raw: fingerprinter.raw(&bytes),
                         normalized: fingerprinter.normalized(&a.normalized.symbols),
@@ -1109,7 +1109,12 @@ fn fingerprint(
                     let file = &inputs.submissions[i].files[j];
                     let out = match file.read(stream.max_file_size) {
                         Err(reason) => Fingerprinted::Skipped(reason.to_string()),
-                        Ok(bytes) => match analyze(&file.display_path, &bytes, &options.analyze) {
+                        Ok(bytes) => match analyze_keeping(
+                            &file.display_path,
+                            &bytes,
+                            &options.analyze,
+                            false,
+                        ) {
                             Err(reason) => Fingerprinted::Skipped(reason.to_string()),
                             Ok(a) => {
                                 let fingerprint = FileFingerprint {

@@ -225,6 +225,19 @@ impl<'a> Decoded<'a> {
         self.text = Cow::Owned(String::new());
     }
 
+    /// The same decoded file without its text, no longer borrowing the
+    /// input bytes: [`release_text`](Self::release_text) without first
+    /// copying a borrowed text.
+    pub fn without_text(self) -> Decoded<'static> {
+        Decoded {
+            text: Cow::Owned(String::new()),
+            encoding: self.encoding,
+            map: self.map,
+            fallback_at: self.fallback_at,
+            truncated_at: self.truncated_at,
+        }
+    }
+
     /// The same decoded file, no longer borrowing the input bytes (the
     /// text is copied if it was borrowed).
     pub fn into_owned(self) -> Decoded<'static> {
