@@ -671,17 +671,24 @@ impl TopDirs {
 }
 
 /// Reads at most `limit` bytes; a bigger file is an error, not a prefix.
-/// Returns the bytes and the file's identity. With `defer`, the file is
-/// opened and its size checked, but nothing is read (the bytes are empty).
+/// Returns the bytes and the file's identity. With `defer`, only the
+/// file's metadata is read and its size checked (the bytes are empty); a
+/// file that cannot be opened is skipped when it is read.
 fn read_limited(path: &Path, limit: u64, defer: bool) -> FileRead {
+    if defer {
+        // One `stat`, not `open`, `fstat` and `close`: the file is opened
+        // once, when it is read.
+        let meta = fs::metadata(path).map_err(ReadError::Io)?;
+        if meta.len() > limit {
+            return Err(ReadError::TooLarge(meta.len()));
+        }
+        return Ok((Vec::new(), file_key(path, &meta)));
+    }
     let file = File::open(path).map_err(ReadError::Io)?;
     let meta = file.metadata().map_err(ReadError::Io)?;
     let size = meta.len();
     if size > limit {
         return Err(ReadError::TooLarge(size));
-    }
-    if defer {
-        return Ok((Vec::new(), file_key(path, &meta)));
     }
     let mut bytes = Vec::with_capacity(size as usize);
     // The file may grow while we read it.

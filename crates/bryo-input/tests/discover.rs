@@ -1034,3 +1034,35 @@ fn reading_in_parallel_equals_reading_on_one_thread() {
         assert_eq!(run(threads), one, "{threads} threads");
     }
 }
+
+#[test]
+fn deferred_discovery_lists_what_reading_discovery_reads() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path();
+    write(root, "a.py", "print(1)\n");
+    write(root, "sub/b.py", "print(2)\n");
+    write(root, "big.py", &"y".repeat(2000));
+    fs::hard_link(root.join("a.py"), root.join("c.py")).unwrap();
+    std::os::unix::fs::symlink(root.join("a.py"), root.join("link.py")).unwrap();
+    let options = InputOptions {
+        max_file_size: 1000,
+        ..opts(&[root.to_path_buf()])
+    };
+    let read = discover(&options).unwrap();
+    let deferred = discover(&InputOptions {
+        defer_reading: true,
+        ..options.clone()
+    })
+    .unwrap();
+    assert_eq!(names(&deferred, root), names(&read, root));
+    assert_eq!(names(&read, root), ["R/a.py", "R/sub/b.py"]);
+    // The same files skipped for the same reasons: the size limit and the
+    // second name of one file, checked on metadata alone.
+    assert_eq!(skipped(&deferred, root), skipped(&read, root));
+    assert_eq!(skipped(&read, root).len(), 3);
+    for (d, r) in deferred.submissions.iter().zip(&read.submissions) {
+        let (d, r) = (&d.files[0], &r.files[0]);
+        assert!(d.bytes.is_empty());
+        assert_eq!(d.read(1000).unwrap().as_ref(), r.bytes.as_slice());
+    }
+}
