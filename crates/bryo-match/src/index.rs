@@ -296,15 +296,17 @@ pub(crate) fn fingerprint_all(
     let proto = Fingerprinter::new(options.config, options.hash, options.selection)?;
     let unique: Vec<usize> = (0..docs.len()).filter(|&i| source[i] == i).collect();
     progress.start(Stage::Fingerprint, unique.len() as u64);
-    let selected: Vec<Vec<Fingerprint>> = unique
+    // Selected into one growing vector per thread, then copied out at
+    // their exact size: no growth slack, and no memory touched twice.
+    let mut selected: Vec<Vec<Fingerprint>> = unique
         .par_iter()
         .map_init(
-            || proto.clone(),
-            |f, &i| {
+            || (proto.clone(), Vec::new()),
+            |(f, scratch), &i| {
                 check(progress)?;
-                let selected = f.fingerprint_symbols(docs[i].symbols)?;
+                f.fingerprint_symbols_into(docs[i].symbols, scratch)?;
                 progress.advance(1);
-                Ok(selected)
+                Ok(scratch.clone())
             },
         )
         .collect::<Result<_, Error>>()?;
@@ -312,9 +314,17 @@ pub(crate) fn fingerprint_all(
     for (n, &i) in unique.iter().enumerate() {
         slot[i] = n;
     }
-    let out = (0..docs.len())
-        .map(|i| selected[slot[source[i]]].clone())
+    // A copy for each duplicate, then each selection moved to its own
+    // document.
+    let mut out: Vec<Vec<Fingerprint>> = (0..docs.len())
+        .map(|i| match source[i] {
+            s if s == i => Vec::new(),
+            s => selected[slot[s]].clone(),
+        })
         .collect();
+    for (n, &i) in unique.iter().enumerate() {
+        out[i] = std::mem::take(&mut selected[n]);
+    }
     Ok((out, source))
 }
 

@@ -834,9 +834,13 @@ proptest! {
         prop_assert_eq!(result.stats.duplicate_documents, (docs.len() - distinct.len()) as u64);
         let mut fingerprinter =
             bryo_engine::Fingerprinter::new(opts.config, opts.hash, opts.selection).unwrap();
-        for (d, summary) in docs.iter().zip(&result.documents) {
+        let corpus = corpus(&docs);
+        let fingerprinted = bryo_match::fingerprint(&corpus, &opts, &bryo_match::Silent).unwrap();
+        for (i, (d, summary)) in docs.iter().zip(&result.documents).enumerate() {
             let own = fingerprinter.fingerprint_symbols(&d.symbols).unwrap();
             prop_assert_eq!(summary.fingerprints as usize, own.len());
+            // Copied or computed, every document holds its own selection.
+            prop_assert_eq!(fingerprinted.fingerprints(DocId(i as u32)), Some(&own[..]));
         }
         prop_assert_eq!(
             result.stats.fingerprints,
