@@ -1,6 +1,7 @@
 //! `bryo compare --timings`: where a run's time went, stage by stage — wall
-//! time, CPU time (user + system, all threads) and page faults — printed
-//! to standard error once the report is written.
+//! time, CPU time (user + system, all threads), page faults and the peak
+//! resident memory so far — printed to standard error once the report is
+//! written.
 
 use std::fmt::Write as _;
 use std::sync::{Mutex, OnceLock};
@@ -23,20 +24,26 @@ struct Mark {
     usage: Option<Usage>,
 }
 
-/// The process's CPU time and minor page faults so far.
+/// The process's CPU time, minor page faults and peak resident memory
+/// so far.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct Usage {
     user: Duration,
     system: Duration,
     faults: u64,
+    /// Peak resident set size, in KiB.
+    peak_kib: u64,
 }
 
 impl Usage {
+    /// The time and faults from `earlier` to `self`; the peak is `self`'s
+    /// (a peak so far, not a difference).
     fn since(self, earlier: Usage) -> Usage {
         Usage {
             user: self.user.saturating_sub(earlier.user),
             system: self.system.saturating_sub(earlier.system),
             faults: self.faults.saturating_sub(earlier.faults),
+            peak_kib: self.peak_kib,
         }
     }
 }
@@ -60,6 +67,8 @@ fn usage() -> Option<Usage> {
         user: time(raw.ru_utime),
         system: time(raw.ru_stime),
         faults: u64::try_from(raw.ru_minflt).unwrap_or(0),
+        // Linux reports KiB.
+        peak_kib: u64::try_from(raw.ru_maxrss).unwrap_or(0),
     })
 }
 
@@ -116,11 +125,11 @@ pub(crate) fn print() {
 /// until `end`).
 fn table(marks: &[Mark], end: Mark) -> String {
     let mut out =
-        String::from("bryo: timings (wall, and CPU of all threads: user + system; page faults)\n");
+        String::from("bryo: timings (wall, and CPU of all threads: user + system; page faults; peak resident memory at the phase's end)\n");
     let _ = writeln!(
         out,
-        "{:<12} {:>9} {:>9} {:>9} {:>9} {:>8}",
-        "phase", "wall ms", "CPU ms", "user ms", "sys ms", "faults"
+        "{:<12} {:>9} {:>9} {:>9} {:>9} {:>8} {:>8}",
+        "phase", "wall ms", "CPU ms", "user ms", "sys ms", "faults", "peak MB"
     );
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     let mut row = |name: &str, wall: Duration, used: Option<Usage>| {
@@ -129,11 +138,12 @@ fn table(marks: &[Mark], end: Mark) -> String {
             Some(u) => {
                 let _ = writeln!(
                     out,
-                    " {:>9.1} {:>9.1} {:>9.1} {:>8}",
+                    " {:>9.1} {:>9.1} {:>9.1} {:>8} {:>8.1}",
                     ms(u.user + u.system),
                     ms(u.user),
                     ms(u.system),
-                    u.faults
+                    u.faults,
+                    u.peak_kib as f64 / 1024.0
                 );
             }
             None => out.push('\n'),
@@ -158,6 +168,7 @@ mod tests {
             user: Duration::from_millis(ms),
             system: Duration::from_millis(ms / 2),
             faults,
+            peak_kib: faults * 4,
         })
     }
 
@@ -187,15 +198,15 @@ mod tests {
         // discover: wall 20 ms, user 38, system 19, 100 faults.
         assert_eq!(
             cells(lines[2]),
-            ["discover", "20.0", "57.0", "38.0", "19.0", "100"]
+            ["discover", "20.0", "57.0", "38.0", "19.0", "100", "0.4"]
         );
         assert_eq!(
             cells(lines[3]),
-            ["analyze", "80.0", "240.0", "160.0", "80.0", "890"]
+            ["analyze", "80.0", "240.0", "160.0", "80.0", "890", "3.9"]
         );
         assert_eq!(
             cells(lines[4]),
-            ["total", "101.0", "300.0", "200.0", "100.0", "1000"]
+            ["total", "101.0", "300.0", "200.0", "100.0", "1000", "3.9"]
         );
     }
 
@@ -233,5 +244,6 @@ mod tests {
         };
         assert!(b.user + b.system >= a.user + a.system);
         assert!(b.faults >= a.faults);
+        assert!(b.peak_kib >= a.peak_kib && a.peak_kib > 0);
     }
 }

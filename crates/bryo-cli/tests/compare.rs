@@ -1801,9 +1801,16 @@ fn timings_go_to_standard_error_and_leave_the_report_alone() {
     let wall: f64 = rows[..rows.len() - 1].iter().map(|r| number(r[1])).sum();
     let total = number(rows[rows.len() - 1][1]);
     assert!((wall - total).abs() < 0.1 * rows.len() as f64, "{err}");
+    let mut peak = 0.0;
     for r in &rows {
-        assert_eq!(r.len(), 6, "{err}");
+        assert_eq!(r.len(), 7, "{err}");
         let (cpu, user, sys) = (number(r[2]), number(r[3]), number(r[4]));
         assert!((cpu - user - sys).abs() <= 0.11, "{err}");
+        // The peak resident memory so far never falls, and the total's is
+        // the last phase's.
+        let p = number(r[6]);
+        assert!(p >= peak && p > 0.0, "{err}");
+        peak = p;
     }
+    assert_eq!(rows[rows.len() - 1][6], rows[rows.len() - 2][6], "{err}");
 }
