@@ -89,6 +89,14 @@ enum Command {
     Serve(Box<serve::Args>),
 }
 
+/// jemalloc, not the system's allocator: with glibc's, the threads'
+/// arenas grow a page run at a time (thousands of `mprotect` calls a run)
+/// and contend on frees across threads (BENCHMARKS.md, "The allocator").
+/// Build with `--no-default-features` for the system's allocator.
+#[cfg(all(feature = "jemalloc", not(target_env = "msvc")))]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
