@@ -398,20 +398,42 @@ pub(crate) fn pair_key(a: u32, b: u32) -> u64 {
     u64::from(a) << 32 | u64::from(b)
 }
 
-/// What one shared hash gives a pair of submissions: the pair (dense
-/// submission indices) and its shared fingerprints ([`Record::contrib`]);
-/// 12 bytes, of which the index holds one per pair record.
+/// What one shared hash gives a pair of submissions `(a, b)`: the second
+/// submission (dense index) and the pair's shared fingerprints
+/// ([`Record::contrib`]); the first is where the share is kept
+/// ([`Shares::of`]). 8 bytes, of which the index holds one per pair
+/// record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Share {
-    pub a: u32,
     pub b: u32,
     pub contrib: u32,
 }
 
-impl Share {
-    /// The pair as one sortable number ([`pair_key`]).
-    pub fn pair(&self) -> u64 {
-        pair_key(self.a, self.b)
+/// The shares of every pair record that seeds, by first submission, each
+/// submission's sorted by second submission: so in pair order.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Shares {
+    /// Every share, the first submission's part after part.
+    pub items: Vec<Share>,
+    /// `starts[a]..starts[a + 1]` is submission `a`'s part: one offset
+    /// per submission and the end (empty when there are no submissions).
+    pub starts: Vec<usize>,
+}
+
+impl Shares {
+    /// The shares whose first submission is `a`.
+    pub fn of(&self, a: usize) -> &[Share] {
+        &self.items[self.starts[a]..self.starts[a + 1]]
+    }
+
+    /// The number of shares.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// The number of first submissions.
+    pub fn submissions(&self) -> usize {
+        self.starts.len().saturating_sub(1)
     }
 }
 
@@ -463,7 +485,7 @@ impl IndexCounts {
 /// most pairs never need them.
 pub(crate) struct Index {
     pub buckets: Vec<Bucket>,
-    pub shares: Vec<Share>,
+    pub shares: Shares,
     /// The only hashes that seed pairs, sorted, if the caller restricted
     /// them (`Indexed::restrict_seeds`).
     pub seeds_only: Option<Vec<u64>>,
@@ -514,7 +536,7 @@ impl Index {
     /// one vector (so no sort over all of them, and no second vector, is
     /// needed), then each `a`'s part is sorted by `b` on all threads. The
     /// order of one pair's shares does not matter: they are summed.
-    pub fn collect_shares(&self, prep: &Prepared<'_>) -> Vec<Share> {
+    pub fn collect_shares(&self, prep: &Prepared<'_>) -> Shares {
         let subs = prep.subs.len();
         let per_chunk = self
             .buckets
@@ -522,16 +544,16 @@ impl Index {
             .div_ceil(4 * rayon::current_num_threads())
             .max(1);
         let chunks: Vec<&[Bucket]> = self.buckets.chunks(per_chunk).collect();
-        let each = |c: usize, chunk: &[Bucket], emit: &mut dyn FnMut(Share)| {
+        let each = |c: usize, chunk: &[Bucket], emit: &mut dyn FnMut(u32, Share)| {
             for (j, bucket) in chunk.iter().enumerate() {
                 let b = (c * per_chunk + j) as u32;
                 pair_records(b, bucket, prep, self.rule, |r| {
                     if self.seeds(&r) {
-                        emit(Share {
-                            a: r.a,
+                        let share = Share {
                             b: r.b,
                             contrib: r.contrib(),
-                        });
+                        };
+                        emit(r.a, share);
                     }
                 });
             }
@@ -541,15 +563,11 @@ impl Index {
             .enumerate()
             .map(|(c, chunk)| {
                 let mut n = vec![0usize; subs];
-                each(c, chunk, &mut |s| n[s.a as usize] += 1);
+                each(c, chunk, &mut |a, _| n[a as usize] += 1);
                 n
             })
             .collect();
-        let empty = Share {
-            a: 0,
-            b: 0,
-            contrib: 0,
-        };
+        let empty = Share { b: 0, contrib: 0 };
         let total = counts.iter().flatten().sum();
         let mut shares = vec![empty; total];
         let by_a: Vec<usize> = (0..subs)
@@ -561,8 +579,8 @@ impl Index {
             .enumerate()
             .for_each(|(c, (mut slots, chunk))| {
                 let mut next = vec![0usize; subs];
-                each(c, chunk, &mut |s| {
-                    let a = s.a as usize;
+                each(c, chunk, &mut |a, s| {
+                    let a = a as usize;
                     slots[a][next[a]] = s;
                     next[a] += 1;
                 });
@@ -570,7 +588,18 @@ impl Index {
         split_by_counts(&mut shares, &by_a)
             .into_par_iter()
             .for_each(|part| part.sort_unstable_by_key(|s| s.b));
-        debug_assert!(shares.is_sorted_by_key(Share::pair));
+        let mut starts = Vec::with_capacity(subs + 1);
+        let mut at = 0;
+        for n in by_a {
+            starts.push(at);
+            at += n;
+        }
+        starts.push(at);
+        let shares = Shares {
+            items: shares,
+            starts,
+        };
+        debug_assert!((0..subs).all(|a| shares.of(a).is_sorted_by_key(|s| s.b)));
         shares
     }
 
@@ -885,7 +914,7 @@ pub(crate) fn build_index(
         .collect();
     let mut index = Index {
         buckets,
-        shares: Vec::new(),
+        shares: Shares::default(),
         seeds_only: None,
         counts,
         common,
@@ -1274,8 +1303,16 @@ mod tests {
                 });
             }
             naive.sort_unstable();
-            prop_assert!(index.shares.is_sorted_by_key(Share::pair));
-            let mut got: Vec<(u64, u32)> = index.shares.iter().map(|s| (s.pair(), s.contrib)).collect();
+            let shares = &index.shares;
+            prop_assert_eq!(shares.submissions(), prep.subs.len());
+            let mut got: Vec<(u64, u32)> = Vec::new();
+            for a in 0..shares.submissions() {
+                prop_assert!(shares.of(a).is_sorted_by_key(|s| s.b));
+                got.extend(shares.of(a).iter().map(|s| (pair_key(a as u32, s.b), s.contrib)));
+            }
+            // In pair order as kept: no sort needed for the comparison.
+            prop_assert!(got.is_sorted_by_key(|&(pair, _)| pair));
+            prop_assert_eq!(got.len(), shares.len());
             got.sort_unstable();
             prop_assert_eq!(got, naive);
         }

@@ -7,7 +7,7 @@ use rayon::prelude::*;
 use crate::fragments::{merge, pair_fragments};
 use crate::index::{
     build_index, fingerprint_all, pair_key, split_by_counts, BaseSet, Index, Prepared, Record,
-    Share,
+    Share, Shares,
 };
 use crate::progress::check;
 use crate::{
@@ -285,22 +285,31 @@ impl<'c> Indexed<'c> {
         progress.start(Stage::Pairs, 0);
         let shares = &self.index.shares;
         let prep = &self.run.prep;
-        // Summed on all threads, in pieces cut between pairs.
+        // Summed on all threads, in pieces cut between first submissions,
+        // of about as many shares each.
         let pieces = 4 * rayon::current_num_threads();
+        let subs = shares.submissions();
         let mut cuts: Vec<usize> = (0..=pieces)
             .map(|i| {
                 let at = shares.len() * i / pieces;
-                let pair = shares.get(at).map(Share::pair);
-                at + shares[at..]
-                    .iter()
-                    .take_while(|s| Some(s.pair()) == pair)
-                    .count()
+                shares.starts[..subs].partition_point(|&s| s < at)
             })
             .collect();
         cuts[0] = 0;
+        cuts[pieces] = subs;
         cuts.dedup();
-        let candidate = |run: &[Share]| {
-            let (a, b) = (run[0].a, run[0].b);
+        // The pairs of first submissions `from..to`, each with its shares,
+        // in pair order.
+        let runs = |from: usize, to: usize| {
+            (from..to).flat_map(move |a| {
+                shares
+                    .of(a)
+                    .chunk_by(|x, y| x.b == y.b)
+                    .map(move |run| (a as u32, run))
+            })
+        };
+        let candidate = |(a, run): (u32, &[Share])| {
+            let b = run[0].b;
             Candidate {
                 a: prep.subs[a as usize].id,
                 b: prep.subs[b as usize].id,
@@ -325,7 +334,7 @@ impl<'c> Indexed<'c> {
                 .map(|w| {
                     let mut best = Vec::with_capacity(2 * scored + 1);
                     let mut count = 0u64;
-                    for run in shares[w[0]..w[1]].chunk_by(|x, y| x.pair() == y.pair()) {
+                    for run in runs(w[0], w[1]) {
                         count += 1;
                         best.push(candidate(run));
                         if best.len() > 2 * scored {
@@ -350,11 +359,7 @@ impl<'c> Indexed<'c> {
         // candidates, not pieces and their join).
         let counts: Vec<usize> = cuts
             .par_windows(2)
-            .map(|w| {
-                shares[w[0]..w[1]]
-                    .chunk_by(|x, y| x.pair() == y.pair())
-                    .count()
-            })
+            .map(|w| runs(w[0], w[1]).count())
             .collect();
         let empty = Candidate {
             a: SubmissionId(0),
@@ -368,8 +373,7 @@ impl<'c> Indexed<'c> {
             .into_par_iter()
             .zip(cuts.par_windows(2))
             .for_each(|(part, w)| {
-                let runs = shares[w[0]..w[1]].chunk_by(|x, y| x.pair() == y.pair());
-                for (slot, run) in part.iter_mut().zip(runs) {
+                for (slot, run) in part.iter_mut().zip(runs(w[0], w[1])) {
                     *slot = candidate(run);
                 }
             });
@@ -516,7 +520,7 @@ impl<'c> Indexed<'c> {
             total,
         } = candidates;
         // The shares have served; the candidates' records are formed again.
-        index.shares = Vec::new();
+        index.shares = Shares::default();
         let mut internal = vec![u32::MAX; run.documents];
         for (i, d) in run.prep.docs.iter().enumerate() {
             internal[d.id as usize] = i as u32;
