@@ -199,3 +199,36 @@ proptest! {
         }
     }
 }
+
+/// Without its text, a decoded file keeps everything a report needs: the
+/// encoding, the note and the map back to the file's bytes, the same as
+/// the owned copy with its text released.
+#[test]
+fn without_text_keeps_the_map_and_the_note() {
+    let mut latin1 = b"caf\xe9 ok\r\n".to_vec();
+    latin1.extend_from_slice("more text".as_bytes());
+    for file in [
+        utf16(SAMPLE, false),
+        utf16(SAMPLE, true),
+        [b"\xEF\xBB\xBF".as_slice(), SAMPLE.as_bytes()].concat(),
+        latin1,
+    ] {
+        let d = decode(&file).unwrap();
+        let len = d.text().len() as u32;
+        let spans: Vec<Span> = d
+            .text()
+            .char_indices()
+            .map(|(i, c)| Span::new(i as u32, (i + c.len_utf8()) as u32))
+            .collect();
+        let mut released = d.clone().into_owned();
+        released.release_text();
+        let bare = d.without_text();
+        assert_eq!(bare.text(), "");
+        assert_eq!(bare.encoding(), released.encoding());
+        assert_eq!(bare.note(), released.note());
+        for span in spans {
+            assert_eq!(bare.original_range(span), released.original_range(span));
+        }
+        assert_eq!(bare.original_offset(len), file.len());
+    }
+}
