@@ -190,11 +190,16 @@ impl Analyzed {
         if self.text_ranks.is_none() {
             return Span::new(span(start).start, span(start + len - 1).end);
         }
-        let run = || (start..start + len).map(span);
-        Span::new(
-            run().map(|s| s.start).min().unwrap_or(0),
-            run().map(|s| s.end).max().unwrap_or(0),
-        )
+        // Read once, in order, from the mark before `start`.
+        let (first, last) = spans
+            .range(start..start + len)
+            .fold((u32::MAX, 0), |(lo, hi), s| {
+                (lo.min(s.start), hi.max(s.end))
+            });
+        match first {
+            u32::MAX => Span::default(),
+            _ => Span::new(first, last),
+        }
     }
 
     /// The symbols `start..start + len` as runs that each cover a stretch

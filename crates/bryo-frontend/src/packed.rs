@@ -59,6 +59,35 @@ impl PackedSpans {
         Some(reader.next_span())
     }
 
+    /// Spans `range` in order (cut at the end), read on from the mark
+    /// before its start: one mark's spans skipped, then each span read
+    /// once, where a [`PackedSpans::get`] per span would read up to 16.
+    ///
+    /// ```
+    /// use bryo_frontend::{PackedSpans, Span};
+    /// let spans: Vec<Span> = (0..40).map(|i| Span::new(3 * i, 3 * i + 2)).collect();
+    /// let packed = PackedSpans::from(&spans[..]);
+    /// assert_eq!(packed.range(14..19).collect::<Vec<_>>(), spans[14..19]);
+    /// assert_eq!(packed.range(38..50).count(), 2);
+    /// ```
+    pub fn range(&self, range: std::ops::Range<usize>) -> impl ExactSizeIterator<Item = Span> + '_ {
+        let end = range.end.min(self.len);
+        let start = range.start.min(end);
+        let mut reader = Reader {
+            bytes: &self.bytes,
+            at: 0,
+            end: 0,
+        };
+        if start < end {
+            let (at, before) = self.marks[start / STRIDE];
+            (reader.at, reader.end) = (at as usize, before);
+            for _ in 0..start % STRIDE {
+                reader.next_span();
+            }
+        }
+        (start..end).map(move |_| reader.next_span())
+    }
+
     /// The spans in order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = Span> + '_ {
         let mut reader = Reader {
@@ -225,6 +254,18 @@ mod tests {
                 prop_assert_eq!(packed.get(i), Some(span));
             }
             prop_assert_eq!(packed.get(spans.len()), None);
+        }
+
+        /// A range reads what indexing each span reads, from any start,
+        /// cut at the end.
+        #[test]
+        fn ranges_read_what_indexing_reads(spans in spans(), a in 0usize..220, b in 0usize..220) {
+            let packed = PackedSpans::from(&spans[..]);
+            let (from, to) = (a.min(b), a.max(b));
+            let expected: Vec<Span> = (from..to).filter_map(|i| packed.get(i)).collect();
+            let range = packed.range(from..to);
+            prop_assert_eq!(range.len(), expected.len());
+            prop_assert_eq!(range.collect::<Vec<_>>(), expected);
         }
 
         /// The bytes are the plain encoding: per span, the zigzag gap from

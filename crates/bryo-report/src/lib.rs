@@ -101,6 +101,7 @@ mod error;
 mod json;
 mod model;
 mod numbers;
+mod pretty;
 mod stream;
 mod table;
 

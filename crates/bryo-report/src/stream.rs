@@ -92,16 +92,9 @@ impl<W: Write> PairWriter for JsonPairs<W> {
     /// holding it.
     fn encode(&self, rank: usize, pair: &Pair) -> Result<Vec<u8>, ReportError> {
         Report::validate_pair(rank.saturating_sub(1), pair, self.submissions)?;
-        let json = serde_json::to_vec_pretty(pair)?;
         // Two levels deeper than a report's top-level keys.
-        let mut out = Vec::with_capacity(json.len() + json.len() / 8);
-        for (i, line) in json.split(|&b| b == b'\n').enumerate() {
-            if i > 0 {
-                out.push(b'\n');
-            }
-            out.extend_from_slice(b"    ");
-            out.extend_from_slice(line);
-        }
+        let mut out = Vec::with_capacity(1024 + 640 * pair.fragments.len());
+        crate::pretty::pair(&mut out, pair, 2);
         Ok(out)
     }
 

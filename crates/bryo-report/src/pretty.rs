@@ -1,0 +1,281 @@
+//! One pair's pretty JSON written by hand: byte for byte what
+//! `serde_json::to_vec_pretty` writes for it, indented for its place in a
+//! report's `pairs` array, in one pass and without serde's per-token
+//! formatter calls. A class's report is mostly its pairs' fragments, and
+//! `-n 0` on a large class writes hundreds of megabytes of them.
+//!
+//! (`tests/report.rs` checks the bytes against `write_json` on random
+//! reports; the unit tests below check every escaped character and the
+//! numbers against serde_json.)
+
+use crate::{Fragment, FragmentPart, Location, Pair};
+
+/// Two spaces per level, as serde_json's pretty printer indents.
+const INDENT: &[u8] = b"  ";
+
+/// Appends `pair` at `depth` levels of indentation (its opening brace
+/// indented too), without a trailing newline.
+pub(crate) fn pair(out: &mut Vec<u8>, p: &Pair, depth: usize) {
+    indent(out, depth);
+    out.push(b'{');
+    let d = depth + 1;
+    key(out, d, "a", true);
+    uint(out, p.a as u64);
+    key(out, d, "b", false);
+    uint(out, p.b as u64);
+    key(out, d, "similarity", false);
+    float(out, p.similarity);
+    key(out, d, "a_percent", false);
+    float(out, p.a_percent);
+    key(out, d, "b_percent", false);
+    float(out, p.b_percent);
+    key(out, d, "a_lines_matched", false);
+    uint(out, p.a_lines_matched);
+    key(out, d, "b_lines_matched", false);
+    uint(out, p.b_lines_matched);
+    key(out, d, "lines_matched", false);
+    uint(out, p.lines_matched);
+    key(out, d, "longest_fragment", false);
+    uint(out, p.longest_fragment);
+    key(out, d, "shared_fingerprints", false);
+    uint(out, p.shared_fingerprints);
+    key(out, d, "identical", false);
+    out.extend_from_slice(if p.identical { b"true" } else { b"false" });
+    key(out, d, "fragments", false);
+    array(out, d, &p.fragments, fragment);
+    close(out, depth, b'}');
+}
+
+/// A fragment as the value of a key or an element at `depth`.
+fn fragment(out: &mut Vec<u8>, f: &Fragment, depth: usize) {
+    out.push(b'{');
+    let d = depth + 1;
+    key(out, d, "a", true);
+    location(out, &f.a, d);
+    key(out, d, "b", false);
+    location(out, &f.b, d);
+    key(out, d, "symbols", false);
+    uint(out, f.symbols);
+    // Omitted when empty (`skip_serializing_if`).
+    if !f.parts.is_empty() {
+        key(out, d, "parts", false);
+        array(out, d, &f.parts, part);
+    }
+    close(out, depth, b'}');
+}
+
+fn part(out: &mut Vec<u8>, p: &FragmentPart, depth: usize) {
+    out.push(b'{');
+    let d = depth + 1;
+    key(out, d, "a", true);
+    location(out, &p.a, d);
+    key(out, d, "b", false);
+    location(out, &p.b, d);
+    key(out, d, "symbols", false);
+    uint(out, p.symbols);
+    close(out, depth, b'}');
+}
+
+fn location(out: &mut Vec<u8>, l: &Location, depth: usize) {
+    out.push(b'{');
+    let d = depth + 1;
+    key(out, d, "file", true);
+    string(out, &l.file);
+    key(out, d, "lines", false);
+    array(out, d, &l.lines, |out, &n, _| uint(out, n));
+    key(out, d, "bytes", false);
+    array(out, d, &l.bytes, |out, &n, _| uint(out, n));
+    close(out, depth, b'}');
+}
+
+/// `[]`, or one element per line at `depth + 1` and the closing bracket at
+/// `depth`.
+fn array<T>(out: &mut Vec<u8>, depth: usize, items: &[T], each: impl Fn(&mut Vec<u8>, &T, usize)) {
+    out.push(b'[');
+    if items.is_empty() {
+        out.push(b']');
+        return;
+    }
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.push(b'\n');
+        indent(out, depth + 1);
+        each(out, item, depth + 1);
+    }
+    close(out, depth, b']');
+}
+
+/// A key of an object whose members sit at `depth`, with its separator.
+fn key(out: &mut Vec<u8>, depth: usize, name: &str, first: bool) {
+    if !first {
+        out.push(b',');
+    }
+    out.push(b'\n');
+    indent(out, depth);
+    out.push(b'"');
+    out.extend_from_slice(name.as_bytes());
+    out.extend_from_slice(b"\": ");
+}
+
+/// The closing `bracket` of a non-empty object or array at `depth`.
+fn close(out: &mut Vec<u8>, depth: usize, bracket: u8) {
+    out.push(b'\n');
+    indent(out, depth);
+    out.push(bracket);
+}
+
+fn indent(out: &mut Vec<u8>, depth: usize) {
+    for _ in 0..depth {
+        out.extend_from_slice(INDENT);
+    }
+}
+
+fn uint(out: &mut Vec<u8>, n: u64) {
+    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
+}
+
+/// A finite number as serde_json writes it (the shortest form that reads
+/// back to the same `f64`); a report's numbers are checked finite before
+/// they are encoded.
+fn float(out: &mut Vec<u8>, x: f64) {
+    debug_assert!(x.is_finite());
+    // serde_json writes finite floats with ryu; writing into a vector
+    // cannot fail.
+    serde_json::to_writer(&mut *out, &x).expect("a finite number is written");
+}
+
+/// A JSON string, escaped as serde_json escapes: `"`, `\` and control
+/// characters; everything else, non-ASCII included, as it is.
+fn string(out: &mut Vec<u8>, s: &str) {
+    out.push(b'"');
+    let bytes = s.as_bytes();
+    let mut from = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let escaped: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x08 => b"\\b",
+            0x0c => b"\\f",
+            0..=0x1f => &[],
+            _ => continue,
+        };
+        out.extend_from_slice(&bytes[from..i]);
+        if escaped.is_empty() {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.extend_from_slice(b"\\u00");
+            out.push(HEX[usize::from(b >> 4)]);
+            out.push(HEX[usize::from(b & 0xf)]);
+        } else {
+            out.extend_from_slice(escaped);
+        }
+        from = i + 1;
+    }
+    out.extend_from_slice(&bytes[from..]);
+    out.push(b'"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_ascii_character_is_escaped_as_serde_json_escapes_it() {
+        for c in (0u8..=0x7f)
+            .map(char::from)
+            .chain(['é', '€', '😀', '\u{2028}'])
+        {
+            let s = format!("a{c}b{c}");
+            let mut ours = Vec::new();
+            string(&mut ours, &s);
+            assert_eq!(
+                String::from_utf8(ours).unwrap(),
+                serde_json::to_string(&s).unwrap(),
+                "{:?}",
+                c
+            );
+        }
+    }
+
+    #[test]
+    fn numbers_are_written_as_serde_json_writes_them() {
+        for n in [0, 1, 9, 10, 12_345, u64::from(u32::MAX), u64::MAX] {
+            let mut ours = Vec::new();
+            uint(&mut ours, n);
+            assert_eq!(ours, serde_json::to_vec(&n).unwrap());
+        }
+        for x in [
+            0.0,
+            -0.0,
+            1.0,
+            0.5,
+            1.0 / 3.0,
+            1e-7,
+            1e21,
+            99.99,
+            f64::MIN_POSITIVE,
+        ] {
+            let mut ours = Vec::new();
+            float(&mut ours, x);
+            assert_eq!(ours, serde_json::to_vec(&x).unwrap());
+        }
+    }
+
+    #[test]
+    fn a_pair_is_the_pretty_json_of_serde_json_indented() {
+        let at = |file: &str, n: u64| Location {
+            file: file.into(),
+            lines: [n, n + 3],
+            bytes: [10 * n, 10 * n + 35],
+        };
+        let exact = Fragment {
+            a: at("a/\"q\".py", 1),
+            b: at("b\\x.py", 7),
+            symbols: 20,
+            parts: Vec::new(),
+        };
+        let merged = Fragment {
+            parts: vec![
+                FragmentPart {
+                    a: at("a.py", 1),
+                    b: at("b.py", 2),
+                    symbols: 12,
+                },
+                FragmentPart {
+                    a: at("a.py", 5),
+                    b: at("b.py", 9),
+                    symbols: 13,
+                },
+            ],
+            ..exact.clone()
+        };
+        for fragments in [Vec::new(), vec![exact.clone()], vec![merged, exact]] {
+            let p = Pair {
+                a: 3,
+                b: 0,
+                similarity: 0.8125,
+                a_percent: 100.0,
+                b_percent: 12.5,
+                a_lines_matched: 4,
+                b_lines_matched: 40,
+                lines_matched: 40,
+                longest_fragment: 25,
+                shared_fingerprints: 7,
+                identical: fragments.is_empty(),
+                fragments,
+            };
+            let theirs = serde_json::to_string_pretty(&p).unwrap();
+            for depth in [0, 2] {
+                let mut ours = Vec::new();
+                pair(&mut ours, &p, depth);
+                let pad = "  ".repeat(depth);
+                let expected: Vec<String> = theirs.lines().map(|l| format!("{pad}{l}")).collect();
+                assert_eq!(String::from_utf8(ours).unwrap(), expected.join("\n"));
+            }
+        }
+    }
+}
