@@ -599,17 +599,16 @@ impl Analysis {
             // Lines matched count the parts, never the gaps. Where the
             // front-end moved symbols (`--normalize`), an exact match is
             // cut into the runs that are contiguous in both texts.
-            let exact: Vec<(usize, usize, usize)> = if f.parts.is_empty() {
-                vec![(ra.start, rb.start, ra.len())]
-            } else {
-                f.parts
-                    .iter()
-                    .map(|p| (p.a_start as usize, p.b_start as usize, p.len as usize))
-                    .collect()
-            };
             let moved = fa.text_ranks.is_some() || fb.text_ranks.is_some();
             let mut parts: Vec<FragmentPart> = Vec::new();
             if !f.parts.is_empty() || moved {
+                // The fragment's parts, or the fragment as its one part.
+                let whole = f.parts.is_empty().then_some((ra.start, rb.start, ra.len()));
+                let exact = whole.into_iter().chain(
+                    f.parts
+                        .iter()
+                        .map(|p| (p.a_start as usize, p.b_start as usize, p.len as usize)),
+                );
                 for (a0, b0, len) in exact {
                     let runs = if moved {
                         compact_runs(len, fa.ranks(a0, len), fb.ranks(b0, len))

@@ -10,8 +10,9 @@
 
 use crate::{Fragment, FragmentPart, Location, Pair};
 
-/// Two spaces per level, as serde_json's pretty printer indents.
-const INDENT: &[u8] = b"  ";
+/// Two spaces per level, as serde_json's pretty printer indents: the
+/// indentation of up to 32 levels, cut to length.
+const SPACES: &[u8; 64] = &[b' '; 64];
 
 /// Appends `pair` at `depth` levels of indentation (its opening brace
 /// indented too), without a trailing newline.
@@ -127,8 +128,11 @@ fn close(out: &mut Vec<u8>, depth: usize, bracket: u8) {
 }
 
 fn indent(out: &mut Vec<u8>, depth: usize) {
-    for _ in 0..depth {
-        out.extend_from_slice(INDENT);
+    let mut n = 2 * depth;
+    while n > 0 {
+        let take = n.min(SPACES.len());
+        out.extend_from_slice(&SPACES[..take]);
+        n -= take;
     }
 }
 
@@ -269,7 +273,7 @@ mod tests {
                 fragments,
             };
             let theirs = serde_json::to_string_pretty(&p).unwrap();
-            for depth in [0, 2] {
+            for depth in [0, 2, 40] {
                 let mut ours = Vec::new();
                 pair(&mut ours, &p, depth);
                 let pad = "  ".repeat(depth);
