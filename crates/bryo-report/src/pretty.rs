@@ -20,26 +20,29 @@ pub(crate) fn pair(out: &mut Vec<u8>, p: &Pair, depth: usize) {
     indent(out, depth);
     out.push(b'{');
     let d = depth + 1;
+    // In the model's field order.
     key(out, d, "a", true);
     uint(out, p.a as u64);
     key(out, d, "b", false);
     uint(out, p.b as u64);
-    key(out, d, "similarity", false);
-    float(out, p.similarity);
-    key(out, d, "a_percent", false);
-    float(out, p.a_percent);
-    key(out, d, "b_percent", false);
-    float(out, p.b_percent);
-    key(out, d, "a_lines_matched", false);
-    uint(out, p.a_lines_matched);
-    key(out, d, "b_lines_matched", false);
-    uint(out, p.b_lines_matched);
-    key(out, d, "lines_matched", false);
-    uint(out, p.lines_matched);
-    key(out, d, "longest_fragment", false);
-    uint(out, p.longest_fragment);
-    key(out, d, "shared_fingerprints", false);
-    uint(out, p.shared_fingerprints);
+    for (name, x) in [
+        ("similarity", p.similarity),
+        ("a_percent", p.a_percent),
+        ("b_percent", p.b_percent),
+    ] {
+        key(out, d, name, false);
+        float(out, x);
+    }
+    for (name, n) in [
+        ("a_lines_matched", p.a_lines_matched),
+        ("b_lines_matched", p.b_lines_matched),
+        ("lines_matched", p.lines_matched),
+        ("longest_fragment", p.longest_fragment),
+        ("shared_fingerprints", p.shared_fingerprints),
+    ] {
+        key(out, d, name, false);
+        uint(out, n);
+    }
     key(out, d, "identical", false);
     out.extend_from_slice(if p.identical { b"true" } else { b"false" });
     key(out, d, "fragments", false);
@@ -49,32 +52,31 @@ pub(crate) fn pair(out: &mut Vec<u8>, p: &Pair, depth: usize) {
 
 /// A fragment as the value of a key or an element at `depth`.
 fn fragment(out: &mut Vec<u8>, f: &Fragment, depth: usize) {
-    out.push(b'{');
-    let d = depth + 1;
-    key(out, d, "a", true);
-    location(out, &f.a, d);
-    key(out, d, "b", false);
-    location(out, &f.b, d);
-    key(out, d, "symbols", false);
-    uint(out, f.symbols);
+    matched(out, &f.a, &f.b, f.symbols, depth);
     // Omitted when empty (`skip_serializing_if`).
     if !f.parts.is_empty() {
-        key(out, d, "parts", false);
-        array(out, d, &f.parts, part);
+        key(out, depth + 1, "parts", false);
+        array(out, depth + 1, &f.parts, part);
     }
     close(out, depth, b'}');
 }
 
 fn part(out: &mut Vec<u8>, p: &FragmentPart, depth: usize) {
+    matched(out, &p.a, &p.b, p.symbols, depth);
+    close(out, depth, b'}');
+}
+
+/// The opening brace and the members a fragment and a part share: where
+/// it is on each side and its symbols.
+fn matched(out: &mut Vec<u8>, a: &Location, b: &Location, symbols: u64, depth: usize) {
     out.push(b'{');
     let d = depth + 1;
     key(out, d, "a", true);
-    location(out, &p.a, d);
+    location(out, a, d);
     key(out, d, "b", false);
-    location(out, &p.b, d);
+    location(out, b, d);
     key(out, d, "symbols", false);
-    uint(out, p.symbols);
-    close(out, depth, b'}');
+    uint(out, symbols);
 }
 
 fn location(out: &mut Vec<u8>, l: &Location, depth: usize) {
