@@ -92,8 +92,15 @@ impl<W: Write> PairWriter for JsonPairs<W> {
     /// holding it.
     fn encode(&self, rank: usize, pair: &Pair) -> Result<Vec<u8>, ReportError> {
         Report::validate_pair(rank.saturating_sub(1), pair, self.submissions)?;
+        // Sized for the usual case so that the buffer seldom grows: a
+        // fragment or part takes about 600 bytes besides its two paths.
+        let items: usize = pair.fragments.iter().map(|f| 1 + f.parts.len()).sum();
+        let paths = pair
+            .fragments
+            .first()
+            .map_or(0, |f| f.a.file.len() + f.b.file.len());
         // Two levels deeper than a report's top-level keys.
-        let mut out = Vec::with_capacity(1024 + 640 * pair.fragments.len());
+        let mut out = Vec::with_capacity(1024 + items * (600 + paths));
         crate::pretty::pair(&mut out, pair, 2);
         Ok(out)
     }
