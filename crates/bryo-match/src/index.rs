@@ -889,18 +889,18 @@ pub(crate) fn build_index(
         exclude_above,
     };
     let mut common = Vec::with_capacity(grouped.iter().map(|g| g.common.len()).sum());
-    let mut rarity = Vec::with_capacity(grouped.iter().map(|g| g.rarity.len()).sum());
     let mut counts = IndexCounts::default();
     for g in &mut grouped {
         common.append(&mut g.common);
-        rarity.append(&mut g.rarity);
         counts = counts.add(g.counts);
     }
     counts.dropped_common += caller_excluded.len() as u64;
     common.extend(caller_excluded);
     common.par_sort_unstable();
-    rarity.par_sort_unstable();
-    let rarity_starts = doc_starts(&rarity, prep.docs.len());
+    let (rarity, rarity_starts) = by_document(
+        grouped.iter_mut().map(|g| std::mem::take(&mut g.rarity)),
+        prep.docs.len(),
+    );
     let rarity_weights = match options.common {
         CommonRule::Rarity(r) if !rarity.is_empty() => {
             let top = rarity.iter().map(|&(_, df)| df).max().unwrap_or(0);
@@ -928,22 +928,48 @@ pub(crate) fn build_index(
     index
 }
 
-/// For occurrences sorted by `doc << 32 | pos`, where each of `docs`
-/// documents' run starts, and their end: `docs + 1` offsets (none when
-/// there are no occurrences).
-fn doc_starts(sorted: &[(u64, u32)], docs: usize) -> Vec<usize> {
-    if sorted.is_empty() {
-        return Vec::new();
+/// The occurrences of `parts` (keyed `doc << 32 | pos`, documents below
+/// `docs`) in one vector sorted as a whole, and where each document's run
+/// starts in it, and their end: `docs + 1` offsets (none when there are no
+/// occurrences). A counting scatter by document, then each document's run
+/// (a few hundred occurrences) sorted on its own, in parallel: a quarter of
+/// the time of one parallel sort of them all (257,000 on the standard
+/// library), which was the serial part of the index stage.
+fn by_document(
+    parts: impl Iterator<Item = Vec<(u64, u32)>>,
+    docs: usize,
+) -> (Vec<(u64, u32)>, Vec<usize>) {
+    let parts: Vec<Vec<(u64, u32)>> = parts.collect();
+    let total: usize = parts.iter().map(Vec::len).sum();
+    if total == 0 {
+        return (Vec::new(), Vec::new());
     }
-    let mut starts = Vec::with_capacity(docs + 1);
-    let mut at = 0;
-    for d in 0..=docs as u64 {
-        while sorted.get(at).is_some_and(|&(key, _)| key >> 32 < d) {
-            at += 1;
+    let doc = |key: u64| (key >> 32) as usize;
+    let mut starts = vec![0usize; docs + 1];
+    for &(key, _) in parts.iter().flatten() {
+        starts[doc(key) + 1] += 1;
+    }
+    for d in 0..docs {
+        starts[d + 1] += starts[d];
+    }
+    let mut sorted = vec![(0u64, 0u32); total];
+    let mut next = starts.clone();
+    for part in parts {
+        for e in part {
+            let at = &mut next[doc(e.0)];
+            sorted[*at] = e;
+            *at += 1;
         }
-        starts.push(at);
     }
-    starts
+    let mut runs = Vec::with_capacity(docs);
+    let mut rest = sorted.as_mut_slice();
+    for w in starts.windows(2) {
+        let (run, tail) = rest.split_at_mut(w[1] - w[0]);
+        runs.push(run);
+        rest = tail;
+    }
+    runs.into_par_iter().for_each(|run| run.sort_unstable());
+    (sorted, starts)
 }
 
 /// What grouping a bucket needs beyond the options.
@@ -1317,15 +1343,25 @@ mod tests {
             prop_assert_eq!(got, naive);
         }
 
+        /// The same as one sort of all occurrences, each document's run
+        /// bounded by its offsets.
         #[test]
-        fn doc_starts_bound_each_documents_run(
-            mut keys in prop::collection::vec((0u64..6, 0u64..50), 0..80),
+        fn by_document_equals_one_sort(
+            parts in prop::collection::vec(
+                prop::collection::vec((0u64..6, 0u64..50, 0u32..4), 0..30),
+                0..5,
+            ),
             extra in 0usize..3,
         ) {
             let docs = 6 + extra;
-            keys.sort_unstable();
-            let sorted: Vec<(u64, u32)> = keys.iter().map(|&(d, p)| (d << 32 | p, 1)).collect();
-            let starts = doc_starts(&sorted, docs);
+            let parts: Vec<Vec<(u64, u32)>> = parts
+                .iter()
+                .map(|p| p.iter().map(|&(d, pos, df)| (d << 32 | pos, df)).collect())
+                .collect();
+            let mut sorted: Vec<(u64, u32)> = parts.iter().flatten().copied().collect();
+            sorted.sort_unstable();
+            let (got, starts) = by_document(parts.into_iter(), docs);
+            prop_assert_eq!(&got, &sorted);
             if sorted.is_empty() {
                 prop_assert!(starts.is_empty());
             } else {
