@@ -58,6 +58,8 @@ pub(crate) fn pair_fragments(
         Some((da, db, keys, packing)) => {
             out.seeds = keys.len() as u64;
             if !keys.is_empty() {
+                // At most one candidate a seed: no growing on the way.
+                cands.reserve_exact(keys.len());
                 let seeds = keys.iter().map(|&key| packing.seed(key));
                 extend_doc_pair(da, db, seeds, prep, k, &mut cands, &mut out);
             }
@@ -65,6 +67,7 @@ pub(crate) fn pair_fragments(
         None => {
             let seeds = collect_seeds(records, index);
             out.seeds = seeds.len() as u64;
+            cands.reserve_exact(seeds.len());
             let mut i = 0;
             while i < seeds.len() {
                 let (da, db) = (seeds[i].da, seeds[i].db);
@@ -80,6 +83,7 @@ pub(crate) fn pair_fragments(
     }
     let min_len = u32::try_from(min_len.max(1)).unwrap_or(u32::MAX);
     let kept = select(cands, min_len, |d| prep.docs[d as usize].symbols.len());
+    out.fragments.reserve_exact(kept.len());
     for &(len, (da, sa, db, sb)) in &kept {
         let (doc_a, doc_b) = (&prep.docs[da as usize], &prep.docs[db as usize]);
         // A fragment never holds an excluded symbol: extension stops before
@@ -155,7 +159,13 @@ fn packed_seeds(
         prep.docs[da as usize].symbols.len(),
         prep.docs[db as usize].symbols.len(),
     )?;
-    let mut keys = Vec::new();
+    // Sized at once: a pair's seeds are every pairing of its records'
+    // occurrences.
+    let seeds: usize = records
+        .iter()
+        .map(|r| r.a_len as usize * r.b_len as usize)
+        .sum();
+    let mut keys = Vec::with_capacity(seeds);
     for r in records {
         let (ga, gb) = sides(r, index);
         if ga.iter().any(|e| e.doc != da) || gb.iter().any(|e| e.doc != db) {
@@ -182,7 +192,12 @@ fn sides<'i>(r: &Record, index: &'i Index) -> (&'i [Entry], &'i [Entry]) {
 /// Every pair of kept occurrences of a shared hash, one from each side,
 /// sorted by document pair, diagonal and position.
 fn collect_seeds(records: &[Record], index: &Index) -> Vec<Seed> {
-    let mut seeds = Vec::new();
+    let mut seeds = Vec::with_capacity(
+        records
+            .iter()
+            .map(|r| r.a_len as usize * r.b_len as usize)
+            .sum(),
+    );
     for r in records {
         let (ga, gb) = sides(r, index);
         for ea in ga {
@@ -369,13 +384,25 @@ fn select(
         return cands;
     }
     // The queue's order: longest first, then the smallest position. Most
-    // pairs are of one document each: then one 128-bit key orders them.
+    // pairs are of one document each: then one number orders them, of 64
+    // bits when it fits (sorted apart from the candidates), else of 128.
     let key = |&(len, c): &(u32, Cand)| (Reverse(len), c);
     let first = (cands[0].1 .0, cands[0].1 .2);
     if cands.iter().all(|c| (c.1 .0, c.1 .2) == first) {
-        cands.sort_unstable_by_key(|&(len, (_, sa, _, sb))| {
-            u128::from(!len) << 64 | u128::from(sa) << 32 | u128::from(sb)
-        });
+        let longest = cands.iter().map(|c| c.0).max().unwrap_or(0);
+        match QueueKey::new(longest, doc_len(first.0), doc_len(first.1)) {
+            // Sorted as single numbers, then written back in their order.
+            Some(q) => {
+                let mut keys: Vec<u64> = cands.iter().map(|&(len, c)| q.key(len, c)).collect();
+                keys.sort_unstable();
+                for (c, &k) in cands.iter_mut().zip(&keys) {
+                    *c = q.candidate(k, first);
+                }
+            }
+            None => cands.sort_unstable_by_key(|&(len, (_, sa, _, sb))| {
+                u128::from(!len) << 64 | u128::from(sa) << 32 | u128::from(sb)
+            }),
+        }
     } else {
         cands.sort_unstable_by_key(key);
     }
@@ -430,6 +457,50 @@ fn select(
         }
     }
     kept
+}
+
+/// The queue's order for the candidates of one pair of documents as one
+/// number: `(longest − len) << (a_bits + b_bits) | sa << b_bits | sb`, which
+/// sorts longest first, then by position, when every length is at most
+/// `longest` and positions are below `2^a_bits` and `2^b_bits`.
+#[derive(Clone, Copy)]
+struct QueueKey {
+    longest: u32,
+    a_bits: u32,
+    b_bits: u32,
+}
+
+impl QueueKey {
+    /// The packing for candidates of at most `longest` symbols in documents
+    /// of `len_a` and `len_b` symbols, if it fits in 64 bits.
+    fn new(longest: u32, len_a: usize, len_b: usize) -> Option<QueueKey> {
+        let bits = |n: u64| u64::BITS - n.leading_zeros();
+        let (l, a, b) = (
+            bits(u64::from(longest)),
+            bits(len_a as u64),
+            bits(len_b as u64),
+        );
+        (l + a + b <= 64).then_some(QueueKey {
+            longest,
+            a_bits: a,
+            b_bits: b,
+        })
+    }
+
+    fn key(self, len: u32, (_, sa, _, sb): Cand) -> u64 {
+        u64::from(self.longest - len) << (self.a_bits + self.b_bits)
+            | u64::from(sa) << self.b_bits
+            | u64::from(sb)
+    }
+
+    /// The candidate of `key`, in documents `(da, db)`.
+    fn candidate(self, key: u64, (da, db): (u32, u32)) -> (u32, Cand) {
+        let mask = |bits: u32| (1u64 << bits) - 1;
+        let sb = (key & mask(self.b_bits)) as u32;
+        let sa = (key >> self.b_bits & mask(self.a_bits)) as u32;
+        let len = self.longest - (key >> (self.a_bits + self.b_bits)) as u32;
+        (len, (da, sa, db, sb))
+    }
 }
 
 /// Symbols covered by kept fragments on one side of a pair: a bitset per
@@ -686,6 +757,13 @@ mod tests {
         assert_eq!(p.seed(p.key(last, 0)), (-i64::from(last), last, 0));
         assert_eq!(p.seed(p.key(0, last)), (i64::from(last), 0, last));
         assert!(p.key(last, 0) < p.key(0, 0) && p.key(0, 0) < p.key(0, last));
+    }
+
+    #[test]
+    fn queue_keys_decline_what_does_not_fit() {
+        assert!(QueueKey::new(u32::MAX, 1 << 15, 1 << 15).is_some());
+        assert!(QueueKey::new(u32::MAX, 1 << 16, 1 << 16).is_none());
+        assert!(QueueKey::new(1000, (1 << 27) - 1, (1 << 27) - 1).is_some());
     }
 
     #[test]
@@ -995,6 +1073,31 @@ mod tests {
             }
             // Longest first.
             prop_assert!(out.windows(2).all(|w| w[0].len >= w[1].len));
+        }
+
+        /// One number per candidate decodes to the candidate and sorts as
+        /// the queue's order (longest first, then by position).
+        #[test]
+        fn queue_keys_sort_as_the_queue(
+            len_a in 1usize..100_000,
+            len_b in 1usize..100_000,
+            cands in prop::collection::vec(
+                (1u32..5000, any::<prop::sample::Index>(), any::<prop::sample::Index>()),
+                1..60,
+            ),
+        ) {
+            let cands: Vec<(u32, Cand)> = cands
+                .iter()
+                .map(|(len, a, b)| (*len, (3, a.index(len_a) as u32, 5, b.index(len_b) as u32)))
+                .collect();
+            let longest = cands.iter().map(|c| c.0).max().unwrap();
+            let q = QueueKey::new(longest, len_a, len_b).unwrap();
+            let mut keys: Vec<u64> = cands.iter().map(|&(len, c)| q.key(len, c)).collect();
+            keys.sort_unstable();
+            let got: Vec<(u32, Cand)> = keys.iter().map(|&k| q.candidate(k, (3, 5))).collect();
+            let mut want = cands.clone();
+            want.sort_unstable_by_key(|&(len, c)| (Reverse(len), c));
+            prop_assert_eq!(got, want);
         }
 
         #[test]
