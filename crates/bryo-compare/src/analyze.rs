@@ -4,7 +4,7 @@ use std::path::Path;
 
 use bryo_frontend::{
     decode, normalize_html_into, normalize_text_into, DecodeError, Decoded, FrontendKind, Language,
-    LexNote, LexNoteKind, LineIndex, Normalization, Normalized, PackedStream, Span, TextMode,
+    LexNote, LexNoteKind, Lexed, LineIndex, Normalization, Normalized, PackedStream, Span, TextMode,
 };
 use bryo_report::Frontend;
 
@@ -413,7 +413,14 @@ pub fn normalize_into(
             let lexer = language.lexer().ok_or(AnalyzeError::NoLexer {
                 language: language.name(),
             })?;
-            let lexed = lexer.lex(text, options.normalization);
+            // Not `Lexer::lex`, which gives back the unused room of both
+            // vectors: the spans are packed and dropped, the symbols
+            // shrunk once when packed (`PackedStream::from`).
+            let mut lexed = Lexed {
+                normalized: Normalized::with_capacity(text.len() / 4),
+                notes: Vec::new(),
+            };
+            lexer.lex_into(text, options.normalization, &mut lexed);
             *out = lexed.normalized;
             run.lex_notes = lexed.notes;
         }

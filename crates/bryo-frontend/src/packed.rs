@@ -104,21 +104,36 @@ impl PackedSpans {
     }
 }
 
+/// The most bytes a span takes: its gap (zigzag, up to 34 bits) and its
+/// length (up to 32 bits), five varint bytes each.
+const MAX_SPAN_BYTES: usize = 10;
+
 impl From<&[Span]> for PackedSpans {
     fn from(spans: &[Span]) -> Self {
-        // Most spans take two or three bytes: room for three, so the
-        // buffer seldom grows (it is shrunk to its size at the end).
-        let mut bytes = Vec::with_capacity(spans.len() * 3 + 16);
+        // Most spans take two or three bytes: room for three and one
+        // mark's worst case, so the buffer seldom grows (it is shrunk to
+        // its size at the end).
+        let mut bytes = Vec::with_capacity(spans.len() * 3 + STRIDE * MAX_SPAN_BYTES);
         let mut marks = Vec::with_capacity(spans.len().div_ceil(STRIDE));
         let mut end = 0u32;
-        for (i, span) in spans.iter().enumerate() {
-            if i % STRIDE == 0 {
-                marks.push((bytes.len() as u32, end));
+        for run in spans.chunks(STRIDE) {
+            let start = bytes.len();
+            marks.push((start as u32, end));
+            // Written into room made for the worst case, then cut to what
+            // was written: no capacity check per byte.
+            bytes.resize(start + run.len() * MAX_SPAN_BYTES, 0);
+            let mut at = start;
+            for span in run {
+                let gap = i64::from(span.start) - i64::from(end);
+                at = put_varint(&mut bytes, at, ((gap << 1) ^ (gap >> 63)) as u64);
+                at = put_varint(
+                    &mut bytes,
+                    at,
+                    u64::from(span.end.saturating_sub(span.start)),
+                );
+                end = span.end.max(span.start);
             }
-            let gap = i64::from(span.start) - i64::from(end);
-            write_varint(&mut bytes, ((gap << 1) ^ (gap >> 63)) as u64);
-            write_varint(&mut bytes, u64::from(span.end.saturating_sub(span.start)));
-            end = span.end.max(span.start);
+            bytes.truncate(at);
         }
         bytes.shrink_to_fit();
         PackedSpans {
@@ -129,12 +144,16 @@ impl From<&[Span]> for PackedSpans {
     }
 }
 
-fn write_varint(out: &mut Vec<u8>, mut v: u64) {
+/// Writes `v` as a varint at `out[at..]`; returns where it ends.
+#[inline]
+fn put_varint(out: &mut [u8], mut at: usize, mut v: u64) -> usize {
     while v >= 0x80 {
-        out.push(v as u8 | 0x80);
+        out[at] = v as u8 | 0x80;
         v >>= 7;
+        at += 1;
     }
-    out.push(v as u8);
+    out[at] = v as u8;
+    at + 1
 }
 
 /// Reads spans from a mark on.
