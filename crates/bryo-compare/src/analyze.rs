@@ -4,7 +4,8 @@ use std::path::Path;
 
 use bryo_frontend::{
     decode, normalize_html_into, normalize_text_into, DecodeError, Decoded, FrontendKind, Language,
-    LexNote, LexNoteKind, Lexed, LineIndex, Normalization, Normalized, PackedStream, Span, TextMode,
+    LexNote, LexNoteKind, Lexed, LineIndex, Normalization, Normalized, PackedStream, Span,
+    TextMode,
 };
 use bryo_report::Frontend;
 
