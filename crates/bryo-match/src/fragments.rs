@@ -159,13 +159,7 @@ fn packed_seeds(
         prep.docs[da as usize].symbols.len(),
         prep.docs[db as usize].symbols.len(),
     )?;
-    // Sized at once: a pair's seeds are every pairing of its records'
-    // occurrences.
-    let seeds: usize = records
-        .iter()
-        .map(|r| r.a_len as usize * r.b_len as usize)
-        .sum();
-    let mut keys = Vec::with_capacity(seeds);
+    let mut keys = Vec::with_capacity(seed_count(records));
     for r in records {
         let (ga, gb) = sides(r, index);
         if ga.iter().any(|e| e.doc != da) || gb.iter().any(|e| e.doc != db) {
@@ -177,6 +171,16 @@ fn packed_seeds(
     }
     keys.sort_unstable();
     Some((da, db, keys, packing))
+}
+
+/// The number of seeds of a pair's records: every pairing of a record's
+/// occurrences on side `a` with those on side `b` (vectors of seeds are
+/// sized with it at once).
+fn seed_count(records: &[Record]) -> usize {
+    records
+        .iter()
+        .map(|r| r.a_len as usize * r.b_len as usize)
+        .sum()
 }
 
 /// The kept occurrences a record joins: its hash's entries on side `a` and
@@ -192,12 +196,7 @@ fn sides<'i>(r: &Record, index: &'i Index) -> (&'i [Entry], &'i [Entry]) {
 /// Every pair of kept occurrences of a shared hash, one from each side,
 /// sorted by document pair, diagonal and position.
 fn collect_seeds(records: &[Record], index: &Index) -> Vec<Seed> {
-    let mut seeds = Vec::with_capacity(
-        records
-            .iter()
-            .map(|r| r.a_len as usize * r.b_len as usize)
-            .sum(),
-    );
+    let mut seeds = Vec::with_capacity(seed_count(records));
     for r in records {
         let (ga, gb) = sides(r, index);
         for ea in ga {

@@ -898,7 +898,10 @@ pub(crate) fn build_index(
     common.extend(caller_excluded);
     common.par_sort_unstable();
     let (rarity, rarity_starts) = by_document(
-        grouped.iter_mut().map(|g| std::mem::take(&mut g.rarity)),
+        grouped
+            .iter_mut()
+            .map(|g| std::mem::take(&mut g.rarity))
+            .collect(),
         prep.docs.len(),
     );
     let rarity_weights = match options.common {
@@ -935,11 +938,7 @@ pub(crate) fn build_index(
 /// (a few hundred occurrences) sorted on its own, in parallel: a quarter of
 /// the time of one parallel sort of them all (257,000 on the standard
 /// library), which was the serial part of the index stage.
-fn by_document(
-    parts: impl Iterator<Item = Vec<(u64, u32)>>,
-    docs: usize,
-) -> (Vec<(u64, u32)>, Vec<usize>) {
-    let parts: Vec<Vec<(u64, u32)>> = parts.collect();
+fn by_document(parts: Vec<Vec<(u64, u32)>>, docs: usize) -> (Vec<(u64, u32)>, Vec<usize>) {
     let total: usize = parts.iter().map(Vec::len).sum();
     if total == 0 {
         return (Vec::new(), Vec::new());
@@ -1360,7 +1359,7 @@ mod tests {
                 .collect();
             let mut sorted: Vec<(u64, u32)> = parts.iter().flatten().copied().collect();
             sorted.sort_unstable();
-            let (got, starts) = by_document(parts.into_iter(), docs);
+            let (got, starts) = by_document(parts, docs);
             prop_assert_eq!(&got, &sorted);
             if sorted.is_empty() {
                 prop_assert!(starts.is_empty());
