@@ -43,7 +43,7 @@
 //! could hold the `==`). A constant is a literal, maybe negative, a name in
 //! capitals or a path (`Color::Red`).
 
-use std::collections::HashSet;
+use crate::HashSet;
 
 use crate::flat::Node;
 use bryo_frontend::SymbolClass;

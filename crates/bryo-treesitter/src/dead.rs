@@ -28,7 +28,7 @@
 //! with the same name are one variable to the analysis: that keeps more
 //! code, never less.
 
-use std::collections::{HashMap, HashSet};
+use crate::{HashMap, HashSet};
 
 use tree_sitter::Language;
 
@@ -203,7 +203,7 @@ pub(crate) fn dead_statements(
     // Functions of this file whose bodies turn out to have no effect make
     // calls to them free of effect, which may empty other functions: a few
     // rounds reach the fixed point in practice; four bound the work.
-    let mut inert: HashSet<u32> = HashSet::new();
+    let mut inert: HashSet<u32> = HashSet::default();
     for _ in 0..4 {
         for scope in &mut analyses {
             scope.solve(&inert);
@@ -370,7 +370,7 @@ impl<'t> Scope<'t> {
     /// functions of the file known to have no effect.
     fn solve(&mut self, inert: &HashSet<u32>) {
         let n = self.stmts.len();
-        let mut live: HashSet<u32> = HashSet::new();
+        let mut live: HashSet<u32> = HashSet::default();
         let mut counted = vec![false; n];
         loop {
             let essential = &mut self.essential;
@@ -542,8 +542,8 @@ impl<'a> Builder<'a, '_> {
 
     /// Names declared local in a scope's body (nested scopes left out).
     fn locals(&self, body: Node<'_>, names: &mut Names<'a>) -> HashSet<u32> {
-        let mut locals = HashSet::new();
-        let mut nonlocal = HashSet::new();
+        let mut locals = HashSet::default();
+        let mut nonlocal = HashSet::default();
         let mut stack = vec![body];
         while let Some(node) = stack.pop() {
             let flags = self.table.flags(&node);

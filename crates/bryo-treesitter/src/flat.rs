@@ -14,7 +14,7 @@
 //! children in order (named and anonymous), fields as the grammar names
 //! them, a cursor that never leaves the node it started from.
 
-use std::collections::HashMap;
+use crate::HashMap;
 use std::num::NonZeroU16;
 use std::ops::Range;
 

@@ -228,7 +228,8 @@ pub fn parse_limit(timeout: Duration, bytes: usize) -> Duration {
 /// when there is none.
 fn lone_cr_as_lf(text: &[u8]) -> std::borrow::Cow<'_, [u8]> {
     let lone = |i: usize| text[i] == b'\r' && text.get(i + 1) != Some(&b'\n');
-    if !(0..text.len()).any(lone) {
+    // Looked for at each `\r` only (most files have none, or one per line).
+    if !memchr::memchr_iter(b'\r', text).any(lone) {
         return std::borrow::Cow::Borrowed(text);
     }
     let mut copy = text.to_vec();
@@ -449,4 +450,29 @@ pub fn normalize(name: &str, text: &[u8], options: &Options) -> Result<Normalize
     let language =
         TsLanguage::by_name(name).ok_or_else(|| Fallback::UnknownLanguage(name.to_owned()))?;
     language.normalize(text, options).map(|p| p.normalized)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lone_cr_as_lf;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Every lone `\r`, and only those, becomes `\n`; a text without
+        /// one is borrowed, not copied.
+        #[test]
+        fn lone_carriage_returns_become_line_feeds(
+            text in proptest::collection::vec(prop_oneof![Just(b'\r'), Just(b'\n'), Just(b'a')], 0..64)
+        ) {
+            let expected: Vec<u8> = (0..text.len())
+                .map(|i| match text[i] {
+                    b'\r' if text.get(i + 1) != Some(&b'\n') => b'\n',
+                    b => b,
+                })
+                .collect();
+            let got = lone_cr_as_lf(&text);
+            prop_assert_eq!(&got[..], &expected[..]);
+            prop_assert_eq!(matches!(got, std::borrow::Cow::Borrowed(_)), expected == text);
+        }
+    }
 }

@@ -34,7 +34,7 @@
 //! it; an inlining whose symbols are not together (a rewrite that crossed
 //! it) is left out rather than guessed.
 
-use std::collections::HashMap;
+use crate::HashMap;
 
 use crate::flat::{Flat, Node};
 use bryo_frontend::{Normalized, Span};
@@ -552,7 +552,7 @@ fn overlap(a: (usize, usize), b: (usize, usize)) -> bool {
 #[cfg(test)]
 mod tests {
     use crate::test_support::normalize_random;
-    use crate::{languages, Options, TsLanguage};
+    use crate::{languages, HashMap, HashSet, Options, TsLanguage};
     use proptest::prelude::*;
 
     fn options(inline: bool) -> Options {
@@ -832,9 +832,9 @@ mod tests {
             let some = normalize_random(lang, s.as_bytes(), &options(true));
             prop_assume!(all.is_some() && some.is_some());
             let (all, some) = (all.unwrap(), some.unwrap());
-            let by_span: std::collections::HashMap<_, _> =
+            let by_span: HashMap<_, _> =
                 all.spans.iter().zip(&all.symbols).map(|(sp, sy)| ((sp.start, sp.end), *sy)).collect();
-            let mut used = std::collections::HashSet::new();
+            let mut used = HashSet::default();
             for (sym, span) in some.symbols.iter().zip(&some.spans) {
                 prop_assert!(used.insert((span.start, span.end)), "{}: span {:?} twice", lang.name(), span);
                 prop_assert_eq!(by_span.get(&(span.start, span.end)), Some(sym));

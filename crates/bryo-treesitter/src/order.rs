@@ -25,7 +25,9 @@
 //! order where children moved (see `Normalized`).
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
+
+use crate::HashMap;
 
 use crate::flat::Node;
 use bryo_frontend::{Normalized, Span};
@@ -101,7 +103,7 @@ impl<'a> ListFinder<'a> {
     ) -> Self {
         ListFinder {
             analysis: Analysis { text, roles, table },
-            names: HashMap::new(),
+            names: HashMap::default(),
             statements,
             out: Vec::new(),
         }
@@ -427,7 +429,7 @@ fn canonical(members: &[usize], children: &[Child], keys: &[u64]) -> Vec<usize> 
         preds[to] += 1;
     };
     // Per name: the last member writing it and the members reading it since.
-    let mut by_name: HashMap<u32, (Option<usize>, Vec<usize>)> = HashMap::new();
+    let mut by_name: HashMap<u32, (Option<usize>, Vec<usize>)> = HashMap::default();
     let mut last_effect: Option<usize> = None;
     let mut last_barrier: Option<usize> = None;
     let mut since_barrier: Vec<usize> = Vec::new();

@@ -15,7 +15,7 @@
 use crate::flat::{Flat, Node};
 use bryo_frontend::SymbolClass;
 
-use std::collections::HashSet;
+use crate::HashSet;
 
 use crate::chain::Chains;
 use crate::dead::{StatementTable, BINARY, BLOCK, BRANCH, DROPPABLE, FOR_LIKE, LOOP, SWITCH};
@@ -62,7 +62,7 @@ pub(crate) fn rewrite<'t>(
         text,
         roles,
         table,
-        dead: HashSet::new(),
+        dead: HashSet::default(),
     };
     let chained = chains.enabled();
     if chained {
@@ -70,14 +70,14 @@ pub(crate) fn rewrite<'t>(
         chains.dead = edits.skip.iter().copied().collect();
     }
     // The `if`s of chains already rewritten.
-    let mut in_chain: HashSet<usize> = HashSet::new();
+    let mut in_chain: HashSet<usize> = HashSet::default();
     let mut cursor = tree.walk();
     let mut depth = 0u32;
     // The flags of the nodes on the path (`Node::parent` searches from the
     // root: quadratic on deep trees).
     let mut path: Vec<u16> = Vec::new();
     // Operators already rewritten by a negated branch.
-    let mut touched: HashSet<usize> = HashSet::new();
+    let mut touched: HashSet<usize> = HashSet::default();
     // Lists holding each node of the path.
     let mut nesting: Vec<u32> = vec![0];
     loop {
