@@ -569,7 +569,7 @@ impl Index {
             .collect();
         let empty = Share { b: 0, contrib: 0 };
         let total = counts.iter().flatten().sum();
-        let mut shares = vec![empty; total];
+        let mut shares = filled(empty, total);
         let by_a: Vec<usize> = (0..subs)
             .map(|a| counts.iter().map(|n| n[a]).sum())
             .collect();
@@ -718,7 +718,7 @@ fn collect_exactly<T: Copy + Send + Sync>(
             n
         })
         .collect();
-    let mut items = vec![empty; counts.iter().sum()];
+    let mut items = filled(empty, counts.iter().sum());
     split_by_counts(&mut items, &counts)
         .into_par_iter()
         .zip(buckets.par_iter())
@@ -731,6 +731,16 @@ fn collect_exactly<T: Copy + Send + Sync>(
             });
             debug_assert_eq!(next, part.len());
         });
+    items
+}
+
+/// A vector of `n` copies of `value`, written on all threads. The vectors
+/// a scatter writes into are megabytes (the index's entries, the pairs'
+/// shares): filled on one thread, as `vec![value; n]` does for a value that
+/// is not a number, their first writes and page faults were serial.
+pub(crate) fn filled<T: Clone + Send + Sync>(value: T, n: usize) -> Vec<T> {
+    let mut items = Vec::with_capacity(n);
+    items.par_extend(rayon::iter::repeat_n(value, n));
     items
 }
 
@@ -820,7 +830,7 @@ pub(crate) fn build_index(
         doc: 0,
         pos: 0,
     };
-    let mut scattered = vec![empty; total];
+    let mut scattered = filled(empty, total);
     let mut bucket_slices: Vec<&[Entry]> = Vec::with_capacity(nb);
     parts_by_key(&mut scattered, &hist)
         .into_par_iter()
@@ -934,32 +944,55 @@ pub(crate) fn build_index(
 /// The occurrences of `parts` (keyed `doc << 32 | pos`, documents below
 /// `docs`) in one vector sorted as a whole, and where each document's run
 /// starts in it, and their end: `docs + 1` offsets (none when there are no
-/// occurrences). A counting scatter by document, then each document's run
-/// (a few hundred occurrences) sorted on its own, in parallel: a quarter of
-/// the time of one parallel sort of them all (257,000 on the standard
-/// library), which was the serial part of the index stage.
+/// occurrences). A counting scatter by document, by chunks of `parts` on
+/// all threads, then each document's run (a few hundred occurrences) sorted
+/// on its own, in parallel: a quarter of the time of one parallel sort of
+/// them all (257,000 on the standard library), which was the serial part of
+/// the index stage.
 fn by_document(parts: Vec<Vec<(u64, u32)>>, docs: usize) -> (Vec<(u64, u32)>, Vec<usize>) {
     let total: usize = parts.iter().map(Vec::len).sum();
     if total == 0 {
         return (Vec::new(), Vec::new());
     }
     let doc = |key: u64| (key >> 32) as usize;
-    let mut starts = vec![0usize; docs + 1];
-    for &(key, _) in parts.iter().flatten() {
-        starts[doc(key) + 1] += 1;
-    }
+    // Counted and scattered by chunks of parts on all threads, each chunk
+    // into its own slots of every document's run.
+    let per_chunk = parts
+        .len()
+        .div_ceil(4 * rayon::current_num_threads())
+        .max(1);
+    let chunks: Vec<&[Vec<(u64, u32)>]> = parts.chunks(per_chunk).collect();
+    let counts: Vec<Vec<usize>> = chunks
+        .par_iter()
+        .map(|chunk| {
+            let mut n = vec![0usize; docs];
+            for &(key, _) in chunk.iter().flatten() {
+                n[doc(key)] += 1;
+            }
+            n
+        })
+        .collect();
+    let mut starts = Vec::with_capacity(docs + 1);
+    let mut at = 0;
+    starts.push(at);
     for d in 0..docs {
-        starts[d + 1] += starts[d];
+        at += counts.iter().map(|n| n[d]).sum::<usize>();
+        starts.push(at);
     }
     let mut sorted = vec![(0u64, 0u32); total];
-    let mut next = starts.clone();
-    for part in parts {
-        for e in part {
-            let at = &mut next[doc(e.0)];
-            sorted[*at] = e;
-            *at += 1;
-        }
-    }
+    parts_by_key(&mut sorted, &counts)
+        .into_par_iter()
+        .zip(chunks.par_iter())
+        .for_each(|(mut slots, chunk)| {
+            let mut next = vec![0usize; docs];
+            for &e in chunk.iter().flatten() {
+                let d = doc(e.0);
+                slots[d][next[d]] = e;
+                next[d] += 1;
+            }
+        });
+    drop(chunks);
+    drop(parts);
     let mut runs = Vec::with_capacity(docs);
     let mut rest = sorted.as_mut_slice();
     for w in starts.windows(2) {

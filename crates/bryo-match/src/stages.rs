@@ -368,7 +368,7 @@ impl<'c> Indexed<'c> {
             dense: (0, 0),
             records: (0, 0),
         };
-        let mut pairs = vec![empty; counts.iter().sum()];
+        let mut pairs = crate::index::filled(empty, counts.iter().sum());
         split_by_counts(&mut pairs, &counts)
             .into_par_iter()
             .zip(cuts.par_windows(2))
