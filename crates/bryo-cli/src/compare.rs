@@ -15,7 +15,8 @@ use bryo_index::{Index, IndexSettings};
 use bryo_input::{discover, parse_file_list, InputOptions};
 use bryo_match::{Ranked, Retain};
 use bryo_report::{
-    write_csv, write_json, write_table, CsvPairs, JsonPairs, PairWriter, Report, TableOptions,
+    write_csv, write_json, write_table, CsvPairs, JsonPairEncoder, JsonPairs, PairWriter, Report,
+    TableOptions,
 };
 use rayon::prelude::*;
 
@@ -747,7 +748,7 @@ fn warn_about_common_passages(report: &Report) {
 
 /// The bytes [`write_json`] writes, with the pairs — most of a report —
 /// encoded on all cores, a batch at a time, as a streamed run writes them.
-fn write_json_pairs_in_parallel(report: &Report, out: impl Write + Sync) -> Result<()> {
+fn write_json_pairs_in_parallel(report: &Report, out: impl Write + Send + Sync) -> Result<()> {
     if report.pairs.len() < 2 {
         return Ok(write_json(report, out)?);
     }
@@ -775,19 +776,33 @@ fn write_json_pairs_in_parallel(report: &Report, out: impl Write + Sync) -> Resu
         skipped: skipped.clone(),
         stats: stats.clone(),
     };
-    // Checks what `write_json` checks: the head, then every pair.
-    let mut writer = JsonPairs::begin(&head, out)?;
     // Small batches: the pairs themselves are in memory already.
     const BATCH: usize = 64;
-    for (b, batch) in pairs.chunks(BATCH).enumerate() {
-        let encoded: Vec<Vec<u8>> = batch
+    let batches: Vec<&[bryo_report::Pair]> = pairs.chunks(BATCH).collect();
+    let encoder = JsonPairEncoder::new(&head);
+    let encode = |b: usize| -> Result<Vec<Vec<u8>>, bryo_report::ReportError> {
+        batches[b]
             .par_iter()
             .enumerate()
-            .map(|(i, p)| writer.encode(b * BATCH + i + 1, p))
-            .collect::<Result<_, _>>()?;
-        for e in &encoded {
-            writer.write_encoded(e)?;
-        }
+            .map(|(i, p)| encoder.encode(b * BATCH + i + 1, p))
+            .collect()
+    };
+    // Each batch is written while the next one is encoded, and the head
+    // while the first is. Checks what `write_json` checks: the head, then
+    // every pair.
+    let (writer, first) = rayon::join(|| JsonPairs::begin(&head, out), || encode(0));
+    let mut writer = writer?;
+    let mut encoded = first?;
+    for b in 1..batches.len() {
+        let (written, next) = rayon::join(
+            || encoded.iter().try_for_each(|e| writer.write_encoded(e)),
+            || encode(b),
+        );
+        written?;
+        encoded = next?;
+    }
+    for e in &encoded {
+        writer.write_encoded(e)?;
     }
     writer.finish()?;
     Ok(())

@@ -427,11 +427,14 @@ fn assemble(
 ) -> Result<Analysis, CompareError> {
     let mut kept: Vec<(Submission, Vec<Analyzed>)> = Vec::new();
     let mut fingerprints: Vec<Vec<FileFingerprint>> = Vec::new();
-    for (name, old, files) in submissions {
-        if files.is_empty() {
-            continue;
-        }
-        let entries = files.iter().map(|(a, fp)| file_entry(a, fp)).collect();
+    let submissions: Vec<AnalyzedSubmission> = submissions.filter(|s| !s.2.is_empty()).collect();
+    // The report's entries of the files (a few strings each), on all
+    // threads.
+    let entries: Vec<Vec<FileEntry>> = submissions
+        .par_iter()
+        .map(|(_, _, files)| files.iter().map(|(a, fp)| file_entry(a, fp)).collect())
+        .collect();
+    for ((name, old, files), entries) in submissions.into_iter().zip(entries) {
         let (files, fps): (Vec<Analyzed>, Vec<FileFingerprint>) = files.into_iter().unzip();
         fingerprints.push(fps);
         kept.push((

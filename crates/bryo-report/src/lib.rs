@@ -115,5 +115,5 @@ pub use model::{
     Submission, SCHEMA_ID,
 };
 pub use numbers::{percent_down, plural, thousands};
-pub use stream::{CsvPairs, JsonPairs, PairWriter};
+pub use stream::{CsvPairs, JsonPairEncoder, JsonPairs, PairWriter};
 pub use table::{write_table, TableOptions};

@@ -87,10 +87,34 @@ impl<W: Write> JsonPairs<W> {
     }
 }
 
-impl<W: Write> PairWriter for JsonPairs<W> {
-    /// The JSON of `pair`; fails as [`Report::validate`] would on a report
-    /// holding it.
-    fn encode(&self, rank: usize, pair: &Pair) -> Result<Vec<u8>, ReportError> {
+impl<W: Write> JsonPairs<W> {
+    /// What encodes this report's pairs, apart from the writer: pairs can
+    /// then be encoded while earlier ones are being written.
+    pub fn encoder(&self) -> JsonPairEncoder {
+        JsonPairEncoder {
+            submissions: self.submissions,
+        }
+    }
+}
+
+/// Encodes the pairs of a JSON report as [`JsonPairs`] does
+/// ([`PairWriter::encode`]), without holding the writer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JsonPairEncoder {
+    submissions: usize,
+}
+
+impl JsonPairEncoder {
+    /// The encoder of the pairs of a report with `head`'s submissions.
+    pub fn new(head: &Report) -> JsonPairEncoder {
+        JsonPairEncoder {
+            submissions: head.submissions.len(),
+        }
+    }
+
+    /// The JSON of `pair`, ranked `rank` (1 = best); fails as
+    /// [`Report::validate`] would on a report holding it.
+    pub fn encode(&self, rank: usize, pair: &Pair) -> Result<Vec<u8>, ReportError> {
         Report::validate_pair(rank.saturating_sub(1), pair, self.submissions)?;
         // Sized for the usual case so that the buffer seldom grows: a
         // fragment or part takes about 600 bytes besides its two paths.
@@ -103,6 +127,14 @@ impl<W: Write> PairWriter for JsonPairs<W> {
         let mut out = Vec::with_capacity(1024 + items * (600 + paths));
         crate::pretty::pair(&mut out, pair, 2);
         Ok(out)
+    }
+}
+
+impl<W: Write> PairWriter for JsonPairs<W> {
+    /// The JSON of `pair`; fails as [`Report::validate`] would on a report
+    /// holding it.
+    fn encode(&self, rank: usize, pair: &Pair) -> Result<Vec<u8>, ReportError> {
+        self.encoder().encode(rank, pair)
     }
 
     fn write_encoded(&mut self, encoded: &[u8]) -> Result<(), ReportError> {

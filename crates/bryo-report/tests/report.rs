@@ -8,9 +8,9 @@ use std::path::PathBuf;
 
 use bryo_report::{
     write_csv, write_json, write_table, Cluster, CsvPairs, FileEntry, FileRef, FileStatus,
-    Fragment, FragmentPart, Frontend, IdenticalFiles, JsonPairs, Location, Options, Pair,
-    PairWriter, Region, Report, ReportError, Scheme, Score, Skipped, Stats, Submission,
-    TableOptions, SCHEMA_ID,
+    Fragment, FragmentPart, Frontend, IdenticalFiles, JsonPairEncoder, JsonPairs, Location,
+    Options, Pair, PairWriter, Region, Report, ReportError, Scheme, Score, Skipped, Stats,
+    Submission, TableOptions, SCHEMA_ID,
 };
 use proptest::prelude::*;
 
@@ -681,12 +681,18 @@ proptest! {
         let mut head = r.clone();
         head.pairs.clear();
         let mut json = JsonPairs::begin(&head, Vec::new()).unwrap();
+        // Half of them by the encoder made from the head alone.
+        let encoder = JsonPairEncoder::new(&head);
+        prop_assert_eq!(encoder, json.encoder());
         let encoded: Vec<Vec<u8>> = r
             .pairs
             .iter()
             .enumerate()
             .rev()
-            .map(|(i, p)| json.encode(i + 1, p).unwrap())
+            .map(|(i, p)| match i % 2 {
+                0 => json.encode(i + 1, p).unwrap(),
+                _ => encoder.encode(i + 1, p).unwrap(),
+            })
             .collect();
         for e in encoded.iter().rev() {
             json.write_encoded(e).unwrap();
