@@ -956,11 +956,11 @@ fn by_document(parts: Vec<Vec<(u64, u32)>>, docs: usize) -> (Vec<(u64, u32)>, Ve
     }
     let doc = |key: u64| (key >> 32) as usize;
     // Counted and scattered by chunks of parts on all threads, each chunk
-    // into its own slots of every document's run.
-    let per_chunk = parts
-        .len()
-        .div_ceil(4 * rayon::current_num_threads())
-        .max(1);
+    // into its own slots of every document's run. A chunk costs a count and
+    // a slot per document: fewer chunks when the documents are many for
+    // their occurrences (one, at fewer than 16 a document).
+    let chunks = (4 * rayon::current_num_threads()).min(total / (16 * docs.max(1)));
+    let per_chunk = parts.len().div_ceil(chunks.max(1)).max(1);
     let chunks: Vec<&[Vec<(u64, u32)>]> = parts.chunks(per_chunk).collect();
     let counts: Vec<Vec<usize>> = chunks
         .par_iter()
@@ -1379,9 +1379,10 @@ mod tests {
         /// bounded by its offsets.
         #[test]
         fn by_document_equals_one_sort(
+            // Up to a few thousand occurrences: several chunks of parts.
             parts in prop::collection::vec(
-                prop::collection::vec((0u64..6, 0u64..50, 0u32..4), 0..30),
-                0..5,
+                prop::collection::vec((0u64..6, 0u64..50, 0u32..4), 0..300),
+                0..12,
             ),
             extra in 0usize..3,
         ) {
