@@ -85,9 +85,7 @@ impl<W: Write> JsonPairs<W> {
         self.out.flush()?;
         Ok(self.out)
     }
-}
 
-impl<W: Write> JsonPairs<W> {
     /// What encodes this report's pairs, apart from the writer: pairs can
     /// then be encoded while earlier ones are being written.
     pub fn encoder(&self) -> JsonPairEncoder {
