@@ -547,7 +547,7 @@ impl Index {
         let each = |c: usize, chunk: &[Bucket], emit: &mut dyn FnMut(u32, Share)| {
             for (j, bucket) in chunk.iter().enumerate() {
                 let b = (c * per_chunk + j) as u32;
-                pair_records(b, bucket, prep, self.rule, |r| {
+                pair_records(b, bucket, prep, self.rule, None, |r| {
                     if self.seeds(&r) {
                         let share = Share {
                             b: r.b,
@@ -621,7 +621,7 @@ impl Index {
             // Every pair's: most of the records, in a vector of exactly
             // their number.
             None => collect_exactly(&self.buckets, empty, |b, bucket, emit| {
-                pair_records(b, bucket, prep, self.rule, |r| {
+                pair_records(b, bucket, prep, self.rule, None, |r| {
                     if self.seeds(&r) {
                         emit(r);
                     }
@@ -635,7 +635,8 @@ impl Index {
                 .enumerate()
                 .flat_map_iter(|(b, bucket)| {
                     let mut kept = Vec::new();
-                    pair_records(b as u32, bucket, prep, self.rule, |r| {
+                    let among = Some(&f.members[..]);
+                    pair_records(b as u32, bucket, prep, self.rule, among, |r| {
                         if f.has(&r) && self.seeds(&r) {
                             kept.push(r);
                         }
@@ -658,6 +659,9 @@ struct PairFilter {
     /// records are of other pairs, and nearly all of them are turned away
     /// at once.
     bits: Vec<u64>,
+    /// A bit per submission, set for those in a wanted pair: the pairs of
+    /// a hash's other submissions need not be formed.
+    members: Vec<u64>,
 }
 
 impl PairFilter {
@@ -675,10 +679,14 @@ impl PairFilter {
             starts,
             bs: wanted.iter().map(|&k| k as u32).collect(),
             bits: vec![0; n / 64],
+            members: vec![0; subs.div_ceil(64)],
         };
         for &k in wanted {
             let b = f.bit(k);
             f.bits[b / 64] |= 1 << (b % 64);
+            for sub in [(k >> 32) as usize, k as u32 as usize] {
+                f.members[sub / 64] |= 1 << (sub % 64);
+            }
         }
         f
     }
@@ -1088,6 +1096,7 @@ fn pair_records(
     bucket: &Bucket,
     prep: &Prepared<'_>,
     rule: AppliedRule,
+    among: Option<&[u64]>,
     mut emit: impl FnMut(Record),
 ) {
     let record = |x: &(u32, u32, u32), y: &(u32, u32, u32)| {
@@ -1103,15 +1112,31 @@ fn pair_records(
         })
     };
     let mut order: Vec<(u64, (u32, u32, u32))> = Vec::new();
+    let mut members: Vec<(u32, u32, u32)> = Vec::new();
     for grp in &bucket.groups {
         let subs = &bucket.subs[grp.subs.0 as usize..grp.subs.1 as usize];
         if subs.len() as u64 <= rule.seed_limit {
+            // Every pair of the group: when only pairs of `among` are
+            // wanted, those of the group's submissions in it, in the same
+            // order (a group's pairs do not depend on its other members).
+            let subs = match among {
+                Some(set) => {
+                    members.clear();
+                    members.extend(subs.iter().filter(|s| member(set, s.0)));
+                    &members[..]
+                }
+                None => subs,
+            };
             for (i, x) in subs.iter().enumerate() {
                 subs[i + 1..]
                     .iter()
                     .filter_map(|y| record(x, y))
                     .for_each(&mut emit);
             }
+            continue;
+        }
+        // Pairs among `among` need two of its submissions here.
+        if among.is_some_and(|set| subs.iter().filter(|s| member(set, s.0)).nth(1).is_none()) {
             continue;
         }
         let hash = bucket.entries[subs[0].1 as usize].hash;
@@ -1124,14 +1149,27 @@ fn pair_records(
         let n = order.len();
         // At most (n − 1)/2 steps, so that no pair is formed twice.
         let reach = (rule.seed_limit.div_ceil(2) as usize).min((n - 1) / 2);
+        let wanted = |x: &(u32, u32, u32)| among.is_none_or(|set| member(set, x.0));
         for i in 0..n {
+            if !wanted(&order[i].1) {
+                continue;
+            }
             for d in 1..=reach {
-                if let Some(r) = record(&order[i].1, &order[(i + d) % n].1) {
+                let y = &order[(i + d) % n].1;
+                if !wanted(y) {
+                    continue;
+                }
+                if let Some(r) = record(&order[i].1, y) {
                     emit(r);
                 }
             }
         }
     }
+}
+
+/// Whether submission `sub`'s bit is set.
+fn member(set: &[u64], sub: u32) -> bool {
+    set[sub as usize / 64] & (1 << (sub % 64)) != 0
 }
 
 /// Reusable buffers for grouping one bucket.
@@ -1354,7 +1392,7 @@ mod tests {
             let (index, prep) = indexed.parts();
             let mut naive = Vec::new();
             for (b, bucket) in index.buckets.iter().enumerate() {
-                pair_records(b as u32, bucket, prep, index.rule, |r| {
+                pair_records(b as u32, bucket, prep, index.rule, None, |r| {
                     if index.seeds(&r) {
                         naive.push((r.pair(), r.contrib()));
                     }
@@ -1373,6 +1411,59 @@ mod tests {
             prop_assert_eq!(got.len(), shares.len());
             got.sort_unstable();
             prop_assert_eq!(got, naive);
+        }
+
+        /// The records of some pairs are those of every pair, filtered:
+        /// passing over the submissions in no wanted pair changes nothing
+        /// for the others, in a hash's group under the seed limit (every
+        /// pair) and over it (each submission with its next ones in an
+        /// order drawn from the hash; the limit is made low here).
+        #[test]
+        fn records_of_some_pairs_are_every_pairs_records_filtered(
+            (docs, subs, low_limit) in corpus_docs(),
+            pick in any::<u64>(),
+        ) {
+            let corpus: Corpus = docs
+                .iter()
+                .enumerate()
+                .map(|(i, d)| crate::Document::new(SubmissionId(i as u32 % subs.max(2)), d))
+                .collect();
+            let mut options = MatchOptions::new(Config::new(3, 2).unwrap());
+            if low_limit {
+                options.common = CommonRule::Rarity(crate::Rarity {
+                    template_min: usize::MAX,
+                    records_per_fingerprint: 0,
+                    min_records: 1,
+                    min_seed_limit: 2,
+                    ..crate::Rarity::default()
+                });
+            }
+            let Ok(fingerprinted) = crate::fingerprint(&corpus, &options, &crate::Silent) else {
+                return Ok(());
+            };
+            let indexed = fingerprinted.index(&crate::Silent).unwrap();
+            let (index, prep) = indexed.parts();
+            let all = index.records_of(prep, None);
+            let mut pairs: Vec<u64> = all.iter().map(Record::pair).collect();
+            pairs.dedup();
+            let wanted: Vec<u64> = pairs
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| pick >> (i % 64) & 1 == 1)
+                .map(|(_, &p)| p)
+                .collect();
+            let fields = |r: &Record| (r.pair(), r.bucket, r.a_start, r.a_len, r.b_start, r.b_len);
+            let mut expected: Vec<_> = all
+                .iter()
+                .filter(|r| wanted.binary_search(&r.pair()).is_ok())
+                .map(fields)
+                .collect();
+            let got = index.records_of(prep, Some(&wanted));
+            prop_assert!(got.is_sorted_by_key(Record::pair));
+            let mut got: Vec<_> = got.iter().map(fields).collect();
+            expected.sort_unstable();
+            got.sort_unstable();
+            prop_assert_eq!(got, expected);
         }
 
         /// The same as one sort of all occurrences, each document's run
