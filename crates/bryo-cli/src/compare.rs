@@ -185,7 +185,9 @@ pub struct Args {
     /// Stream the corpus within SIZE of memory (bytes, or with a K, M or G
     /// suffix) for its fingerprints and pair counts: beyond it they are
     /// sorted and spilled to temporary files, then merged, and only the
-    /// files of the pairs compared are read again. The report is the same.
+    /// files of the pairs compared are read again. The report is the same;
+    /// its pairs are held to be ranked (about 160 bytes each), their
+    /// fragments spilled too (JSON) or not kept (CSV, text).
     /// Needs -l; not with -b. Without it, a
     /// run that could stream does so when its files total more than
     /// 256 MiB, within 512M.
@@ -493,6 +495,13 @@ fn run_streamed(
         args.spill_dir.clone().unwrap_or_else(std::env::temp_dir),
     );
     stream.max_file_size = args.max_file_size;
+    // Only JSON and HTML show fragments; JSON writes them pair by pair,
+    // read back from disk, so that they never pile up in memory.
+    stream.fragments = match args.format {
+        Format::Json => bryo_compare::FragmentKeeping::Spilled,
+        Format::Html => bryo_compare::FragmentKeeping::Kept,
+        Format::Csv | Format::Text => bryo_compare::FragmentKeeping::Dropped,
+    };
     // The HTML report shows the text of the reported pairs' files: where
     // to read each again (its bytes are not kept).
     let files: HashMap<String, bryo_input::InputFile> = if args.format == Format::Html {
@@ -512,17 +521,63 @@ fn run_streamed(
         None => bryo_compare::compare_streamed(inputs, options, &stream, progress)?,
     };
     progress.0.finish_and_clear();
-    let report = streamed.report;
+    let mut report = streamed.report;
     warn_about_common_passages(&report);
+    let failed = args
+        .fail_above
+        .is_some_and(|limit| report.pairs.iter().any(|p| p.similarity >= limit));
+    if let Some(spilled) = streamed.fragments {
+        let pairs = std::mem::take(&mut report.pairs);
+        write_spilled(&report, pairs, &spilled, args)?;
+        return Ok(failed);
+    }
     let sources = if args.format == Format::Html {
         shown_sources(&report, &files, archive, args.max_file_size)?
     } else {
         HashMap::new()
     };
     write_report(&report, args, &sources)?;
-    Ok(args
-        .fail_above
-        .is_some_and(|limit| report.pairs.iter().any(|p| p.similarity >= limit)))
+    Ok(failed)
+}
+
+/// Writes the JSON report of a streamed run whose fragments were spilled:
+/// `head` (no pairs), then `pairs`, [`STREAM_BATCH`] at a time, each batch's
+/// fragments read back and its pairs encoded on all cores, in rank order.
+/// The bytes are those [`write_report`] writes for the whole report.
+fn write_spilled(
+    head: &Report,
+    mut pairs: Vec<bryo_report::Pair>,
+    spilled: &bryo_compare::SpilledFragments,
+    args: &Args,
+) -> Result<()> {
+    let out: Box<dyn Write + Send + Sync> = match &args.output {
+        Some(path) => Box::new(BufWriter::new(
+            File::create(path).with_context(|| format!("cannot create {}", path.display()))?,
+        )),
+        None => Box::new(BufWriter::new(io::stdout())),
+    };
+    let mut writer = JsonPairs::begin(head, out)?;
+    for start in (0..pairs.len()).step_by(STREAM_BATCH) {
+        let end = (start + STREAM_BATCH).min(pairs.len());
+        let batch = &mut pairs[start..end];
+        for (pair, fragments) in batch.iter_mut().zip(spilled.read(start..end)?) {
+            pair.fragments = fragments;
+        }
+        let encoded: Vec<Vec<u8>> = batch
+            .par_iter()
+            .enumerate()
+            .map(|(i, pair)| writer.encode(start + i + 1, pair))
+            .collect::<Result<_, _>>()?;
+        for e in &encoded {
+            writer.write_encoded(e)?;
+        }
+        // Written: their fragments go.
+        for pair in batch {
+            pair.fragments = Vec::new();
+        }
+    }
+    writer.finish()?;
+    Ok(())
 }
 
 /// The bytes of every file of the submissions in `report`'s pairs: read

@@ -27,8 +27,9 @@ pub struct FileFingerprint {
     pub normalized: u64,
 }
 
-/// Computes [`FileFingerprint`]s; build one and reuse it (it holds the
-/// byte-at-a-time tables of the polynomial).
+/// Computes [`FileFingerprint`]s with the default polynomial, whose
+/// tables every fingerprinter shares ([`Modulus::shared_64`]): cheap to
+/// make and to copy.
 ///
 /// ```
 /// use bryo_compare::{analyze, AnalyzeOptions, FileFingerprinter};
@@ -42,16 +43,23 @@ pub struct FileFingerprint {
 /// assert_ne!(fa.raw, fb.raw);
 /// assert_eq!(fa.normalized, fb.normalized);
 /// ```
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct FileFingerprinter {
-    modulus: Modulus,
+    modulus: &'static Modulus,
+}
+
+impl Default for FileFingerprinter {
+    fn default() -> Self {
+        FileFingerprinter::new()
+    }
 }
 
 impl FileFingerprinter {
-    /// A fingerprinter for the default degree-64 polynomial.
+    /// A fingerprinter for the default degree-64 polynomial (its tables
+    /// built once per process, [`Modulus::shared_64`]).
     pub fn new() -> FileFingerprinter {
         FileFingerprinter {
-            modulus: Modulus::default_64(),
+            modulus: Modulus::shared_64(),
         }
     }
 
@@ -136,7 +144,7 @@ pub(crate) fn detect(
     base: &[Analyzed],
     base_fingerprints: &[FileFingerprint],
 ) -> Identical {
-    let m = &Modulus::default_64();
+    let m = Modulus::shared_64();
     let base_files: Vec<(u64, &[u64])> = base
         .iter()
         .zip(base_fingerprints)

@@ -40,7 +40,9 @@ pub use run::{
     TEXT_CHARS_MIN_FRAGMENT, TEXT_CHARS_W, TEXT_WORDS_K, TEXT_WORDS_MERGE_GAP,
     TEXT_WORDS_MIN_FRAGMENT, TEXT_WORDS_W,
 };
-pub use stream::{compare_against, compare_streamed, StreamOptions, Streamed};
+pub use stream::{
+    compare_against, compare_streamed, FragmentKeeping, SpilledFragments, StreamOptions, Streamed,
+};
 
 /// Why a comparison could not run.
 #[derive(Debug, thiserror::Error)]

@@ -25,19 +25,23 @@
 //!
 //! The report is the in-memory run's. What grows with the corpus in
 //! memory is one report entry per file and a few bytes of bookkeeping per
-//! file; postings and pair counts stay within the budget.
+//! file; postings and pair counts stay within the budget. The reported
+//! pairs are held to be ranked; their fragments, which can be most of a
+//! report with every pair (`-n 0`), can be spilled to disk as each pair is
+//! scored and read back in rank order ([`FragmentKeeping`]).
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use bryo_engine::{Fingerprinter, HashFunction, Selection};
 use bryo_input::{InputFile, Inputs};
 use bryo_match::{CommonRule, MatchStats, Progress, Stage, SubmissionId};
-use bryo_report::{FileEntry, Pair, Report, Skipped, Submission};
+use bryo_report::{FileEntry, Fragment, Pair, Report, Skipped, Submission};
 use rayon::prelude::*;
 
 use crate::archive::{Archive, SharedHashes};
@@ -70,6 +74,115 @@ pub struct StreamOptions {
     pub max_file_size: u64,
     /// Files read and analyzed together (at least 1).
     pub batch_files: usize,
+    /// What becomes of the reported pairs' fragments.
+    pub fragments: FragmentKeeping,
+}
+
+/// What a streamed run does with the fragments of the pairs it reports.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FragmentKeeping {
+    /// In the report ([`Pair::fragments`]), as the in-memory run has them.
+    #[default]
+    Kept,
+    /// Written to an unnamed temporary file under the spill directory as
+    /// each pair is scored, and read back in rank order
+    /// ([`Streamed::fragments`]); the report's pairs hold none. Memory
+    /// then does not grow with the fragments of a million pairs.
+    Spilled,
+    /// Left out, for reports that show none (CSV, the terminal table): the
+    /// report's pairs hold none.
+    Dropped,
+}
+
+/// The fragments of a streamed report's pairs, spilled to a temporary file
+/// ([`FragmentKeeping::Spilled`]), which is removed when this is dropped.
+#[derive(Debug)]
+pub struct SpilledFragments {
+    file: Mutex<File>,
+    /// Offset and length of each reported pair's fragments, in report
+    /// order.
+    at: Vec<(u64, u64)>,
+    dir: PathBuf,
+}
+
+impl SpilledFragments {
+    /// Pairs whose fragments are held: the report's pairs.
+    pub fn len(&self) -> usize {
+        self.at.len()
+    }
+
+    /// Whether no pair's fragments are held.
+    pub fn is_empty(&self) -> bool {
+        self.at.is_empty()
+    }
+
+    /// The fragments of the report's pairs `range` (positions in
+    /// `report.pairs`), in that order; positions past the end are left out.
+    pub fn read(&self, range: Range<usize>) -> Result<Vec<Vec<Fragment>>, CompareError> {
+        let range = range.start.min(self.at.len())..range.end.min(self.at.len());
+        let raw: Vec<Vec<u8>> = {
+            let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
+            self.at[range]
+                .iter()
+                .map(|&(offset, len)| {
+                    let mut bytes = vec![0; len as usize];
+                    file.seek(SeekFrom::Start(offset))?;
+                    file.read_exact(&mut bytes)?;
+                    Ok(bytes)
+                })
+                .collect::<io::Result<_>>()
+                .map_err(|e| spill_error(&self.dir, e))?
+        };
+        raw.par_iter()
+            .map(|bytes| {
+                serde_json::from_slice(bytes).map_err(|e| {
+                    spill_error(&self.dir, io::Error::new(io::ErrorKind::InvalidData, e))
+                })
+            })
+            .collect()
+    }
+}
+
+/// Where the fragments of scored pairs are written while they are scored.
+struct FragmentSpill {
+    out: Mutex<(BufWriter<File>, u64)>,
+    dir: PathBuf,
+}
+
+impl FragmentSpill {
+    fn new(dir: &Path) -> Result<FragmentSpill, CompareError> {
+        let file = tempfile::tempfile_in(dir).map_err(|e| spill_error(dir, e))?;
+        Ok(FragmentSpill {
+            out: Mutex::new((BufWriter::new(file), 0)),
+            dir: dir.to_path_buf(),
+        })
+    }
+
+    /// Writes `fragments`; returns their offset and length.
+    fn write(&self, fragments: &[Fragment]) -> Result<(u64, u64), CompareError> {
+        let bytes = serde_json::to_vec(fragments)
+            .map_err(|e| spill_error(&self.dir, io::Error::other(e)))?;
+        let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
+        let offset = out.1;
+        out.0
+            .write_all(&bytes)
+            .map_err(|e| spill_error(&self.dir, e))?;
+        out.1 += bytes.len() as u64;
+        Ok((offset, bytes.len() as u64))
+    }
+
+    /// The spilled fragments of the report's pairs, at `at`.
+    fn finish(self, at: Vec<(u64, u64)>) -> Result<SpilledFragments, CompareError> {
+        let (out, _) = self.out.into_inner().unwrap_or_else(|e| e.into_inner());
+        let file = out
+            .into_inner()
+            .map_err(|e| spill_error(&self.dir, e.into_error()))?;
+        Ok(SpilledFragments {
+            file: Mutex::new(file),
+            at,
+            dir: self.dir,
+        })
+    }
 }
 
 impl StreamOptions {
@@ -80,6 +193,7 @@ impl StreamOptions {
             spill_dir,
             max_file_size: bryo_input::DEFAULT_MAX_FILE_SIZE,
             batch_files: 512,
+            fragments: FragmentKeeping::Kept,
         }
     }
 }
@@ -93,6 +207,9 @@ pub struct Streamed {
     pub spilled_runs: usize,
     /// Bytes written to them.
     pub spilled_bytes: u64,
+    /// With [`FragmentKeeping::Spilled`], the fragments of the report's
+    /// pairs (which hold none).
+    pub fragments: Option<SpilledFragments>,
 }
 
 /// Compares the submissions of `inputs` as [`crate::compare`] does,
@@ -482,6 +599,10 @@ fn run(
             *uses.entry(s).or_default() += 1;
         }
     }
+    let spill_fragments = match stream.fragments {
+        FragmentKeeping::Spilled => Some(FragmentSpill::new(&stream.spill_dir)?),
+        _ => None,
+    };
     let cache = AnalysisCache::new(uses, stream.memory / 2);
     for (s, files, size) in preloaded {
         cache.put(s, files, size);
@@ -535,27 +656,34 @@ fn run(
             )?;
             progress.advance(1);
             let declared = declared.binary_search(&key).is_ok();
-            Ok(report
-                .pairs
-                .into_iter()
-                .zip(counts)
-                .next()
-                .map(|(mut pair, counts)| {
-                    pair.a = a as usize;
-                    pair.b = b as usize;
-                    pair.identical = declared;
-                    Scored {
-                        covered: counts.covered.0 + counts.covered.1,
-                        declared,
-                        pair,
-                    }
-                }))
+            let Some((mut pair, counts)) = report.pairs.into_iter().zip(counts).next() else {
+                return Ok(None);
+            };
+            pair.a = a as usize;
+            pair.b = b as usize;
+            pair.identical = declared;
+            let mut spilled = (0, 0);
+            if let Some(spill) = &spill_fragments {
+                spilled = spill.write(&pair.fragments)?;
+            }
+            if stream.fragments != FragmentKeeping::Kept {
+                pair.fragments = Vec::new();
+            }
+            Ok(Some(Scored {
+                covered: counts.covered.0 + counts.covered.1,
+                declared,
+                pair,
+                spilled,
+            }))
         })
         .collect::<Result<_, CompareError>>()?;
 
     // 5. Report: ranked, clustered and cut as the in-memory run does.
     progress.start(Stage::Report, 0);
-    let mut scored: Vec<Scored> = scored.into_iter().flatten().collect();
+    // In place (`filter_map` keeps the allocation; `flatten` would copy
+    // a million scored pairs into a second vector).
+    #[allow(clippy::filter_map_identity)]
+    let mut scored: Vec<Scored> = scored.into_iter().filter_map(|s| s).collect();
     scored.sort_by(|x, y| {
         y.covered
             .cmp(&x.covered)
@@ -571,14 +699,18 @@ fn run(
         .iter()
         .map(|s| (s.pair.a as u32, s.pair.b as u32, s.pair.similarity));
     let clusters = bryo_match::link_clusters(corpus.subs.len(), links, scores, SubmissionId);
-    let mut pairs: Vec<Pair> = scored
-        .into_iter()
-        .filter(|s| s.declared || s.pair.similarity >= options.min_similarity)
-        .map(|s| s.pair)
-        .collect();
+    scored.retain(|s| s.declared || s.pair.similarity >= options.min_similarity);
     if n != 0 {
-        pairs.truncate(n);
+        scored.truncate(n);
     }
+    let spilled: Vec<(u64, u64)> = scored.iter().map(|s| s.spilled).collect();
+    // Collected in place (the pairs fit where the scored pairs were): a
+    // million pairs are not held twice.
+    let mut pairs: Vec<Pair> = scored.into_iter().map(|s| s.pair).collect();
+    pairs.shrink_to_fit();
+    let fragments = spill_fragments
+        .map(|spill| spill.finish(spilled))
+        .transpose()?;
     let k = config.k();
     let stats = MatchStats {
         documents: corpus.doc_sub.len() as u64,
@@ -615,6 +747,7 @@ fn run(
         report,
         spilled_runs,
         spilled_bytes,
+        fragments,
     })
 }
 
@@ -623,6 +756,8 @@ struct Scored {
     covered: u64,
     declared: bool,
     pair: Pair,
+    /// Where its fragments were spilled (offset, length), if they were.
+    spilled: (u64, u64),
 }
 
 /// Pushes `item`, growing `v` at most to `cap` entries (doubling, as

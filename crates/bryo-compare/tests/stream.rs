@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use bryo_compare::{compare, compare_streamed, CompareOptions, StreamOptions};
+use bryo_compare::{compare, compare_streamed, CompareOptions, FragmentKeeping, StreamOptions};
 use bryo_frontend::Language;
 use bryo_input::{discover, InputOptions};
 use proptest::prelude::*;
@@ -64,6 +64,11 @@ proptest! {
         directory_mode in any::<bool>(),
         spill in any::<bool>(),
         discount in any::<bool>(),
+        keeping in prop_oneof![
+            Just(FragmentKeeping::Kept),
+            Just(FragmentKeeping::Spilled),
+            Just(FragmentKeeping::Dropped),
+        ],
     ) {
         let dir = tempfile::tempdir().unwrap();
         write_corpus(dir.path(), &files);
@@ -90,12 +95,37 @@ proptest! {
         let memory = if spill { 0 } else { 1 << 30 };
         let stream = StreamOptions {
             batch_files: 3,
+            fragments: keeping,
             ..StreamOptions::new(memory, dir.path().to_path_buf())
         };
         let streamed = compare_streamed(deferred, &options, &stream, &bryo_compare::Silent);
         match (whole, streamed) {
-            (Ok(whole), Ok(streamed)) => {
-                prop_assert_eq!(json(&whole.report), json(&streamed.report));
+            (Ok(whole), Ok(mut streamed)) => {
+                let spilled = streamed.fragments.take();
+                prop_assert_eq!(spilled.is_some(), keeping == FragmentKeeping::Spilled);
+                if let Some(spilled) = &spilled {
+                    // The report's pairs hold no fragments; they are read
+                    // back, in any batches, as they were.
+                    prop_assert!(streamed.report.pairs.iter().all(|p| p.fragments.is_empty()));
+                    prop_assert_eq!(spilled.len(), streamed.report.pairs.len());
+                    let mut read = Vec::new();
+                    for start in (0..spilled.len() + 2).step_by(2) {
+                        read.extend(spilled.read(start..start + 2).unwrap());
+                    }
+                    prop_assert_eq!(read.len(), spilled.len());
+                    for (pair, fragments) in streamed.report.pairs.iter_mut().zip(read) {
+                        pair.fragments = fragments;
+                    }
+                    prop_assert_eq!(json(&whole.report), json(&streamed.report));
+                } else if keeping == FragmentKeeping::Dropped {
+                    let mut expected = whole.report.clone();
+                    for pair in &mut expected.pairs {
+                        pair.fragments.clear();
+                    }
+                    prop_assert_eq!(json(&expected), json(&streamed.report));
+                } else {
+                    prop_assert_eq!(json(&whole.report), json(&streamed.report));
+                }
                 if !spill {
                     prop_assert_eq!(streamed.spilled_runs, 0);
                 }

@@ -332,7 +332,7 @@ pub(crate) fn fingerprint_all(
 /// (itself if there is none). `known[d]` is document `d`'s Rabin
 /// fingerprint if the caller gave it; the others are computed.
 pub(crate) fn duplicate_sources(docs: &[Doc<'_>], known: &[Option<u64>]) -> Vec<usize> {
-    let modulus = bryo_engine::Modulus::default_64();
+    let modulus = bryo_engine::Modulus::shared_64();
     let keys: Vec<(usize, u64)> = docs
         .par_iter()
         .zip(known)

@@ -182,6 +182,21 @@ impl Modulus {
         Modulus::from(Polynomial::DEFAULT)
     }
 
+    /// [`Modulus::default_64`], built once per process and shared: its
+    /// tables take tens of microseconds to build, too long to build them
+    /// again for every file or pair.
+    ///
+    /// ```
+    /// use bryo_engine::Modulus;
+    ///
+    /// assert!(std::ptr::eq(Modulus::shared_64(), Modulus::shared_64()));
+    /// assert_eq!(*Modulus::shared_64(), Modulus::default_64());
+    /// ```
+    pub fn shared_64() -> &'static Modulus {
+        static SHARED: std::sync::OnceLock<Modulus> = std::sync::OnceLock::new();
+        SHARED.get_or_init(Modulus::default_64)
+    }
+
     fn unchecked(degree: u32, low: u128) -> Modulus {
         let mut m = Modulus {
             degree,
