@@ -615,8 +615,9 @@ fn shown_sources(
     Ok(sources)
 }
 
-/// Candidates above which JSON and CSV reports are written pair by pair
-/// (see [`run_stages`]); `BRYO_STREAM_CANDIDATES` overrides it.
+/// Candidates above which JSON and CSV reports are written pair by pair,
+/// and the table drawn from pairs without their fragments (see
+/// [`run_stages`]); `BRYO_STREAM_CANDIDATES` overrides it.
 const STREAM_CANDIDATES: usize = 20_000;
 
 /// Reported pairs computed, converted and encoded together when streaming.
@@ -629,7 +630,8 @@ const STREAM_BATCH: usize = 1024;
 /// written pair by pair: each candidate's fragments are dropped once it is
 /// scored, and those of the reported pairs are computed again, batch by
 /// batch, on all cores, and written at once, so that memory does not grow
-/// with the pairs' fragments. The output is the same byte for byte.
+/// with the pairs' fragments. The table, which shows none, keeps each
+/// reported pair without them. The output is the same byte for byte.
 fn run_stages(
     inputs: bryo_input::Inputs,
     archive: Vec<ArchivedSubmission>,
@@ -649,7 +651,7 @@ fn run_stages(
             .and_then(|f| f.index(progress))
             .map_err(CompareError::from)?;
         let candidates = indexed.pairs(progress).map_err(CompareError::from)?;
-        let streamed = matches!(args.format, Format::Json | Format::Csv)
+        let streamed = matches!(args.format, Format::Json | Format::Csv | Format::Text)
             && candidates.pairs.len() > stream_above;
         if streamed {
             let ranked = indexed
@@ -693,16 +695,31 @@ fn write_streamed(
         &bryo_compare::Silent
     };
     progress.start(Stage::Report, ranked.len() as u64);
-    let head = analysis.report_head(ranked.summary(), options);
+    let mut head = analysis.report_head(ranked.summary(), options);
     warn_about_common_passages(&head);
     // Shared with the threads that encode (which never write to it).
-    let out: Box<dyn Write + Send + Sync> = match &args.output {
+    let mut out: Box<dyn Write + Send + Sync> = match &args.output {
         Some(path) => Box::new(BufWriter::new(
             File::create(path).with_context(|| format!("cannot create {}", path.display()))?,
         )),
         None => Box::new(BufWriter::new(io::stdout())),
     };
     match args.format {
+        Format::Text => {
+            // The table shows no fragments: each pair's are computed for
+            // its lines and percentages, then dropped.
+            for start in (0..ranked.len()).step_by(STREAM_BATCH) {
+                let batch = ranked.pairs(start..start + STREAM_BATCH);
+                head.pairs.par_extend(batch.par_iter().map(|m| {
+                    let mut pair = analysis.report_pair(m);
+                    pair.fragments = Vec::new();
+                    pair
+                }));
+                progress.advance(batch.len() as u64);
+            }
+            write_table(&head, &mut out, &table_options(args))?;
+            out.flush().context("cannot write the report")?;
+        }
         Format::Json => {
             let mut writer = JsonPairs::begin(&head, out)?;
             stream_pairs(analysis, ranked, &mut writer, progress)?;
@@ -874,7 +891,6 @@ fn write_report(report: &Report, args: &Args, sources: &HashMap<String, Vec<u8>>
         write_html(report, &loader, dir)?;
         return Ok(());
     }
-    let to_terminal = args.output.is_none() && io::stdout().is_terminal();
     let mut out: Box<dyn Write + Send + Sync> = match &args.output {
         Some(path) => Box::new(BufWriter::new(
             File::create(path).with_context(|| format!("cannot create {}", path.display()))?,
@@ -884,21 +900,25 @@ fn write_report(report: &Report, args: &Args, sources: &HashMap<String, Vec<u8>>
     match args.format {
         Format::Json => write_json_pairs_in_parallel(report, &mut out)?,
         Format::Csv => write_csv(report, &mut out)?,
-        Format::Text | Format::Html => {
-            let color = match args.color {
-                ColorArg::Always => true,
-                ColorArg::Never => false,
-                ColorArg::Auto => to_terminal && std::env::var_os("NO_COLOR").is_none(),
-            };
-            let table = TableOptions {
-                color,
-                ..TableOptions::default()
-            };
-            write_table(report, &mut out, &table)?;
-        }
+        Format::Text | Format::Html => write_table(report, &mut out, &table_options(args))?,
     }
     out.flush().context("cannot write the report")?;
     Ok(())
+}
+
+/// How the terminal table is drawn: in colour on a terminal (unless
+/// `NO_COLOR` is set) or as `--color` says.
+fn table_options(args: &Args) -> TableOptions {
+    let to_terminal = args.output.is_none() && io::stdout().is_terminal();
+    let color = match args.color {
+        ColorArg::Always => true,
+        ColorArg::Never => false,
+        ColorArg::Auto => to_terminal && std::env::var_os("NO_COLOR").is_none(),
+    };
+    TableOptions {
+        color,
+        ..TableOptions::default()
+    }
 }
 
 #[cfg(test)]

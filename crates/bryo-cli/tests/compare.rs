@@ -550,8 +550,8 @@ fn json_is_byte_identical_at_1_2_and_8_threads() {
 }
 
 /// Reports of many candidates are written pair by pair, each pair's
-/// fragments computed again: the same bytes as the whole report, in JSON
-/// and CSV, under a cut and a minimum similarity, with old submissions,
+/// fragments computed again: the same bytes as the whole report, in JSON,
+/// CSV and the table (which keeps no fragments), under a cut and a minimum similarity, with old submissions,
 /// identical ones and base code; `--fail-above` still sees every pair.
 #[test]
 fn reports_written_pair_by_pair_equal_whole_ones() {
@@ -583,7 +583,7 @@ fn reports_written_pair_by_pair_equal_whole_ones() {
             .unwrap();
         (out.status.code(), out.stdout)
     };
-    for format in ["json", "csv"] {
+    for format in ["json", "csv", "text"] {
         for cut in [
             &["-n", "0"][..],
             &["-n", "7"],

@@ -60,32 +60,28 @@ pub fn write_table<W: Write>(
         text.push_str("No pairs to report.\n");
     } else {
         let header = ["#", "File 1", "File 2", "Lines matched", "Similarity"];
-        let rows: Vec<Row> = report
-            .pairs
-            .iter()
-            .enumerate()
-            .map(|(i, p)| Row {
-                cells: [
-                    (i + 1).to_string(),
-                    format!(
-                        "{} ({})",
-                        shorten(&clean(&report.submission_name(p.a)), name_width),
-                        percent(p.a_percent)
-                    ),
-                    format!(
-                        "{} ({})",
-                        shorten(&clean(&report.submission_name(p.b)), name_width),
-                        percent(p.b_percent)
-                    ),
-                    p.lines_matched.to_string(),
-                    similarity_cell(p.similarity, p.identical),
-                ],
-                similarity: p.similarity,
-            })
-            .collect();
+        let cells = |i: usize, p: &crate::Pair| {
+            [
+                (i + 1).to_string(),
+                format!(
+                    "{} ({})",
+                    shorten(&clean(&report.submission_name(p.a)), name_width),
+                    percent(p.a_percent)
+                ),
+                format!(
+                    "{} ({})",
+                    shorten(&clean(&report.submission_name(p.b)), name_width),
+                    percent(p.b_percent)
+                ),
+                p.lines_matched.to_string(),
+                similarity_cell(p.similarity, p.identical),
+            ]
+        };
+        // Two passes over the pairs, the widths first, so that a table of
+        // a million pairs is never held as text.
         let mut widths = header.map(|h| h.chars().count());
-        for row in &rows {
-            for (w, cell) in widths.iter_mut().zip(&row.cells) {
+        for (i, p) in report.pairs.iter().enumerate() {
+            for (w, cell) in widths.iter_mut().zip(&cells(i, p)) {
                 *w = (*w).max(cell.chars().count());
             }
         }
@@ -112,17 +108,20 @@ pub fn write_table<W: Write>(
         };
         text.push_str(&paint.wrap(BOLD, &line(header, None)));
         text.push('\n');
-        for row in &rows {
-            let [rank, a, b, lines, sim] = &row.cells;
-            let colour = if row.similarity >= 0.75 {
+        out.write_all(text.as_bytes())?;
+        text.clear();
+        for (i, p) in report.pairs.iter().enumerate() {
+            let [rank, a, b, lines, sim] = &cells(i, p);
+            let colour = if p.similarity >= 0.75 {
                 Some(RED)
-            } else if row.similarity >= 0.4 {
+            } else if p.similarity >= 0.4 {
                 Some(YELLOW)
             } else {
                 None
             };
-            text.push_str(&line([rank, a, b, lines, sim], colour));
-            text.push('\n');
+            let mut row = line([rank, a, b, lines, sim], colour);
+            row.push('\n');
+            out.write_all(row.as_bytes())?;
         }
     }
 
@@ -182,11 +181,6 @@ fn identical(report: &Report, text: &mut String, paint: &Painter, name_width: us
             let _ = writeln!(text, "{}", paint.wrap(DIM, &more));
         }
     }
-}
-
-struct Row {
-    cells: [String; 5],
-    similarity: f64,
 }
 
 struct Painter {
