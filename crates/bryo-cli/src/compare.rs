@@ -347,6 +347,9 @@ fn compare(args: &Args) -> Result<bool> {
             bar.0.finish_and_clear();
             return result;
         }
+        if total <= crate::hugepages::HUGE_PAGE_INPUT_BYTES {
+            crate::hugepages::allow(true);
+        }
         crate::timings::mark("read");
         read_listed(&mut inputs, args.max_file_size);
     }

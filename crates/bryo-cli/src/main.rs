@@ -6,6 +6,7 @@ mod corpus;
 mod density;
 mod fingerprint;
 mod frontend_args;
+mod hugepages;
 mod index;
 mod rank;
 mod report;
@@ -98,6 +99,8 @@ enum Command {
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 fn main() -> ExitCode {
+    // Huge pages only where a command allows them (`hugepages`).
+    hugepages::allow(false);
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Density(args) => density::run(&args).map(|()| false),

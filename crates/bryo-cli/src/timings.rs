@@ -119,6 +119,7 @@ pub(crate) fn print() {
     };
     let marks = t.marks.lock().map(|m| m.clone()).unwrap_or_default();
     eprint!("{}", table(&marks, end));
+    eprintln!("bryo: {}", crate::hugepages::describe());
 }
 
 /// The table of phases `marks`, each lasting until the next one (the last

@@ -1776,6 +1776,7 @@ fn timings_go_to_standard_error_and_leave_the_report_alone() {
         .lines()
         .skip_while(|l| !l.starts_with("phase"))
         .skip(1)
+        .take_while(|l| !l.starts_with("bryo:"))
         .map(|l| l.split_whitespace().collect())
         .collect();
     let phases: Vec<&str> = rows.iter().map(|r| r[0]).collect();
@@ -1813,4 +1814,31 @@ fn timings_go_to_standard_error_and_leave_the_report_alone() {
         peak = p;
     }
     assert_eq!(rows[rows.len() - 1][6], rows[rows.len() - 2][6], "{err}");
+    // A small run in memory may have transparent huge pages; a streamed one
+    // may not (hugepages.rs).
+    let huge = |err: &str| {
+        err.lines()
+            .last()
+            .unwrap_or_default()
+            .strip_prefix("bryo: huge pages: ")
+            .map(|l| l.split_whitespace().next().unwrap_or_default().to_string())
+    };
+    let streamed = bryo()
+        .current_dir(tmp.path())
+        .args(["compare", "-l", "python", "--timings", "--memory", "64M"])
+        .args(["--format", "json", "."])
+        .output()
+        .unwrap();
+    assert!(streamed.status.success());
+    let streamed_err = String::from_utf8(streamed.stderr).unwrap();
+    if cfg!(target_os = "linux") {
+        assert_eq!(huge(&err).as_deref(), Some("allowed"), "{err}");
+        assert_eq!(
+            huge(&streamed_err).as_deref(),
+            Some("refused"),
+            "{streamed_err}"
+        );
+    } else {
+        assert_eq!(huge(&err).as_deref(), Some("refused"), "{err}");
+    }
 }
