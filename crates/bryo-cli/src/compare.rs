@@ -553,12 +553,7 @@ fn write_spilled(
     spilled: &bryo_compare::SpilledFragments,
     args: &Args,
 ) -> Result<()> {
-    let out: Box<dyn Write + Send + Sync> = match &args.output {
-        Some(path) => Box::new(BufWriter::new(
-            File::create(path).with_context(|| format!("cannot create {}", path.display()))?,
-        )),
-        None => Box::new(BufWriter::new(io::stdout())),
-    };
+    let out = open_output(args)?;
     let mut writer = JsonPairs::begin(head, out)?;
     for start in (0..pairs.len()).step_by(STREAM_BATCH) {
         let end = (start + STREAM_BATCH).min(pairs.len());
@@ -700,13 +695,7 @@ fn write_streamed(
     progress.start(Stage::Report, ranked.len() as u64);
     let mut head = analysis.report_head(ranked.summary(), options);
     warn_about_common_passages(&head);
-    // Shared with the threads that encode (which never write to it).
-    let mut out: Box<dyn Write + Send + Sync> = match &args.output {
-        Some(path) => Box::new(BufWriter::new(
-            File::create(path).with_context(|| format!("cannot create {}", path.display()))?,
-        )),
-        None => Box::new(BufWriter::new(io::stdout())),
-    };
+    let mut out = open_output(args)?;
     match args.format {
         Format::Text => {
             // The table shows no fragments: each pair's are computed for
@@ -883,6 +872,18 @@ fn write_json_pairs_in_parallel(report: &Report, out: impl Write + Send + Sync) 
     Ok(())
 }
 
+/// Where a report goes: the file of `-o` (created, or emptied) or standard
+/// output, buffered; shareable with the threads that encode pairs (which
+/// never write to it).
+fn open_output(args: &Args) -> Result<Box<dyn Write + Send + Sync>> {
+    Ok(match &args.output {
+        Some(path) => Box::new(BufWriter::new(
+            File::create(path).with_context(|| format!("cannot create {}", path.display()))?,
+        )),
+        None => Box::new(BufWriter::new(io::stdout())),
+    })
+}
+
 fn write_report(report: &Report, args: &Args, sources: &HashMap<String, Vec<u8>>) -> Result<()> {
     if let (Format::Html, Some(dir)) = (args.format, &args.output) {
         let loader = |path: &str| -> Result<Vec<u8>, String> {
@@ -894,12 +895,7 @@ fn write_report(report: &Report, args: &Args, sources: &HashMap<String, Vec<u8>>
         write_html(report, &loader, dir)?;
         return Ok(());
     }
-    let mut out: Box<dyn Write + Send + Sync> = match &args.output {
-        Some(path) => Box::new(BufWriter::new(
-            File::create(path).with_context(|| format!("cannot create {}", path.display()))?,
-        )),
-        None => Box::new(BufWriter::new(io::stdout())),
-    };
+    let mut out = open_output(args)?;
     match args.format {
         Format::Json => write_json_pairs_in_parallel(report, &mut out)?,
         Format::Csv => write_csv(report, &mut out)?,
