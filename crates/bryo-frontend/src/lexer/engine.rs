@@ -120,6 +120,35 @@ fn kw_hash(w: &[u8]) -> u64 {
     x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32
 }
 
+/// [`kw_hash`] of `s[start..end]` (`start < end`), read from the text a
+/// word at a time: the same value, without the loop over the first eight
+/// bytes.
+#[inline]
+fn kw_hash_at(s: &[u8], start: usize, end: usize) -> u64 {
+    let len = end - start;
+    let mut x = match s.get(start..start + 8) {
+        Some(word) => {
+            let x = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+            if len >= 8 {
+                x
+            } else {
+                x & ((1u64 << (8 * len)) - 1)
+            }
+        }
+        // Fewer than eight bytes are left in the text.
+        None => s[start..end]
+            .iter()
+            .enumerate()
+            .fold(0, |x, (k, &b)| x | u64::from(b) << (8 * k)),
+    };
+    if len > 8 {
+        let y = u64::from_le_bytes(s[end - 8..end].try_into().expect("eight bytes"));
+        x ^= y.rotate_left(29);
+    }
+    x ^= (len as u64) << 59;
+    x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32
+}
+
 /// `a == b` for the short slices of keywords and operators, without a
 /// call to `memcmp`.
 #[inline]
@@ -172,7 +201,24 @@ impl Keywords {
         if w.len() > self.max_len || w.len() < self.min_len {
             return None;
         }
-        let mut h = kw_hash(w) as usize & self.mask;
+        self.probe(w, kw_hash(w))
+    }
+
+    /// [`Keywords::find`] of `s[start..end]` (`start < end`), hashed
+    /// from the text a word at a time.
+    #[inline]
+    fn find_at(&self, s: &[u8], start: usize, end: usize) -> Option<&KwSlot> {
+        let len = end - start;
+        if len > self.max_len || len < self.min_len {
+            return None;
+        }
+        self.probe(&s[start..end], kw_hash_at(s, start, end))
+    }
+
+    /// The slot of `w`, whose [`kw_hash`] is `hash`.
+    #[inline]
+    fn probe(&self, w: &[u8], hash: u64) -> Option<&KwSlot> {
+        let mut h = hash as usize & self.mask;
         loop {
             match &self.slots[h] {
                 None => return None,
@@ -615,7 +661,7 @@ impl Lexer {
                 None
             }
         } else {
-            self.keywords.find(word).copied()
+            self.keywords.find_at(s, start, end).copied()
         };
         match found {
             Some(kw) if kw.comment => line_end(s, end),
@@ -1418,6 +1464,25 @@ mod tests {
                 if let Some(k) = lx.keywords.find(&w) {
                     prop_assert_eq!(k.sym, symbol(SymbolClass::Keyword, &w));
                 }
+            }
+        }
+
+        /// The hash read a word at a time from the text is the hash of
+        /// the word alone, wherever it sits (at the text's end too, where
+        /// fewer than eight bytes follow), and finds what `find` finds.
+        #[test]
+        fn keyword_hash_in_the_text_is_the_words(
+            before in prop::collection::vec(any::<u8>(), 0..10),
+            w in word().prop_filter("a word", |w| !w.is_empty()),
+            after in prop::collection::vec(any::<u8>(), 0..10),
+        ) {
+            let text = [&before[..], &w[..], &after[..]].concat();
+            let (start, end) = (before.len(), before.len() + w.len());
+            prop_assert_eq!(kw_hash_at(&text, start, end), kw_hash(&w));
+            for lang in Language::all() {
+                let Some(lx) = lang.lexer() else { continue };
+                let at = lx.keywords.find_at(&text, start, end).map(|k| k.sym);
+                prop_assert_eq!(at, lx.keywords.find(&w).map(|k| k.sym), "{}", lang.name());
             }
         }
 
