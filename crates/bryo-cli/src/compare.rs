@@ -186,8 +186,9 @@ pub struct Args {
     /// suffix) for its fingerprints and pair counts: beyond it they are
     /// sorted and spilled to temporary files, then merged, and only the
     /// files of the pairs compared are read again. The report is the same;
-    /// its pairs are held to be ranked (about 160 bytes each), their
-    /// fragments spilled too (JSON) or not kept (CSV, text).
+    /// its pairs are ranked on disk too and written as they are read back
+    /// (JSON, CSV, text), so that -n 0 on a large class stays within the
+    /// budget however many pairs it reports.
     /// Needs -l; not with -b. Without it, a
     /// run that could stream does so when its files total more than
     /// 256 MiB, within 512M.
@@ -498,8 +499,9 @@ fn run_streamed(
         args.spill_dir.clone().unwrap_or_else(std::env::temp_dir),
     );
     stream.max_file_size = args.max_file_size;
-    // Only JSON and HTML show fragments; JSON writes them pair by pair,
-    // read back from disk, so that they never pile up in memory.
+    // Only JSON and HTML show fragments. JSON, CSV and the table read the
+    // ranked pairs back from disk, pair by pair (JSON with their
+    // fragments), so that they never pile up in memory.
     stream.fragments = match args.format {
         Format::Json => bryo_compare::FragmentKeeping::Spilled,
         Format::Html => bryo_compare::FragmentKeeping::Kept,
@@ -524,16 +526,18 @@ fn run_streamed(
         None => bryo_compare::compare_streamed(inputs, options, &stream, progress)?,
     };
     progress.0.finish_and_clear();
-    let mut report = streamed.report;
+    let report = streamed.report;
     warn_about_common_passages(&report);
+    if let Some(pairs) = streamed.pairs {
+        write_spilled(&report, &pairs, args)?;
+        return Ok(args
+            .fail_above
+            .zip(pairs.max_similarity())
+            .is_some_and(|(limit, best)| best >= limit));
+    }
     let failed = args
         .fail_above
         .is_some_and(|limit| report.pairs.iter().any(|p| p.similarity >= limit));
-    if let Some(spilled) = streamed.fragments {
-        let pairs = std::mem::take(&mut report.pairs);
-        write_spilled(&report, pairs, &spilled, args)?;
-        return Ok(failed);
-    }
     let sources = if args.format == Format::Html {
         shown_sources(&report, &files, archive, args.max_file_size)?
     } else {
@@ -543,39 +547,73 @@ fn run_streamed(
     Ok(failed)
 }
 
-/// Writes the JSON report of a streamed run whose fragments were spilled:
-/// `head` (no pairs), then `pairs`, [`STREAM_BATCH`] at a time, each batch's
-/// fragments read back and its pairs encoded on all cores, in rank order.
+/// Writes the report of a streamed run whose pairs were left on disk:
+/// `head` (no pairs), then the pairs, [`STREAM_BATCH`] at a time in rank
+/// order, each batch (with its fragments for JSON) encoded on all cores.
 /// The bytes are those [`write_report`] writes for the whole report.
-fn write_spilled(
-    head: &Report,
-    mut pairs: Vec<bryo_report::Pair>,
-    spilled: &bryo_compare::SpilledFragments,
-    args: &Args,
+fn write_spilled(head: &Report, pairs: &bryo_compare::SpilledPairs, args: &Args) -> Result<()> {
+    let mut out = open_output(args)?;
+    match args.format {
+        Format::Text => {
+            // Read twice: the column widths, then the rows.
+            let mut each = |row: &mut dyn FnMut(
+                &bryo_report::Pair,
+            )
+                -> Result<(), bryo_report::ReportError>| {
+                let mut reader = pairs.reader().map_err(io::Error::other)?;
+                loop {
+                    let batch = reader.next_batch(STREAM_BATCH).map_err(io::Error::other)?;
+                    if batch.is_empty() {
+                        return Ok(());
+                    }
+                    batch.iter().try_for_each(&mut *row)?;
+                }
+            };
+            bryo_report::write_table_with(
+                head,
+                pairs.len(),
+                &mut each,
+                &mut out,
+                &table_options(args),
+            )?;
+            out.flush().context("cannot write the report")?;
+        }
+        Format::Json => {
+            let mut writer = JsonPairs::begin(head, out)?;
+            write_read_back(pairs, &mut writer)?;
+            writer.finish()?;
+        }
+        _ => {
+            let mut writer = CsvPairs::begin(head, out)?;
+            write_read_back(pairs, &mut writer)?;
+            writer.finish()?;
+        }
+    }
+    Ok(())
+}
+
+/// Every pair of `pairs` through `writer`, in rank order.
+fn write_read_back(
+    pairs: &bryo_compare::SpilledPairs,
+    writer: &mut (impl PairWriter + Sync),
 ) -> Result<()> {
-    let out = open_output(args)?;
-    let mut writer = JsonPairs::begin(head, out)?;
-    for start in (0..pairs.len()).step_by(STREAM_BATCH) {
-        let end = (start + STREAM_BATCH).min(pairs.len());
-        let batch = &mut pairs[start..end];
-        for (pair, fragments) in batch.iter_mut().zip(spilled.read(start..end)?) {
-            pair.fragments = fragments;
+    let mut reader = pairs.reader()?;
+    let mut rank = 0;
+    loop {
+        let batch = reader.next_batch(STREAM_BATCH)?;
+        if batch.is_empty() {
+            return Ok(());
         }
         let encoded: Vec<Vec<u8>> = batch
             .par_iter()
             .enumerate()
-            .map(|(i, pair)| writer.encode(start + i + 1, pair))
+            .map(|(i, pair)| writer.encode(rank + i + 1, pair))
             .collect::<Result<_, _>>()?;
         for e in &encoded {
             writer.write_encoded(e)?;
         }
-        // Written: their fragments go.
-        for pair in batch {
-            pair.fragments = Vec::new();
-        }
+        rank += batch.len();
     }
-    writer.finish()?;
-    Ok(())
 }
 
 /// The bytes of every file of the submissions in `report`'s pairs: read

@@ -41,7 +41,8 @@ pub use run::{
     TEXT_WORDS_MIN_FRAGMENT, TEXT_WORDS_W,
 };
 pub use stream::{
-    compare_against, compare_streamed, FragmentKeeping, SpilledFragments, StreamOptions, Streamed,
+    compare_against, compare_streamed, FragmentKeeping, PairReader, SpilledPairs, StreamOptions,
+    Streamed,
 };
 
 /// Why a comparison could not run.

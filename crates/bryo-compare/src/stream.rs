@@ -20,28 +20,36 @@
 //!    whole corpus excluded, its seeds and the rarity counts of its
 //!    hashes; each pair is then read again and compared alone with them
 //!    ([`crate::compare_alone`]), on all cores;
-//! 5. **report** — pairs ranked, clusters formed and totals added as in
-//!    the in-memory run.
+//!    When no count cuts the candidates (`-n 0`, or a similarity floor),
+//!    every candidate is compared: the pairs are read again from the
+//!    summed runs in key order, each with its seeds from runs of `(pair,
+//!    hash)` merged beside them, a batch at a time;
+//! 5. **report** — each scored pair leaves a fixed-size record (its scores
+//!    and where its fragments are) and its fragments on disk as it is
+//!    scored; the records are sorted in runs within the budget, clusters
+//!    formed from them and totals added as in the in-memory run, and the
+//!    pairs are read back in rank order ([`SpilledPairs`]).
 //!
 //! The report is the in-memory run's. What grows with the corpus in
 //! memory is one report entry per file and a few bytes of bookkeeping per
-//! file; postings and pair counts stay within the budget. The reported
-//! pairs are held to be ranked; their fragments, which can be most of a
-//! report with every pair (`-n 0`), can be spilled to disk as each pair is
-//! scored and read back in rank order ([`FragmentKeeping`]).
+//! file; postings, pair counts, seeds and the ranked pairs stay within the
+//! budget, however many pairs share a fingerprint. The reported pairs are
+//! held in the report only when their fragments are kept there
+//! ([`FragmentKeeping::Kept`]); otherwise they are read from disk with or
+//! without their fragments.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
-use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use bryo_engine::{Fingerprinter, HashFunction, Selection};
 use bryo_input::{InputFile, Inputs};
 use bryo_match::{CommonRule, MatchStats, Progress, Stage, SubmissionId};
-use bryo_report::{FileEntry, Fragment, Pair, Report, Skipped, Submission};
+use bryo_report::{FileEntry, Pair, Report, Skipped, Submission};
 use rayon::prelude::*;
 
 use crate::archive::{Archive, SharedHashes};
@@ -84,104 +92,435 @@ pub enum FragmentKeeping {
     /// In the report ([`Pair::fragments`]), as the in-memory run has them.
     #[default]
     Kept,
-    /// Written to an unnamed temporary file under the spill directory as
-    /// each pair is scored, and read back in rank order
-    /// ([`Streamed::fragments`]); the report's pairs hold none. Memory
-    /// then does not grow with the fragments of a million pairs.
+    /// Written to a temporary file under the spill directory as each pair
+    /// is scored, and read back in rank order with the pairs
+    /// ([`Streamed::pairs`]); the report holds no pairs. Memory then does
+    /// not grow with the pairs of a million candidates.
     Spilled,
     /// Left out, for reports that show none (CSV, the terminal table): the
-    /// report's pairs hold none.
+    /// pairs are read back without them ([`Streamed::pairs`]); the report
+    /// holds no pairs.
     Dropped,
 }
 
-/// The fragments of a streamed report's pairs, spilled to a temporary file
-/// ([`FragmentKeeping::Spilled`]), which is removed when this is dropped.
+/// The reported pairs of a streamed run, in rank order on disk
+/// ([`FragmentKeeping::Spilled`] or [`FragmentKeeping::Dropped`]): the
+/// report's pairs are left empty and read from here, a batch at a time, so
+/// that memory does not grow with the pairs (`-n 0` on a class is a
+/// million of them). The files are removed when this is dropped.
+///
+/// Each scored pair left a fixed-size record (its scores and where its
+/// fragments are); the records were sorted in runs of a bounded size, and
+/// a reader merges the runs in rank order.
 #[derive(Debug)]
-pub struct SpilledFragments {
-    file: Mutex<File>,
-    /// Offset and length of each reported pair's fragments, in report
-    /// order.
-    at: Vec<(u64, u64)>,
-    dir: PathBuf,
+pub struct SpilledPairs {
+    dir: tempfile::TempDir,
+    runs: Vec<PathBuf>,
+    /// The last run, sorted, kept in memory (within the budget).
+    memory: Vec<Record>,
+    /// With [`FragmentKeeping::Spilled`], the fragments' file.
+    fragments: Option<PathBuf>,
+    /// Reported pairs: the retained records, at most `-n` of them.
+    len: usize,
+    max_similarity: Option<f64>,
 }
 
-impl SpilledFragments {
-    /// Pairs whose fragments are held: the report's pairs.
+/// Words of one pair record, in this order: the sort key (`!covered`,
+/// `!shared`, `a << 32 | b`: most covered symbols first, then most shared
+/// fingerprints, then by submissions), the similarity and percentages (as
+/// `f64` bits), lines matched of `a`, of `b` and of the table, the longest
+/// fragment, flags (bit 0 retained, bit 1 identical), and the fragments'
+/// offset and length in the fragments' file.
+const RECORD_WORDS: usize = 13;
+type Record = [u64; RECORD_WORDS];
+const RECORD_BYTES: usize = RECORD_WORDS * 8;
+const RETAINED: u64 = 1;
+const IDENTICAL: u64 = 2;
+
+/// Scored pairs compared together on all cores, then recorded.
+const SCORE_BATCH: usize = 4096;
+
+impl SpilledPairs {
+    /// Pairs reported.
     pub fn len(&self) -> usize {
-        self.at.len()
+        self.len
     }
 
-    /// Whether no pair's fragments are held.
+    /// Whether no pair is reported.
     pub fn is_empty(&self) -> bool {
-        self.at.is_empty()
+        self.len == 0
     }
 
-    /// The fragments of the report's pairs `range` (positions in
-    /// `report.pairs`), in that order; positions past the end are left out.
-    pub fn read(&self, range: Range<usize>) -> Result<Vec<Vec<Fragment>>, CompareError> {
-        let range = range.start.min(self.at.len())..range.end.min(self.at.len());
-        let raw: Vec<Vec<u8>> = {
-            let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
-            self.at[range]
+    /// The highest similarity among the reported pairs.
+    pub fn max_similarity(&self) -> Option<f64> {
+        self.max_similarity
+    }
+
+    /// The reported pairs in rank order, from the first; several readers
+    /// may read at once.
+    pub fn reader(&self) -> Result<PairReader<'_>, CompareError> {
+        let fail = |e| spill_error(self.dir.path(), e);
+        let mut sources = Vec::with_capacity(self.runs.len() + 1);
+        for path in &self.runs {
+            let file = File::open(path).map_err(fail)?;
+            sources.push(RecordSource::File(BufReader::with_capacity(1 << 16, file)));
+        }
+        sources.push(RecordSource::Memory(self.memory.iter()));
+        let mut heads = Vec::with_capacity(sources.len());
+        let mut heap = BinaryHeap::new();
+        for (i, source) in sources.iter_mut().enumerate() {
+            let head = source.next().map_err(fail)?;
+            if let Some(r) = &head {
+                heap.push(Reverse((sort_key(r), i)));
+            }
+            heads.push(head);
+        }
+        let fragments = match &self.fragments {
+            Some(path) => Some(File::open(path).map_err(fail)?),
+            None => None,
+        };
+        Ok(PairReader {
+            of: self,
+            sources,
+            heads,
+            heap,
+            fragments,
+            left: self.len,
+        })
+    }
+
+    /// `f` on every record (retained or not), in no particular order.
+    fn each_record(&self, mut f: impl FnMut(&Record)) -> Result<(), CompareError> {
+        let fail = |e| spill_error(self.dir.path(), e);
+        for path in &self.runs {
+            let file = File::open(path).map_err(fail)?;
+            let mut source = RecordSource::File(BufReader::with_capacity(1 << 16, file));
+            while let Some(r) = source.next().map_err(fail)? {
+                f(&r);
+            }
+        }
+        self.memory.iter().for_each(f);
+        Ok(())
+    }
+}
+
+/// Reads [`SpilledPairs`] in rank order ([`SpilledPairs::reader`]).
+#[derive(Debug)]
+pub struct PairReader<'a> {
+    of: &'a SpilledPairs,
+    sources: Vec<RecordSource<'a>>,
+    heads: Vec<Option<Record>>,
+    heap: BinaryHeap<Reverse<([u64; 3], usize)>>,
+    fragments: Option<File>,
+    /// Reported pairs not read yet.
+    left: usize,
+}
+
+impl PairReader<'_> {
+    /// The next `n` reported pairs (fewer at the end, none after it), with
+    /// their fragments if they were spilled.
+    pub fn next_batch(&mut self, n: usize) -> Result<Vec<Pair>, CompareError> {
+        let fail = |e| spill_error(self.of.dir.path(), e);
+        let mut records = Vec::with_capacity(n.min(self.left));
+        while records.len() < n && self.left > 0 {
+            let Some(Reverse((_, i))) = self.heap.pop() else {
+                break;
+            };
+            let record = self.heads[i]
+                .take()
+                .expect("a source in the heap has a head");
+            self.heads[i] = self.sources[i].next().map_err(fail)?;
+            if let Some(r) = &self.heads[i] {
+                self.heap.push(Reverse((sort_key(r), i)));
+            }
+            if record[10] & RETAINED != 0 {
+                records.push(record);
+                self.left -= 1;
+            }
+        }
+        let raw: Vec<Vec<u8>> = match &mut self.fragments {
+            Some(file) => records
                 .iter()
-                .map(|&(offset, len)| {
-                    let mut bytes = vec![0; len as usize];
-                    file.seek(SeekFrom::Start(offset))?;
+                .map(|r| {
+                    let mut bytes = vec![0; r[12] as usize];
+                    file.seek(SeekFrom::Start(r[11]))?;
                     file.read_exact(&mut bytes)?;
                     Ok(bytes)
                 })
                 .collect::<io::Result<_>>()
-                .map_err(|e| spill_error(&self.dir, e))?
+                .map_err(fail)?,
+            None => Vec::new(),
         };
-        raw.par_iter()
-            .map(|bytes| {
-                serde_json::from_slice(bytes).map_err(|e| {
-                    spill_error(&self.dir, io::Error::new(io::ErrorKind::InvalidData, e))
-                })
+        let dir = self.of.dir.path();
+        records
+            .par_iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let mut pair = pair_of(r);
+                if let Some(bytes) = raw.get(i) {
+                    pair.fragments = serde_json::from_slice(bytes).map_err(|e| {
+                        spill_error(dir, io::Error::new(io::ErrorKind::InvalidData, e))
+                    })?;
+                }
+                Ok(pair)
             })
             .collect()
     }
 }
 
-/// Where the fragments of scored pairs are written while they are scored.
-struct FragmentSpill {
-    out: Mutex<(BufWriter<File>, u64)>,
-    dir: PathBuf,
+/// One sorted run of records.
+#[derive(Debug)]
+enum RecordSource<'a> {
+    File(BufReader<File>),
+    Memory(std::slice::Iter<'a, Record>),
 }
 
-impl FragmentSpill {
-    fn new(dir: &Path) -> Result<FragmentSpill, CompareError> {
-        let file = tempfile::tempfile_in(dir).map_err(|e| spill_error(dir, e))?;
-        Ok(FragmentSpill {
-            out: Mutex::new((BufWriter::new(file), 0)),
-            dir: dir.to_path_buf(),
+impl RecordSource<'_> {
+    fn next(&mut self) -> io::Result<Option<Record>> {
+        match self {
+            RecordSource::Memory(it) => Ok(it.next().copied()),
+            RecordSource::File(r) => {
+                let mut b = [0u8; RECORD_BYTES];
+                match r.read_exact(&mut b) {
+                    Ok(()) => {
+                        let mut record = [0u64; RECORD_WORDS];
+                        for (w, chunk) in record.iter_mut().zip(b.chunks_exact(8)) {
+                            *w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+                        }
+                        Ok(Some(record))
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(None),
+                    Err(e) => Err(e),
+                }
+            }
+        }
+    }
+}
+
+fn sort_key(r: &Record) -> [u64; 3] {
+    [r[0], r[1], r[2]]
+}
+
+/// The record of a scored pair (global submission numbers), its fragments
+/// at `spilled` (offset, length).
+fn record_of(s: &Scored, retained: bool, spilled: (u64, u64)) -> Record {
+    let p = &s.pair;
+    [
+        !s.covered,
+        !p.shared_fingerprints,
+        pair_key(p.a as u32, p.b as u32),
+        p.similarity.to_bits(),
+        p.a_percent.to_bits(),
+        p.b_percent.to_bits(),
+        p.a_lines_matched,
+        p.b_lines_matched,
+        p.lines_matched,
+        p.longest_fragment,
+        (u64::from(retained) * RETAINED) | (u64::from(s.declared) * IDENTICAL),
+        spilled.0,
+        spilled.1,
+    ]
+}
+
+/// The pair of a record, without its fragments.
+fn pair_of(r: &Record) -> Pair {
+    Pair {
+        a: (r[2] >> 32) as usize,
+        b: r[2] as u32 as usize,
+        similarity: f64::from_bits(r[3]),
+        a_percent: f64::from_bits(r[4]),
+        b_percent: f64::from_bits(r[5]),
+        a_lines_matched: r[6],
+        b_lines_matched: r[7],
+        lines_matched: r[8],
+        longest_fragment: r[9],
+        shared_fingerprints: !r[1],
+        identical: r[10] & IDENTICAL != 0,
+        fragments: Vec::new(),
+    }
+}
+
+/// Where scored pairs go as they are scored: their records, sorted and
+/// spilled in runs of at most `cap`, and their fragments.
+struct PairSink {
+    dir: tempfile::TempDir,
+    runs: Vec<PathBuf>,
+    buffer: Vec<Record>,
+    cap: usize,
+    /// Where the fragments are written, as each pair is scored.
+    fragments: Option<Mutex<(BufWriter<File>, u64, PathBuf)>>,
+    retained: usize,
+    max_similarity: Option<f64>,
+}
+
+impl PairSink {
+    fn new(spill_dir: &Path, fragments: bool, cap: usize) -> Result<PairSink, CompareError> {
+        let dir = tempfile::TempDir::with_prefix_in("bryo-pairs-", spill_dir)
+            .map_err(|e| spill_error(spill_dir, e))?;
+        let fragments = if fragments {
+            let path = dir.path().join("fragments");
+            let file = File::create(&path).map_err(|e| spill_error(dir.path(), e))?;
+            Some(Mutex::new((
+                BufWriter::with_capacity(1 << 20, file),
+                0,
+                path,
+            )))
+        } else {
+            None
+        };
+        Ok(PairSink {
+            dir,
+            runs: Vec::new(),
+            buffer: Vec::new(),
+            cap: cap.max(1),
+            fragments,
+            retained: 0,
+            max_similarity: None,
         })
     }
 
-    /// Writes `fragments`; returns their offset and length.
-    fn write(&self, fragments: &[Fragment]) -> Result<(u64, u64), CompareError> {
-        let bytes = serde_json::to_vec(fragments)
-            .map_err(|e| spill_error(&self.dir, io::Error::other(e)))?;
-        let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
-        let offset = out.1;
-        out.0
-            .write_all(&bytes)
-            .map_err(|e| spill_error(&self.dir, e))?;
-        out.1 += bytes.len() as u64;
-        Ok((offset, bytes.len() as u64))
+    /// Writes the fragments of `pair` (if they are kept), leaving it
+    /// without them; returns where they are (offset, length).
+    fn take_fragments(&self, pair: &mut Pair) -> Result<(u64, u64), CompareError> {
+        let fragments = std::mem::take(&mut pair.fragments);
+        let Some(out) = &self.fragments else {
+            return Ok((0, 0));
+        };
+        let fail = |e| spill_error(self.dir.path(), e);
+        let bytes = serde_json::to_vec(&fragments).map_err(|e| fail(io::Error::other(e)))?;
+        drop(fragments);
+        let mut out = out.lock().unwrap_or_else(|e| e.into_inner());
+        let (writer, at, _) = &mut *out;
+        writer.write_all(&bytes).map_err(fail)?;
+        let spilled = (*at, bytes.len() as u64);
+        *at += bytes.len() as u64;
+        Ok(spilled)
     }
 
-    /// The spilled fragments of the report's pairs, at `at`.
-    fn finish(self, at: Vec<(u64, u64)>) -> Result<SpilledFragments, CompareError> {
-        let (out, _) = self.out.into_inner().unwrap_or_else(|e| e.into_inner());
-        let file = out
-            .into_inner()
-            .map_err(|e| spill_error(&self.dir, e.into_error()))?;
-        Ok(SpilledFragments {
-            file: Mutex::new(file),
-            at,
+    fn push(&mut self, s: &Scored, retained: bool) -> Result<(), CompareError> {
+        if retained {
+            self.retained += 1;
+            let m = self.max_similarity.get_or_insert(s.pair.similarity);
+            *m = m.max(s.pair.similarity);
+        }
+        push_bounded(
+            &mut self.buffer,
+            record_of(s, retained, s.spilled),
+            self.cap,
+        );
+        if self.buffer.len() >= self.cap {
+            self.spill()?;
+        }
+        Ok(())
+    }
+
+    fn spill(&mut self) -> Result<(), CompareError> {
+        self.buffer.par_sort_unstable_by_key(sort_key);
+        let path = self
+            .dir
+            .path()
+            .join(format!("ranked-{}.run", self.runs.len()));
+        let write = || -> io::Result<()> {
+            let mut out = BufWriter::with_capacity(1 << 20, File::create(&path)?);
+            for r in &self.buffer {
+                for w in r {
+                    out.write_all(&w.to_le_bytes())?;
+                }
+            }
+            out.into_inner().map_err(|e| e.into_error())?;
+            Ok(())
+        };
+        write().map_err(|e| spill_error(self.dir.path(), e))?;
+        self.runs.push(path);
+        self.buffer.clear();
+        Ok(())
+    }
+
+    /// The reported pairs: the retained ones, the first `max_pairs` of
+    /// them (0: all).
+    fn finish(mut self, max_pairs: usize) -> Result<SpilledPairs, CompareError> {
+        self.buffer.par_sort_unstable_by_key(sort_key);
+        self.buffer.shrink_to_fit();
+        let fragments = match self
+            .fragments
+            .map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))
+        {
+            Some((out, _, path)) => {
+                out.into_inner()
+                    .map_err(|e| spill_error(self.dir.path(), e.into_error()))?;
+                Some(path)
+            }
+            None => None,
+        };
+        let mut spilled = SpilledPairs {
             dir: self.dir,
+            runs: self.runs,
+            memory: self.buffer,
+            fragments,
+            len: self.retained,
+            max_similarity: self.max_similarity,
+        };
+        if max_pairs != 0 && max_pairs < self.retained {
+            // Cut: the best of the first `max_pairs`.
+            spilled.len = max_pairs;
+            let mut reader = spilled.reader()?;
+            reader.fragments = None;
+            let mut best: Option<f64> = None;
+            while reader.left > 0 {
+                for p in reader.next_batch(SCORE_BATCH)? {
+                    best = Some(best.map_or(p.similarity, |b| b.max(p.similarity)));
+                }
+            }
+            spilled.max_similarity = best;
+        }
+        Ok(spilled)
+    }
+}
+
+/// Sorted runs of `(u64, u64)` merged in key order, one entry at a time.
+struct Merge<'a> {
+    readers: Vec<RunReader<'a>>,
+    heap: BinaryHeap<Reverse<((u64, u64), usize)>>,
+    dir: &'a Path,
+}
+
+impl<'a> Merge<'a> {
+    /// Every run of `runs`, from its first key of at least `from`.
+    fn new(runs: &'a Runs, from: u64) -> Result<Merge<'a>, CompareError> {
+        let fail = |e| spill_error(&runs.dir, e);
+        let mut readers: Vec<RunReader<'_>> = Vec::with_capacity(runs.files.len() + 1);
+        for path in &runs.files {
+            let file = File::open(path).map_err(fail)?;
+            readers.push(RunReader::File(seek_to(file, from).map_err(fail)?));
+        }
+        for run in &runs.memory {
+            let at = run.partition_point(|e| e.0 < from);
+            readers.push(RunReader::Memory(run[at..].iter()));
+        }
+        let mut heap = BinaryHeap::new();
+        for (i, r) in readers.iter_mut().enumerate() {
+            if let Some(e) = r.next().map_err(fail)? {
+                heap.push(Reverse((e, i)));
+            }
+        }
+        Ok(Merge {
+            readers,
+            heap,
+            dir: &runs.dir,
         })
+    }
+
+    fn next(&mut self) -> Result<Option<(u64, u64)>, CompareError> {
+        let Some(Reverse((e, i))) = self.heap.pop() else {
+            return Ok(None);
+        };
+        if let Some(next) = self.readers[i]
+            .next()
+            .map_err(|err| spill_error(self.dir, err))?
+        {
+            self.heap.push(Reverse((next, i)));
+        }
+        Ok(Some(e))
     }
 }
 
@@ -207,9 +546,10 @@ pub struct Streamed {
     pub spilled_runs: usize,
     /// Bytes written to them.
     pub spilled_bytes: u64,
-    /// With [`FragmentKeeping::Spilled`], the fragments of the report's
-    /// pairs (which hold none).
-    pub fragments: Option<SpilledFragments>,
+    /// With [`FragmentKeeping::Spilled`] or [`FragmentKeeping::Dropped`],
+    /// the report's pairs, in rank order on disk; `report.pairs` is then
+    /// empty.
+    pub pairs: Option<SpilledPairs>,
 }
 
 /// Compares the submissions of `inputs` as [`crate::compare`] does,
@@ -438,10 +778,39 @@ fn run(
         pair_runs.absorb(runs);
     }
 
-    // 3. Pairs: the best candidates, as the in-memory run chooses them.
+    // 3. Pairs: the best candidates, as the in-memory run chooses them;
+    // when no count cuts them (`-n 0`, or a similarity floor), every
+    // candidate, read again from the pair runs in key order as it is
+    // compared, never held.
     progress.start(Stage::Pairs, 0);
     let n = options.max_pairs;
     let best = (n > 0 && options.min_similarity == 0.0).then(|| (4 * n).max(n + 200));
+    let all = best.is_none();
+    let identical = detect_by_keys(&corpus.keys, &corpus.old(), |s, f| {
+        &corpus.subs[s].entry.files[f].path
+    });
+    let mut declared: Vec<u64> = Vec::new();
+    for g in &identical.groups {
+        for (i, &a) in g.iter().enumerate() {
+            for &b in &g[i + 1..] {
+                if !(corpus.subs[a].old && corpus.subs[b].old) {
+                    declared.push(pair_key(a as u32, b as u32));
+                }
+            }
+        }
+    }
+    declared.sort_unstable();
+    // With every candidate: the pairs of each submission, and which
+    // declared pairs are candidates.
+    let pairs_of: Vec<AtomicUsize> = if all {
+        (0..corpus.subs.len())
+            .map(|_| AtomicUsize::new(0))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let candidate_declared: Vec<AtomicBool> =
+        declared.iter().map(|_| AtomicBool::new(false)).collect();
     let keep = |heap: &mut BinaryHeap<(Reverse<u64>, u64)>, shared: u64, key: u64| {
         let item = (Reverse(shared), key);
         match best {
@@ -460,7 +829,16 @@ fn run(
         || (0u64, BinaryHeap::new()),
         |(seen, heap), key, shared| {
             *seen += 1;
-            keep(heap, shared, key);
+            if all {
+                for s in [(key >> 32) as usize, key as u32 as usize] {
+                    pairs_of[s].fetch_add(1, Ordering::Relaxed);
+                }
+                if let Ok(i) = declared.binary_search(&key) {
+                    candidate_declared[i].store(true, Ordering::Relaxed);
+                }
+            } else {
+                keep(heap, shared, key);
+            }
         },
     )?;
     let mut candidate_pairs = 0u64;
@@ -472,36 +850,46 @@ fn run(
         }
     }
     let chosen: HashMap<u64, u64> = heap.into_iter().map(|(Reverse(s), k)| (k, s)).collect();
-    let identical = detect_by_keys(&corpus.keys, &corpus.old(), |s, f| {
-        &corpus.subs[s].entry.files[f].path
-    });
-    let mut declared: Vec<u64> = Vec::new();
-    for g in &identical.groups {
-        for (i, &a) in g.iter().enumerate() {
-            for &b in &g[i + 1..] {
-                if !(corpus.subs[a].old && corpus.subs[b].old) {
-                    declared.push(pair_key(a as u32, b as u32));
-                }
-            }
-        }
-    }
-    declared.sort_unstable();
     let whole: Vec<u64> = declared
         .iter()
-        .copied()
-        .filter(|k| !chosen.contains_key(k))
+        .zip(&candidate_declared)
+        .filter(|(k, candidate)| {
+            if all {
+                !candidate.load(Ordering::Relaxed)
+            } else {
+                !chosen.contains_key(k)
+            }
+        })
+        .map(|(&k, _)| k)
         .collect();
+    // The chosen pairs (with every candidate, they come later from the
+    // runs), and the pairs of each submission still to compare.
+    let mut jobs: Vec<(u64, u64, bool)> = chosen.iter().map(|(&k, &s)| (k, s, false)).collect();
+    jobs.extend(whole.iter().map(|&k| (k, 0, true)));
+    order_by_group(&mut jobs);
+    let mut uses: HashMap<u32, usize> = HashMap::new();
+    for (s, count) in pairs_of.iter().enumerate() {
+        let count = count.load(Ordering::Relaxed);
+        if count > 0 {
+            uses.insert(s as u32, count);
+        }
+    }
+    for &(key, _, _) in &jobs {
+        for s in [(key >> 32) as u32, key as u32] {
+            *uses.entry(s).or_default() += 1;
+        }
+    }
+    drop(pairs_of);
 
     // 4. Fragments: what each chosen pair needs of the whole corpus.
     let weigh = rule.discounts() && counts.shared_hashes > 0;
-    let needed: HashSet<u32> = chosen
-        .keys()
-        .chain(&whole)
-        .flat_map(|&k| [(k >> 32) as u32, k as u32])
-        .collect();
+    let needed: HashSet<u32> = uses.keys().copied().collect();
     let mut excluded: HashMap<u32, Vec<u64>> = HashMap::new();
     let mut weights: HashMap<u32, Vec<(u64, u32)>> = HashMap::new();
+    // Seeds of the chosen pairs, or, with every candidate, runs of
+    // `(pair, hash)` read in key order with the pairs.
     let mut seeds: HashMap<u64, Vec<u64>> = HashMap::new();
+    let mut seed_runs = Runs::new(spill.path(), "seeds");
     // The archived submissions of the chosen pairs: the postings of their
     // other hashes join the corpus's.
     // Their analyses are kept for the fragment stage, within its budget.
@@ -528,7 +916,14 @@ fn run(
     if !needed.is_empty() {
         let parts = corpus.postings.par_groups(
             hashes,
-            |_| Needs::default(),
+            |p| Needs {
+                excluded: HashMap::new(),
+                weights: HashMap::new(),
+                seeds: HashMap::new(),
+                seed_buffer: Vec::new(),
+                seed_runs: Runs::new(spill.path(), &format!("seeds-{p}")),
+                subs: Vec::new(),
+            },
             |part: &mut Needs, hash, entries| {
                 if !entries
                     .iter()
@@ -554,13 +949,31 @@ fn run(
                             }
                         }
                         if seed_limit != u64::MAX {
-                            let seeds = &mut part.seeds;
-                            records(hash, &part.subs, seed_limit, |a, b, _| {
+                            let Needs {
+                                seeds,
+                                seed_buffer,
+                                seed_runs,
+                                subs,
+                                ..
+                            } = part;
+                            let mut failed = None;
+                            records(hash, subs, seed_limit, |a, b, _| {
                                 let key = pair_key(a, b);
-                                if chosen.contains_key(&key) {
+                                if all {
+                                    push_bounded(seed_buffer, (key, hash), part_cap);
+                                    if seed_buffer.len() >= part_cap {
+                                        if let Err(e) = seed_runs.spill(seed_buffer) {
+                                            failed.get_or_insert(e);
+                                            seed_buffer.clear();
+                                        }
+                                    }
+                                } else if chosen.contains_key(&key) {
                                     seeds.entry(key).or_default().push(hash);
                                 }
                             });
+                            if let Some(e) = failed {
+                                return Err(e);
+                            }
                         }
                     }
                 }
@@ -577,140 +990,239 @@ fn run(
             for (k, v) in part.seeds {
                 seeds.entry(k).or_default().extend(v);
             }
+            let mut runs = part.seed_runs;
+            runs.finish(part.seed_buffer);
+            seed_runs.absorb(runs);
         }
     }
     let mut local = options.clone();
     local.max_pairs = 0;
     local.min_similarity = 0.0;
-    let mut jobs: Vec<(u64, u64, bool)> = chosen.iter().map(|(&k, &s)| (k, s, false)).collect();
-    jobs.extend(whole.iter().map(|&k| (k, 0, true)));
-    order_by_group(&mut jobs);
-    progress.start(Stage::Fragments, jobs.len() as u64);
-    // The postings and pair counts are no longer needed: their memory goes
-    // to the analyses of the chosen pairs' submissions, each analyzed once
-    // while pairs still need it (in key order, `a` ascending).
-    let spilled_runs = corpus.postings.files.len() + pair_runs.files.len();
-    let spilled_bytes = corpus.postings.bytes + pair_runs.bytes;
-    drop(pair_runs);
-    corpus.postings.memory = Vec::new();
-    let mut uses: HashMap<u32, usize> = HashMap::new();
-    for &(key, _, _) in &jobs {
-        for s in [(key >> 32) as u32, key as u32] {
-            *uses.entry(s).or_default() += 1;
-        }
-    }
-    let spill_fragments = match stream.fragments {
-        FragmentKeeping::Spilled => Some(FragmentSpill::new(&stream.spill_dir)?),
-        _ => None,
+    let to_compare = if all {
+        candidate_pairs + whole.len() as u64
+    } else {
+        jobs.len() as u64
     };
+    progress.start(Stage::Fragments, to_compare);
+    // The postings are no longer needed: their memory goes to the analyses
+    // of the chosen pairs' submissions, each analyzed once while pairs
+    // still need it.
+    let spilled_runs = corpus.postings.files.len() + pair_runs.files.len() + seed_runs.files.len();
+    let spilled_bytes = corpus.postings.bytes + pair_runs.bytes + seed_runs.bytes;
+    corpus.postings.memory = Vec::new();
+    // The pair counts too, unless every candidate is read from them.
+    let pair_runs = all.then_some(pair_runs);
     let cache = AnalysisCache::new(uses, stream.memory / 2);
     for (s, files, size) in preloaded {
         cache.put(s, files, size);
     }
-    let scored: Vec<Option<Scored>> = jobs
-        .par_iter()
-        .map(|&(key, _, whole)| {
-            if progress.cancelled() {
-                return Err(CompareError::Match(bryo_match::Error::Cancelled));
+    // Scored pairs leave their records (and fragments) on disk as they
+    // come: the fragments at once, the records a batch at a time.
+    let mut sink = PairSink::new(
+        &stream.spill_dir,
+        stream.fragments != FragmentKeeping::Dropped,
+        (stream.memory / 8 / RECORD_BYTES).max(64),
+    )?;
+    let score = |sink: &PairSink, key: u64, whole: bool, pair_seeds: Option<Vec<u64>>| {
+        if progress.cancelled() {
+            return Err(CompareError::Match(bryo_match::Error::Cancelled));
+        }
+        let (a, b) = ((key >> 32) as u32, key as u32);
+        let mut excluded_here: Vec<u64> = [a, b]
+            .iter()
+            .flat_map(|s| excluded.get(s).into_iter().flatten().copied())
+            .collect();
+        excluded_here.sort_unstable();
+        excluded_here.dedup();
+        let rarity = weigh.then(|| RarityCounts {
+            submissions: [a, b]
+                .iter()
+                .flat_map(|s| weights.get(s).into_iter().flatten().copied())
+                .collect(),
+            template_above: rule.exclude_above,
+        });
+        let sides = [
+            cache.get(a, &corpus, archive, options, stream)?,
+            cache.get(b, &corpus, archive, options, stream)?,
+        ];
+        let submissions = [a, b]
+            .iter()
+            .zip(&sides)
+            .map(|(&s, files)| {
+                let kept = &corpus.subs[s as usize];
+                (kept.entry.name.clone(), kept.old, files.as_ref().clone())
+            })
+            .collect();
+        cache.done(a);
+        cache.done(b);
+        drop(sides);
+        let (report, counts) = compare_analyzed(
+            submissions,
+            &local,
+            &Alone {
+                excluded: &excluded_here,
+                whole,
+                rarity: rarity.as_ref(),
+                seeds: pair_seeds.as_deref(),
+            },
+        )?;
+        progress.advance(1);
+        let declared = declared.binary_search(&key).is_ok();
+        let Some((mut pair, counts)) = report.pairs.into_iter().zip(counts).next() else {
+            return Ok(None);
+        };
+        pair.a = a as usize;
+        pair.b = b as usize;
+        pair.identical = declared;
+        let spilled = sink.take_fragments(&mut pair)?;
+        Ok(Some(Scored {
+            covered: counts.covered.0 + counts.covered.1,
+            declared,
+            pair,
+            spilled,
+        }))
+    };
+    let record = |sink: &mut PairSink, scored: Vec<Option<Scored>>| {
+        for s in scored.iter().flatten() {
+            sink.push(s, s.declared || s.pair.similarity >= options.min_similarity)?;
+        }
+        Ok::<(), CompareError>(())
+    };
+    if let Some(pair_runs) = &pair_runs {
+        let mut candidates = Merge::new(pair_runs, 0)?;
+        let mut seed_entries = Merge::new(&seed_runs, 0)?;
+        let mut next_seed = seed_entries.next()?;
+        let mut last = None;
+        let mut batch: Vec<(u64, Option<Vec<u64>>)> = Vec::with_capacity(SCORE_BATCH);
+        loop {
+            let next = candidates.next()?;
+            if let Some((key, _)) = next {
+                if last == Some(key) {
+                    continue;
+                }
+                last = Some(key);
+                // Keys ascend in both runs: this pair's seeds come next.
+                let pair_seeds = if seed_limit == u64::MAX {
+                    None
+                } else {
+                    let mut v = Vec::new();
+                    while let Some((k, hash)) = next_seed {
+                        if k > key {
+                            break;
+                        }
+                        if k == key {
+                            v.push(hash);
+                        }
+                        next_seed = seed_entries.next()?;
+                    }
+                    Some(v)
+                };
+                batch.push((key, pair_seeds));
             }
-            let (a, b) = ((key >> 32) as u32, key as u32);
-            let mut excluded_here: Vec<u64> = [a, b]
-                .iter()
-                .flat_map(|s| excluded.get(s).into_iter().flatten().copied())
-                .collect();
-            excluded_here.sort_unstable();
-            excluded_here.dedup();
-            let rarity = weigh.then(|| RarityCounts {
-                submissions: [a, b]
-                    .iter()
-                    .flat_map(|s| weights.get(s).into_iter().flatten().copied())
-                    .collect(),
-                template_above: rule.exclude_above,
-            });
-            let pair_seeds = (seed_limit != u64::MAX && !whole)
-                .then(|| seeds.get(&key).cloned().unwrap_or_default());
-            let sides = [
-                cache.get(a, &corpus, archive, options, stream)?,
-                cache.get(b, &corpus, archive, options, stream)?,
-            ];
-            let submissions = [a, b]
-                .iter()
-                .zip(&sides)
-                .map(|(&s, files)| {
-                    let kept = &corpus.subs[s as usize];
-                    (kept.entry.name.clone(), kept.old, files.as_ref().clone())
+            if batch.len() == SCORE_BATCH || (next.is_none() && !batch.is_empty()) {
+                let scored = std::mem::take(&mut batch)
+                    .into_par_iter()
+                    .map(|(key, pair_seeds)| score(&sink, key, false, pair_seeds))
+                    .collect::<Result<_, _>>()?;
+                record(&mut sink, scored)?;
+            }
+            if next.is_none() {
+                break;
+            }
+        }
+        for chunk in whole.chunks(SCORE_BATCH) {
+            let scored = chunk
+                .par_iter()
+                .map(|&key| score(&sink, key, true, None))
+                .collect::<Result<_, _>>()?;
+            record(&mut sink, scored)?;
+        }
+    } else {
+        for chunk in jobs.chunks(SCORE_BATCH) {
+            let scored = chunk
+                .par_iter()
+                .map(|&(key, _, whole)| {
+                    let pair_seeds = (seed_limit != u64::MAX && !whole)
+                        .then(|| seeds.get(&key).cloned().unwrap_or_default());
+                    score(&sink, key, whole, pair_seeds)
                 })
-                .collect();
-            cache.done(a);
-            cache.done(b);
-            drop(sides);
-            let (report, counts) = compare_analyzed(
-                submissions,
-                &local,
-                &Alone {
-                    excluded: &excluded_here,
-                    whole,
-                    rarity: rarity.as_ref(),
-                    seeds: pair_seeds.as_deref(),
-                },
-            )?;
-            progress.advance(1);
-            let declared = declared.binary_search(&key).is_ok();
-            let Some((mut pair, counts)) = report.pairs.into_iter().zip(counts).next() else {
-                return Ok(None);
-            };
-            pair.a = a as usize;
-            pair.b = b as usize;
-            pair.identical = declared;
-            let mut spilled = (0, 0);
-            if let Some(spill) = &spill_fragments {
-                spilled = spill.write(&pair.fragments)?;
-            }
-            if stream.fragments != FragmentKeeping::Kept {
-                pair.fragments = Vec::new();
-            }
-            Ok(Some(Scored {
-                covered: counts.covered.0 + counts.covered.1,
-                declared,
-                pair,
-                spilled,
-            }))
-        })
-        .collect::<Result<_, CompareError>>()?;
+                .collect::<Result<_, _>>()?;
+            record(&mut sink, scored)?;
+        }
+    }
+    drop(pair_runs);
+    drop(seed_runs);
 
     // 5. Report: ranked, clustered and cut as the in-memory run does.
     progress.start(Stage::Report, 0);
-    // In place (`filter_map` keeps the allocation; `flatten` would copy
-    // a million scored pairs into a second vector).
-    #[allow(clippy::filter_map_identity)]
-    let mut scored: Vec<Scored> = scored.into_iter().filter_map(|s| s).collect();
-    scored.sort_by(|x, y| {
-        y.covered
-            .cmp(&x.covered)
-            .then(y.pair.shared_fingerprints.cmp(&x.pair.shared_fingerprints))
-            .then((x.pair.a, x.pair.b).cmp(&(y.pair.a, y.pair.b)))
-    });
-    let links = scored
+    let ranked = sink.finish(n)?;
+    // Clusters: links first, then the scores, from every scored pair.
+    let mut links: Vec<(u32, u32)> = declared
         .iter()
-        .filter(|s| s.pair.similarity >= options.cluster_threshold)
-        .map(|s| (s.pair.a as u32, s.pair.b as u32))
-        .chain(declared.iter().map(|&k| ((k >> 32) as u32, k as u32)));
-    let scores = scored
-        .iter()
-        .map(|s| (s.pair.a as u32, s.pair.b as u32, s.pair.similarity));
-    let clusters = bryo_match::link_clusters(corpus.subs.len(), links, scores, SubmissionId);
-    scored.retain(|s| s.declared || s.pair.similarity >= options.min_similarity);
-    if n != 0 {
-        scored.truncate(n);
-    }
-    let spilled: Vec<(u64, u64)> = scored.iter().map(|s| s.spilled).collect();
-    // Collected in place (the pairs fit where the scored pairs were): a
-    // million pairs are not held twice.
-    let mut pairs: Vec<Pair> = scored.into_iter().map(|s| s.pair).collect();
-    pairs.shrink_to_fit();
-    let fragments = spill_fragments
-        .map(|spill| spill.finish(spilled))
-        .transpose()?;
+        .map(|&k| ((k >> 32) as u32, k as u32))
+        .collect();
+    let clusters = {
+        let mut parent: Vec<u32> = (0..corpus.subs.len() as u32).collect();
+        // The links are joined here as they are read, and given to
+        // `link_clusters` as a spanning forest (one link per joined
+        // submission), so that they are never all held.
+        fn root(parent: &mut [u32], mut x: u32) -> u32 {
+            while parent[x as usize] != x {
+                parent[x as usize] = parent[parent[x as usize] as usize];
+                x = parent[x as usize];
+            }
+            x
+        }
+        let mut join = |a: u32, b: u32| {
+            let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
+            if ra != rb {
+                parent[ra.max(rb) as usize] = ra.min(rb);
+            }
+        };
+        for &(a, b) in &links {
+            join(a, b);
+        }
+        ranked.each_record(|r| {
+            if f64::from_bits(r[3]) >= options.cluster_threshold {
+                join((r[2] >> 32) as u32, r[2] as u32);
+            }
+        })?;
+        links.clear();
+        for s in 0..parent.len() as u32 {
+            let r = root(&mut parent, s);
+            if r != s {
+                links.push((r, s));
+            }
+        }
+        // The best score inside each cluster, given as one score per root.
+        let mut best_per_root: HashMap<u32, f64> = HashMap::new();
+        ranked.each_record(|r| {
+            let (a, b) = ((r[2] >> 32) as u32, r[2] as u32);
+            let ra = root(&mut parent, a);
+            if ra == root(&mut parent, b) {
+                let best = best_per_root.entry(ra).or_insert(f64::NEG_INFINITY);
+                if f64::from_bits(r[3]) > *best {
+                    *best = f64::from_bits(r[3]);
+                }
+            }
+        })?;
+        bryo_match::link_clusters(
+            corpus.subs.len(),
+            links.iter().copied(),
+            best_per_root.into_iter().map(|(r, best)| (r, r, best)),
+            SubmissionId,
+        )
+    };
+    let (pairs, spilled) = if stream.fragments == FragmentKeeping::Kept {
+        let mut pairs = Vec::with_capacity(ranked.len());
+        let mut reader = ranked.reader()?;
+        while pairs.len() < ranked.len() {
+            pairs.extend(reader.next_batch(SCORE_BATCH)?);
+        }
+        (pairs, None)
+    } else {
+        (Vec::new(), Some(ranked))
+    };
     let k = config.k();
     let stats = MatchStats {
         documents: corpus.doc_sub.len() as u64,
@@ -747,7 +1259,7 @@ fn run(
         report,
         spilled_runs,
         spilled_bytes,
-        fragments,
+        pairs: spilled,
     })
 }
 
@@ -755,8 +1267,9 @@ fn run(
 struct Scored {
     covered: u64,
     declared: bool,
+    /// Without its fragments: they are on disk at `spilled` (offset,
+    /// length), or were dropped.
     pair: Pair,
-    /// Where its fragments were spilled (offset, length), if they were.
     spilled: (u64, u64),
 }
 
@@ -843,11 +1356,13 @@ fn parallel_parts() -> usize {
 
 /// What the chosen pairs need of the whole corpus, gathered in one key
 /// range.
-#[derive(Default)]
 struct Needs {
     excluded: HashMap<u32, Vec<u64>>,
     weights: HashMap<u32, Vec<(u64, u32)>>,
     seeds: HashMap<u64, Vec<u64>>,
+    /// With every candidate compared, `(pair, hash)` seed entries instead.
+    seed_buffer: Vec<(u64, u64)>,
+    seed_runs: Runs,
     subs: Vec<SubShare>,
 }
 
@@ -1645,30 +2160,12 @@ impl Runs {
         to: Option<u64>,
         mut f: impl FnMut(u64, u64) -> Result<(), CompareError>,
     ) -> Result<(), CompareError> {
-        let fail = |e| spill_error(&self.dir, e);
-        let mut readers: Vec<RunReader<'_>> = Vec::with_capacity(self.files.len() + 1);
-        for path in &self.files {
-            let file = File::open(path).map_err(fail)?;
-            readers.push(RunReader::File(seek_to(file, from).map_err(fail)?));
-        }
-        for run in &self.memory {
-            let at = run.partition_point(|e| e.0 < from);
-            readers.push(RunReader::Memory(run[at..].iter()));
-        }
-        let mut heap: BinaryHeap<Reverse<((u64, u64), usize)>> = BinaryHeap::new();
-        for (i, r) in readers.iter_mut().enumerate() {
-            if let Some(e) = r.next().map_err(fail)? {
-                heap.push(Reverse((e, i)));
-            }
-        }
-        while let Some(Reverse(((x, y), i))) = heap.pop() {
+        let mut merge = Merge::new(self, from)?;
+        while let Some((x, y)) = merge.next()? {
             if to.is_some_and(|to| x >= to) {
                 break;
             }
             f(x, y)?;
-            if let Some(e) = readers[i].next().map_err(fail)? {
-                heap.push(Reverse((e, i)));
-            }
         }
         Ok(())
     }
@@ -1769,7 +2266,7 @@ fn seek_to(mut file: File, from: u64) -> io::Result<BufReader<File>> {
         }
     }
     file.seek(SeekFrom::Start(lo * ENTRY_BYTES as u64))?;
-    Ok(BufReader::with_capacity(1 << 20, file))
+    Ok(BufReader::with_capacity(1 << 17, file))
 }
 
 /// One run being merged.

@@ -46,6 +46,30 @@ const CLUSTER_NAMES_SHOWN: usize = 8;
 /// so wide (East Asian) characters may misalign a row.
 pub fn write_table<W: Write>(
     report: &Report,
+    out: W,
+    options: &TableOptions,
+) -> Result<(), ReportError> {
+    write_table_with(
+        report,
+        report.pairs.len(),
+        &mut |row| report.pairs.iter().try_for_each(row),
+        out,
+        options,
+    )
+}
+
+/// Called with a function to give every pair of a table, in rank order.
+pub type EachPair<'a> = dyn FnMut(&mut dyn FnMut(&crate::Pair) -> Result<(), ReportError>) -> Result<(), ReportError>
+    + 'a;
+
+/// Writes the table of [`write_table`] for `report` (whose own pairs are
+/// not read) and `count` pairs, which `pairs` gives in rank order each time
+/// it is called: once for the column widths, once for the rows. A table of
+/// a million pairs read from disk is then never held in memory.
+pub fn write_table_with<W: Write>(
+    report: &Report,
+    count: usize,
+    pairs: &mut EachPair<'_>,
     mut out: W,
     options: &TableOptions,
 ) -> Result<(), ReportError> {
@@ -53,10 +77,10 @@ pub fn write_table<W: Write>(
     let paint = Painter { on: options.color };
     let name_width = options.max_name_width.max(MIN_NAME_WIDTH);
 
-    text.push_str(&paint.wrap(BOLD, &summary(report)));
+    text.push_str(&paint.wrap(BOLD, &summary(report, count)));
     text.push('\n');
 
-    if report.pairs.is_empty() {
+    if count == 0 {
         text.push_str("No pairs to report.\n");
     } else {
         let header = ["#", "File 1", "File 2", "Lines matched", "Similarity"];
@@ -80,11 +104,14 @@ pub fn write_table<W: Write>(
         // Two passes over the pairs, the widths first, so that a table of
         // a million pairs is never held as text.
         let mut widths = header.map(|h| h.chars().count());
-        for (i, p) in report.pairs.iter().enumerate() {
+        let mut i = 0;
+        pairs(&mut |p| {
             for (w, cell) in widths.iter_mut().zip(&cells(i, p)) {
                 *w = (*w).max(cell.chars().count());
             }
-        }
+            i += 1;
+            Ok(())
+        })?;
         // Rank, lines and similarity are right-aligned; names left-aligned.
         let right = [true, false, false, true, true];
         let line = |cells: [&str; 5], last_colour: Option<&str>| {
@@ -110,8 +137,10 @@ pub fn write_table<W: Write>(
         text.push('\n');
         out.write_all(text.as_bytes())?;
         text.clear();
-        for (i, p) in report.pairs.iter().enumerate() {
+        let mut i = 0;
+        pairs(&mut |p| {
             let [rank, a, b, lines, sim] = &cells(i, p);
+            i += 1;
             let colour = if p.similarity >= 0.75 {
                 Some(RED)
             } else if p.similarity >= 0.4 {
@@ -122,7 +151,8 @@ pub fn write_table<W: Write>(
             let mut row = line([rank, a, b, lines, sim], colour);
             row.push('\n');
             out.write_all(row.as_bytes())?;
-        }
+            Ok(())
+        })?;
     }
 
     footer(report, &mut text, &paint, name_width);
@@ -197,7 +227,7 @@ impl Painter {
     }
 }
 
-fn summary(report: &Report) -> String {
+fn summary(report: &Report, pairs: usize) -> String {
     let opts = &report.options;
     let old = report.submissions.iter().filter(|s| s.old).count();
     let files: usize = report.submissions.iter().map(|s| s.files.len()).sum();
@@ -239,8 +269,8 @@ fn summary(report: &Report) -> String {
     let _ = write!(
         s,
         "; {} pair{} shown of {}",
-        report.pairs.len(),
-        plural(report.pairs.len()),
+        pairs,
+        plural(pairs),
         report.stats.candidate_pairs
     );
     if let Some(comment) = &opts.comment {
