@@ -913,6 +913,9 @@ fn run(
             .memory
             .push(archived_postings(&found, archived.first_doc));
     }
+    // Seed entries share the budget with the pair runs they are read
+    // beside and with the analysis cache: a quarter of a part's buffer.
+    let seed_cap = (part_cap / 4).max(16);
     if !needed.is_empty() {
         let parts = corpus.postings.par_groups(
             hashes,
@@ -960,8 +963,8 @@ fn run(
                             records(hash, subs, seed_limit, |a, b, _| {
                                 let key = pair_key(a, b);
                                 if all {
-                                    push_bounded(seed_buffer, (key, hash), part_cap);
-                                    if seed_buffer.len() >= part_cap {
+                                    push_bounded(seed_buffer, (key, hash), seed_cap);
+                                    if seed_buffer.len() >= seed_cap {
                                         if let Err(e) = seed_runs.spill(seed_buffer) {
                                             failed.get_or_insert(e);
                                             seed_buffer.clear();
