@@ -556,10 +556,7 @@ fn write_spilled(head: &Report, pairs: &bryo_compare::SpilledPairs, args: &Args)
     match args.format {
         Format::Text => {
             // Read twice: the column widths, then the rows.
-            let mut each = |row: &mut dyn FnMut(
-                &bryo_report::Pair,
-            )
-                -> Result<(), bryo_report::ReportError>| {
+            let mut each = |row: &mut bryo_report::PairRow<'_>| {
                 let mut reader = pairs.reader().map_err(io::Error::other)?;
                 loop {
                     let batch = reader.next_batch(STREAM_BATCH).map_err(io::Error::other)?;

@@ -116,4 +116,4 @@ pub use model::{
 };
 pub use numbers::{percent_down, plural, thousands};
 pub use stream::{CsvPairs, JsonPairEncoder, JsonPairs, PairWriter};
-pub use table::{write_table, write_table_with, EachPair, TableOptions};
+pub use table::{write_table, write_table_with, EachPair, PairRow, TableOptions};

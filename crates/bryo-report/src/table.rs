@@ -58,9 +58,12 @@ pub fn write_table<W: Write>(
     )
 }
 
-/// Called with a function to give every pair of a table, in rank order.
-pub type EachPair<'a> = dyn FnMut(&mut dyn FnMut(&crate::Pair) -> Result<(), ReportError>) -> Result<(), ReportError>
-    + 'a;
+/// What [`write_table_with`] does with one pair of its table.
+pub type PairRow<'a> = dyn FnMut(&crate::Pair) -> Result<(), ReportError> + 'a;
+
+/// Gives every pair of a table, in rank order, to the function it is
+/// called with.
+pub type EachPair<'a> = dyn FnMut(&mut PairRow<'_>) -> Result<(), ReportError> + 'a;
 
 /// Writes the table of [`write_table`] for `report` (whose own pairs are
 /// not read) and `count` pairs, which `pairs` gives in rank order each time
