@@ -98,7 +98,27 @@ enum Command {
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
+/// tree-sitter's C library allocates through jemalloc too, not glibc's
+/// `malloc`: a parse allocates and frees a node at a time, and glibc's
+/// allocator took 8 % of the cycles of `--normalize` on the standard
+/// library (BENCHMARKS.md, "tree-sitter on jemalloc").
+#[cfg(all(feature = "jemalloc", not(target_env = "msvc")))]
+fn tree_sitter_on_jemalloc() {
+    // SAFETY: called first in `main`, before any parser or tree exists,
+    // so nothing allocated by one allocator is freed by the other.
+    unsafe {
+        bryo_treesitter::tree_sitter::set_allocator(
+            Some(tikv_jemalloc_sys::malloc),
+            Some(tikv_jemalloc_sys::calloc),
+            Some(tikv_jemalloc_sys::realloc),
+            Some(tikv_jemalloc_sys::free),
+        );
+    }
+}
+
 fn main() -> ExitCode {
+    #[cfg(all(feature = "jemalloc", not(target_env = "msvc")))]
+    tree_sitter_on_jemalloc();
     // Huge pages only where a command allows them (`hugepages`).
     hugepages::allow(false);
     let cli = Cli::parse();
