@@ -549,6 +549,41 @@ fn json_is_byte_identical_at_1_2_and_8_threads() {
     assert_eq!(one, run("8"), "-j 1 vs -j 8");
 }
 
+/// The default JSON has a line per submission and per pair; `--pretty`
+/// indents every member, and both hold the same report. `--pretty` lays
+/// out JSON only.
+#[test]
+fn json_layouts_hold_the_same_report() {
+    let dir = TempDir::new().unwrap();
+    for i in 0..6 {
+        write(dir.path(), &format!("s{i}.py"), &program(i % 3));
+    }
+    let lines = json_bytes(Some(dir.path()), &["compare", "-n", "0", "."]);
+    let pretty = json_bytes(Some(dir.path()), &["compare", "-n", "0", "--pretty", "."]);
+    let value: Value = serde_json::from_slice(&lines).unwrap();
+    assert_eq!(value, serde_json::from_slice::<Value>(&pretty).unwrap());
+    let n_pairs = value["pairs"].as_array().unwrap().len();
+    let n_subs = value["submissions"].as_array().unwrap().len();
+    assert!(n_pairs >= 3 && n_subs == 6, "{value}");
+    let text = String::from_utf8(lines).unwrap();
+    let records = text.lines().filter(|l| l.starts_with("    {")).count();
+    assert!(
+        records >= n_pairs + n_subs,
+        "one line per pair and per submission: {text}"
+    );
+    assert!(pretty.len() > text.len() * 3 / 2);
+    assert!(String::from_utf8(pretty)
+        .unwrap()
+        .contains("\n      \"fragments\": [\n"));
+    let out = bryo()
+        .current_dir(dir.path())
+        .args(["compare", "--pretty", "--format", "csv", "."])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--pretty lays out JSON"));
+}
+
 /// Reports of many candidates are written pair by pair, each pair's
 /// fragments computed again: the same bytes as the whole report, in JSON,
 /// CSV and the table (which keeps no fragments), under a cut and a minimum similarity, with old submissions,
@@ -583,13 +618,18 @@ fn reports_written_pair_by_pair_equal_whole_ones() {
             .unwrap();
         (out.status.code(), out.stdout)
     };
-    for format in ["json", "csv", "text"] {
+    for format in [
+        &["--format", "json"][..],
+        &["--format", "json", "--pretty"],
+        &["--format", "csv"],
+        &["--format", "text"],
+    ] {
         for cut in [
             &["-n", "0"][..],
             &["-n", "7"],
             &["-n", "0", "--min-similarity", "0.3"],
         ] {
-            let args = [&["--format", format][..], cut].concat();
+            let args = [format, cut].concat();
             let (code, whole) = run("1000000", &args);
             assert_eq!(code, Some(1), "{args:?}: the twins reach 0.95");
             assert!(whole.len() > 100, "{args:?}");
@@ -1681,17 +1721,22 @@ fn streamed_runs_write_the_in_memory_report() {
         let out = cmd.arg("new").output().unwrap();
         (out.status.code(), out.stdout)
     };
-    for format in ["json", "csv", "text"] {
+    for format in [
+        &["--format", "json"][..],
+        &["--format", "json", "--pretty"],
+        &["--format", "csv"],
+        &["--format", "text"],
+    ] {
         for cut in [
             &["-n", "0"][..],
             &["-n", "3", "-d"],
             &["-m", "2", "--min-similarity", "0.3"],
         ] {
-            let args = [&["--format", format][..], cut].concat();
+            let args = [format, cut].concat();
             let (code, whole) = run(None, &args);
             assert_eq!(code, Some(1), "{args:?}: the twins reach 0.95");
             assert!(whole.len() > 100, "{args:?}");
-            if format == "json" {
+            if format[1] == "json" {
                 let text = String::from_utf8_lossy(&whole);
                 assert!(
                     text.contains("z/b.py") && text.contains("larger than"),

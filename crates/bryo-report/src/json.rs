@@ -1,6 +1,6 @@
 use std::io::Write;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::{Report, ReportError, SCHEMA_ID};
 
@@ -107,14 +107,174 @@ impl Report {
     }
 }
 
-/// Writes `report` as pretty-printed JSON (two-space indent, keys in the
-/// model's field order) followed by a newline.
+/// How a JSON report is laid out in lines. Either way the keys come in the
+/// model's field order and the text ends with a newline; only whitespace
+/// differs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum JsonLayout {
+    /// One line per record (the default): each top-level key, each member
+    /// of a top-level object (`options`, `stats`) and each element of a
+    /// top-level array (a submission, a pair with its fragments, a
+    /// cluster) on a line of its own, indented by its level; everything
+    /// within those lines without spaces. Half the bytes of
+    /// [`JsonLayout::Pretty`] on a report of many fragments, and still
+    /// one pair per line for `grep`, `head` and `diff`.
+    #[default]
+    Lines,
+    /// Every member and element on a line of its own, two spaces per level
+    /// (serde_json's pretty printer).
+    Pretty,
+}
+
+/// Nesting levels whose members or elements go on lines of their own in
+/// [`JsonLayout::Lines`]: the report object (level 1) and the objects and
+/// arrays that are its values (level 2).
+const LINE_LEVELS: usize = 2;
+
+/// serde_json's formatter for [`JsonLayout::Lines`]: the pretty printer's
+/// line breaks and two-space indents at the first [`LINE_LEVELS`] levels,
+/// none below them.
+#[derive(Debug, Default)]
+pub(crate) struct LinesFormatter {
+    /// Containers open around the next token.
+    level: usize,
+    /// Whether the innermost open container has had a member or element
+    /// (so its closing bracket goes on a line of its own).
+    has_value: bool,
+}
+
+impl LinesFormatter {
+    fn broken(&self) -> bool {
+        self.level <= LINE_LEVELS
+    }
+
+    fn line<W: ?Sized + Write>(&self, out: &mut W, level: usize) -> std::io::Result<()> {
+        out.write_all(b"\n")?;
+        for _ in 0..level {
+            out.write_all(b"  ")?;
+        }
+        Ok(())
+    }
+
+    fn open<W: ?Sized + Write>(&mut self, out: &mut W, bracket: &[u8]) -> std::io::Result<()> {
+        self.level += 1;
+        self.has_value = false;
+        out.write_all(bracket)
+    }
+
+    fn close<W: ?Sized + Write>(&mut self, out: &mut W, bracket: &[u8]) -> std::io::Result<()> {
+        let broken = self.broken();
+        self.level -= 1;
+        if self.has_value && broken {
+            self.line(out, self.level)?;
+        }
+        out.write_all(bracket)
+    }
+
+    fn item<W: ?Sized + Write>(&mut self, out: &mut W, first: bool) -> std::io::Result<()> {
+        if !first {
+            out.write_all(b",")?;
+        }
+        if self.broken() {
+            self.line(out, self.level)?;
+        }
+        Ok(())
+    }
+}
+
+impl serde_json::ser::Formatter for LinesFormatter {
+    fn begin_array<W: ?Sized + Write>(&mut self, out: &mut W) -> std::io::Result<()> {
+        self.open(out, b"[")
+    }
+
+    fn end_array<W: ?Sized + Write>(&mut self, out: &mut W) -> std::io::Result<()> {
+        self.close(out, b"]")
+    }
+
+    fn begin_array_value<W: ?Sized + Write>(
+        &mut self,
+        out: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.item(out, first)
+    }
+
+    fn end_array_value<W: ?Sized + Write>(&mut self, _out: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+
+    fn begin_object<W: ?Sized + Write>(&mut self, out: &mut W) -> std::io::Result<()> {
+        self.open(out, b"{")
+    }
+
+    fn end_object<W: ?Sized + Write>(&mut self, out: &mut W) -> std::io::Result<()> {
+        self.close(out, b"}")
+    }
+
+    fn begin_object_key<W: ?Sized + Write>(
+        &mut self,
+        out: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.item(out, first)
+    }
+
+    fn begin_object_value<W: ?Sized + Write>(&mut self, out: &mut W) -> std::io::Result<()> {
+        out.write_all(if self.broken() { b": " } else { b":" })
+    }
+
+    fn end_object_value<W: ?Sized + Write>(&mut self, _out: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+}
+
+/// `value` as JSON text laid out as `layout` says, without the final
+/// newline.
+pub(crate) fn to_json_string<T: serde::Serialize + ?Sized>(
+    value: &T,
+    layout: JsonLayout,
+) -> Result<String, serde_json::Error> {
+    match layout {
+        JsonLayout::Pretty => serde_json::to_string_pretty(value),
+        JsonLayout::Lines => {
+            let mut out = Vec::new();
+            let mut ser =
+                serde_json::Serializer::with_formatter(&mut out, LinesFormatter::default());
+            value.serialize(&mut ser)?;
+            // serde_json writes only valid UTF-8.
+            Ok(String::from_utf8(out).expect("serde_json writes UTF-8"))
+        }
+    }
+}
+
+/// Writes `report` as JSON in the default layout ([`JsonLayout::Lines`]:
+/// one line per submission and per pair, keys in the model's field order)
+/// followed by a newline.
 ///
 /// Fails with [`ReportError::Invalid`] if the report does not pass
 /// [`Report::validate`], so whatever is written can be read back.
-pub fn write_json<W: Write>(report: &Report, mut out: W) -> Result<(), ReportError> {
+pub fn write_json<W: Write>(report: &Report, out: W) -> Result<(), ReportError> {
+    write_json_with(report, JsonLayout::default(), out)
+}
+
+/// Writes `report` as JSON laid out as `layout` says, followed by a
+/// newline; fails as [`write_json`] does.
+pub fn write_json_with<W: Write>(
+    report: &Report,
+    layout: JsonLayout,
+    mut out: W,
+) -> Result<(), ReportError> {
     report.validate()?;
-    serde_json::to_writer_pretty(&mut out, report)?;
+    match layout {
+        JsonLayout::Pretty => serde_json::to_writer_pretty(&mut out, report)?,
+        JsonLayout::Lines => {
+            let mut ser =
+                serde_json::Serializer::with_formatter(&mut out, LinesFormatter::default());
+            report.serialize(&mut ser)?;
+        }
+    }
     out.write_all(b"\n")?;
     out.flush()?;
     Ok(())

@@ -8,8 +8,9 @@
 //! in `SCHEMA.md`), and rendered as
 //!
 //! - a MOSS-like terminal table ([`write_table`]),
-//! - pretty JSON with a stable key order ([`write_json`]), read back with
-//!   [`Report::from_json`],
+//! - JSON with a stable key order, one line per submission and per pair
+//!   ([`write_json`]) or pretty-printed ([`write_json_with`],
+//!   [`JsonLayout`]), read back with [`Report::from_json`],
 //! - CSV with one row per pair ([`write_csv`]).
 //!
 //! The model holds no timestamps: the same run gives byte-identical output.
@@ -108,7 +109,7 @@ mod table;
 pub use columns::Columns;
 pub use delimited::{write_csv, CSV_HEADER};
 pub use error::ReportError;
-pub use json::write_json;
+pub use json::{write_json, write_json_with, JsonLayout};
 pub use model::{
     Cluster, FileEntry, FileRef, FileStatus, Fragment, FragmentPart, Frontend, IdenticalFiles,
     Location, Options, Pair, Region, Report, Schema, Scheme, SchemeMismatch, Score, Skipped, Stats,

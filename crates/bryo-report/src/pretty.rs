@@ -1,36 +1,45 @@
-//! One pair's pretty JSON written by hand: byte for byte what
-//! `serde_json::to_vec_pretty` writes for it, indented for its place in a
+//! One pair's JSON written by hand, in either [`JsonLayout`]: on one line
+//! (byte for byte what `serde_json::to_vec` writes for it) or pretty (what
+//! `serde_json::to_vec_pretty` writes), indented for its place in a
 //! report's `pairs` array, in one pass and without serde's per-token
 //! formatter calls. A class's report is mostly its pairs' fragments, and
 //! `-n 0` on a large class writes hundreds of megabytes of them.
 //!
-//! (`tests/report.rs` checks the bytes against `write_json` on random
+//! (`tests/report.rs` checks the bytes against `write_json_with` on random
 //! reports; the unit tests below check every escaped character and the
 //! numbers against serde_json.)
 
-use crate::{Fragment, FragmentPart, Location, Pair};
+use crate::{Fragment, FragmentPart, JsonLayout, Location, Pair};
 
 /// Two spaces per level, as serde_json's pretty printer indents: the
 /// indentation of up to 32 levels, cut to length.
 const SPACES: &[u8; 64] = &[b' '; 64];
 
 /// Appends `pair` at `depth` levels of indentation (its opening brace
-/// indented too), without a trailing newline.
-pub(crate) fn pair(out: &mut Vec<u8>, p: &Pair, depth: usize) {
+/// indented too), laid out as `layout` says, without a trailing newline.
+pub(crate) fn pair(out: &mut Vec<u8>, p: &Pair, depth: usize, layout: JsonLayout) {
     indent(out, depth);
+    match layout {
+        JsonLayout::Lines => pair_body::<false>(out, p, depth),
+        JsonLayout::Pretty => pair_body::<true>(out, p, depth),
+    }
+}
+
+/// The pair from its opening brace on; `P`: pretty, else on one line.
+fn pair_body<const P: bool>(out: &mut Vec<u8>, p: &Pair, depth: usize) {
     out.push(b'{');
     let d = depth + 1;
     // In the model's field order.
-    key(out, d, "a", true);
+    key::<P>(out, d, "a", true);
     uint(out, p.a as u64);
-    key(out, d, "b", false);
+    key::<P>(out, d, "b", false);
     uint(out, p.b as u64);
     for (name, x) in [
         ("similarity", p.similarity),
         ("a_percent", p.a_percent),
         ("b_percent", p.b_percent),
     ] {
-        key(out, d, name, false);
+        key::<P>(out, d, name, false);
         float(out, x);
     }
     for (name, n) in [
@@ -40,60 +49,71 @@ pub(crate) fn pair(out: &mut Vec<u8>, p: &Pair, depth: usize) {
         ("longest_fragment", p.longest_fragment),
         ("shared_fingerprints", p.shared_fingerprints),
     ] {
-        key(out, d, name, false);
+        key::<P>(out, d, name, false);
         uint(out, n);
     }
-    key(out, d, "identical", false);
+    key::<P>(out, d, "identical", false);
     out.extend_from_slice(if p.identical { b"true" } else { b"false" });
-    key(out, d, "fragments", false);
-    array(out, d, &p.fragments, fragment);
-    close(out, depth, b'}');
+    key::<P>(out, d, "fragments", false);
+    array::<_, P>(out, d, &p.fragments, fragment::<P>);
+    close::<P>(out, depth, b'}');
 }
 
 /// A fragment as the value of a key or an element at `depth`.
-fn fragment(out: &mut Vec<u8>, f: &Fragment, depth: usize) {
-    matched(out, &f.a, &f.b, f.symbols, depth);
+fn fragment<const P: bool>(out: &mut Vec<u8>, f: &Fragment, depth: usize) {
+    matched::<P>(out, &f.a, &f.b, f.symbols, depth);
     // Omitted when empty (`skip_serializing_if`).
     if !f.parts.is_empty() {
-        key(out, depth + 1, "parts", false);
-        array(out, depth + 1, &f.parts, part);
+        key::<P>(out, depth + 1, "parts", false);
+        array::<_, P>(out, depth + 1, &f.parts, part::<P>);
     }
-    close(out, depth, b'}');
+    close::<P>(out, depth, b'}');
 }
 
-fn part(out: &mut Vec<u8>, p: &FragmentPart, depth: usize) {
-    matched(out, &p.a, &p.b, p.symbols, depth);
-    close(out, depth, b'}');
+fn part<const P: bool>(out: &mut Vec<u8>, p: &FragmentPart, depth: usize) {
+    matched::<P>(out, &p.a, &p.b, p.symbols, depth);
+    close::<P>(out, depth, b'}');
 }
 
 /// The opening brace and the members a fragment and a part share: where
 /// it is on each side and its symbols.
-fn matched(out: &mut Vec<u8>, a: &Location, b: &Location, symbols: u64, depth: usize) {
+fn matched<const P: bool>(
+    out: &mut Vec<u8>,
+    a: &Location,
+    b: &Location,
+    symbols: u64,
+    depth: usize,
+) {
     out.push(b'{');
     let d = depth + 1;
-    key(out, d, "a", true);
-    location(out, a, d);
-    key(out, d, "b", false);
-    location(out, b, d);
-    key(out, d, "symbols", false);
+    key::<P>(out, d, "a", true);
+    location::<P>(out, a, d);
+    key::<P>(out, d, "b", false);
+    location::<P>(out, b, d);
+    key::<P>(out, d, "symbols", false);
     uint(out, symbols);
 }
 
-fn location(out: &mut Vec<u8>, l: &Location, depth: usize) {
+fn location<const P: bool>(out: &mut Vec<u8>, l: &Location, depth: usize) {
     out.push(b'{');
     let d = depth + 1;
-    key(out, d, "file", true);
+    key::<P>(out, d, "file", true);
     string(out, &l.file);
-    key(out, d, "lines", false);
-    array(out, d, &l.lines, |out, &n, _| uint(out, n));
-    key(out, d, "bytes", false);
-    array(out, d, &l.bytes, |out, &n, _| uint(out, n));
-    close(out, depth, b'}');
+    key::<P>(out, d, "lines", false);
+    array::<_, P>(out, d, &l.lines, |out, &n, _| uint(out, n));
+    key::<P>(out, d, "bytes", false);
+    array::<_, P>(out, d, &l.bytes, |out, &n, _| uint(out, n));
+    close::<P>(out, depth, b'}');
 }
 
-/// `[]`, or one element per line at `depth + 1` and the closing bracket at
-/// `depth`.
-fn array<T>(out: &mut Vec<u8>, depth: usize, items: &[T], each: impl Fn(&mut Vec<u8>, &T, usize)) {
+/// `[]`, or (pretty) one element per line at `depth + 1` and the closing
+/// bracket at `depth`.
+fn array<T, const P: bool>(
+    out: &mut Vec<u8>,
+    depth: usize,
+    items: &[T],
+    each: impl Fn(&mut Vec<u8>, &T, usize),
+) {
     out.push(b'[');
     if items.is_empty() {
         out.push(b']');
@@ -103,29 +123,36 @@ fn array<T>(out: &mut Vec<u8>, depth: usize, items: &[T], each: impl Fn(&mut Vec
         if i > 0 {
             out.push(b',');
         }
-        out.push(b'\n');
-        indent(out, depth + 1);
+        if P {
+            out.push(b'\n');
+            indent(out, depth + 1);
+        }
         each(out, item, depth + 1);
     }
-    close(out, depth, b']');
+    close::<P>(out, depth, b']');
 }
 
 /// A key of an object whose members sit at `depth`, with its separator.
-fn key(out: &mut Vec<u8>, depth: usize, name: &str, first: bool) {
+fn key<const P: bool>(out: &mut Vec<u8>, depth: usize, name: &str, first: bool) {
     if !first {
         out.push(b',');
     }
-    out.push(b'\n');
-    indent(out, depth);
+    if P {
+        out.push(b'\n');
+        indent(out, depth);
+    }
     out.push(b'"');
     out.extend_from_slice(name.as_bytes());
-    out.extend_from_slice(b"\": ");
+    out.extend_from_slice(if P { b"\": " } else { b"\":" });
 }
 
-/// The closing `bracket` of a non-empty object or array at `depth`.
-fn close(out: &mut Vec<u8>, depth: usize, bracket: u8) {
-    out.push(b'\n');
-    indent(out, depth);
+/// The closing `bracket` of a non-empty object or array at `depth` (on a
+/// line of its own when pretty).
+fn close<const P: bool>(out: &mut Vec<u8>, depth: usize, bracket: u8) {
+    if P {
+        out.push(b'\n');
+        indent(out, depth);
+    }
     out.push(bracket);
 }
 
@@ -232,7 +259,7 @@ mod tests {
     }
 
     #[test]
-    fn a_pair_is_the_pretty_json_of_serde_json_indented() {
+    fn a_pair_is_serde_jsons_json_of_it_in_either_layout_indented() {
         let at = |file: &str, n: u64| Location {
             file: file.into(),
             lines: [n, n + 3],
@@ -274,13 +301,17 @@ mod tests {
                 identical: fragments.is_empty(),
                 fragments,
             };
-            let theirs = serde_json::to_string_pretty(&p).unwrap();
+            let pretty = serde_json::to_string_pretty(&p).unwrap();
+            let line = serde_json::to_string(&p).unwrap();
             for depth in [0, 2, 40] {
-                let mut ours = Vec::new();
-                pair(&mut ours, &p, depth);
                 let pad = "  ".repeat(depth);
-                let expected: Vec<String> = theirs.lines().map(|l| format!("{pad}{l}")).collect();
+                let mut ours = Vec::new();
+                pair(&mut ours, &p, depth, JsonLayout::Pretty);
+                let expected: Vec<String> = pretty.lines().map(|l| format!("{pad}{l}")).collect();
                 assert_eq!(String::from_utf8(ours).unwrap(), expected.join("\n"));
+                let mut ours = Vec::new();
+                pair(&mut ours, &p, depth, JsonLayout::Lines);
+                assert_eq!(String::from_utf8(ours).unwrap(), format!("{pad}{line}"));
             }
         }
     }

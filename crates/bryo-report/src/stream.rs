@@ -3,11 +3,11 @@
 
 use std::io::Write;
 
-use crate::{Pair, Report, ReportError, CSV_HEADER};
+use crate::{JsonLayout, Pair, Report, ReportError, CSV_HEADER};
 
-/// What the pretty JSON of a report with no pairs holds where the pairs
-/// go. A JSON string never holds a raw line break, so this cannot occur
-/// inside a name.
+/// What the JSON of a report with no pairs holds where the pairs go, in
+/// either layout. A JSON string never holds a raw line break, so this
+/// cannot occur inside a name.
 const PAIRS_KEY: &str = "\n  \"pairs\": [";
 
 /// What [`JsonPairs`] and [`CsvPairs`] share: pairs encoded on any thread
@@ -30,7 +30,8 @@ pub trait PairWriter {
 }
 
 /// A report written as JSON pair by pair, byte for byte what
-/// [`write_json`](crate::write_json) writes for the whole report: the head
+/// [`write_json_with`](crate::write_json_with) writes for the whole report
+/// in the same [`JsonLayout`]: the head
 /// (options, submissions) when it begins, each pair as it is given, the
 /// rest (clusters, exact copies, skipped files, totals) at the end.
 ///
@@ -45,13 +46,19 @@ pub struct JsonPairs<W: Write> {
     /// The head's JSON after the opening bracket of the pairs.
     tail: String,
     submissions: usize,
+    layout: JsonLayout,
     written: usize,
 }
 
 impl<W: Write> JsonPairs<W> {
     /// Checks `head` ([`Report::validate`]; its `pairs` must be empty) and
-    /// writes everything before the first pair.
-    pub fn begin(head: &Report, mut out: W) -> Result<Self, ReportError> {
+    /// writes everything before the first pair, in the default layout.
+    pub fn begin(head: &Report, out: W) -> Result<Self, ReportError> {
+        Self::begin_with(head, JsonLayout::default(), out)
+    }
+
+    /// [`JsonPairs::begin`] in `layout`.
+    pub fn begin_with(head: &Report, layout: JsonLayout, mut out: W) -> Result<Self, ReportError> {
         if !head.pairs.is_empty() {
             return Err(ReportError::Invalid(format!(
                 "the head of a streamed report holds {} pairs; they are written one by one",
@@ -59,7 +66,7 @@ impl<W: Write> JsonPairs<W> {
             )));
         }
         head.validate()?;
-        let mut text = serde_json::to_string_pretty(head)?;
+        let mut text = crate::json::to_json_string(head, layout)?;
         let at = text
             .find(PAIRS_KEY)
             .ok_or_else(|| ReportError::Invalid("no pairs key in the report".into()))?
@@ -70,6 +77,7 @@ impl<W: Write> JsonPairs<W> {
             out,
             tail,
             submissions: head.submissions.len(),
+            layout,
             written: 0,
         })
     }
@@ -91,6 +99,7 @@ impl<W: Write> JsonPairs<W> {
     pub fn encoder(&self) -> JsonPairEncoder {
         JsonPairEncoder {
             submissions: self.submissions,
+            layout: self.layout,
         }
     }
 }
@@ -100,13 +109,22 @@ impl<W: Write> JsonPairs<W> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct JsonPairEncoder {
     submissions: usize,
+    layout: JsonLayout,
 }
 
 impl JsonPairEncoder {
-    /// The encoder of the pairs of a report with `head`'s submissions.
+    /// The encoder of the pairs of a report with `head`'s submissions, in
+    /// the default layout.
     pub fn new(head: &Report) -> JsonPairEncoder {
+        Self::with_layout(head, JsonLayout::default())
+    }
+
+    /// The encoder of the pairs of a report with `head`'s submissions, in
+    /// `layout`.
+    pub fn with_layout(head: &Report, layout: JsonLayout) -> JsonPairEncoder {
         JsonPairEncoder {
             submissions: head.submissions.len(),
+            layout,
         }
     }
 
@@ -115,15 +133,20 @@ impl JsonPairEncoder {
     pub fn encode(&self, rank: usize, pair: &Pair) -> Result<Vec<u8>, ReportError> {
         Report::validate_pair(rank.saturating_sub(1), pair, self.submissions)?;
         // Sized for the usual case so that the buffer seldom grows: a
-        // fragment or part takes about 600 bytes besides its two paths.
+        // fragment or part takes about 120 bytes besides its two paths on
+        // one line, 600 pretty-printed.
         let items: usize = pair.fragments.iter().map(|f| 1 + f.parts.len()).sum();
         let paths = pair
             .fragments
             .first()
             .map_or(0, |f| f.a.file.len() + f.b.file.len());
+        let per_item = match self.layout {
+            JsonLayout::Lines => 120,
+            JsonLayout::Pretty => 600,
+        };
         // Two levels deeper than a report's top-level keys.
-        let mut out = Vec::with_capacity(1024 + items * (600 + paths));
-        crate::pretty::pair(&mut out, pair, 2);
+        let mut out = Vec::with_capacity(1024 + items * (per_item + paths));
+        crate::pretty::pair(&mut out, pair, 2, self.layout);
         Ok(out)
     }
 }

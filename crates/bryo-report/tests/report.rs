@@ -7,10 +7,10 @@
 use std::path::PathBuf;
 
 use bryo_report::{
-    write_csv, write_json, write_table, Cluster, CsvPairs, FileEntry, FileRef, FileStatus,
-    Fragment, FragmentPart, Frontend, IdenticalFiles, JsonPairEncoder, JsonPairs, Location,
-    Options, Pair, PairWriter, Region, Report, ReportError, Scheme, Score, Skipped, Stats,
-    Submission, TableOptions, SCHEMA_ID,
+    write_csv, write_json, write_json_with, write_table, Cluster, CsvPairs, FileEntry, FileRef,
+    FileStatus, Fragment, FragmentPart, Frontend, IdenticalFiles, JsonLayout, JsonPairEncoder,
+    JsonPairs, Location, Options, Pair, PairWriter, Region, Report, ReportError, Scheme, Score,
+    Skipped, Stats, Submission, TableOptions, SCHEMA_ID,
 };
 use proptest::prelude::*;
 
@@ -258,6 +258,14 @@ fn render_json(r: &Report) -> String {
     String::from_utf8(out).unwrap()
 }
 
+fn render_json_with(r: &Report, layout: JsonLayout) -> String {
+    let mut out = Vec::new();
+    write_json_with(r, layout, &mut out).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+const LAYOUTS: [JsonLayout; 2] = [JsonLayout::Lines, JsonLayout::Pretty];
+
 fn render_csv(r: &Report) -> String {
     let mut out = Vec::new();
     write_csv(r, &mut out).unwrap();
@@ -287,6 +295,64 @@ fn golden_table_narrow_names_in_colour() {
 #[test]
 fn golden_json() {
     check_golden("sample.json", render_json(&sample()).as_bytes());
+    check_golden(
+        "sample-pretty.json",
+        render_json_with(&sample(), JsonLayout::Pretty).as_bytes(),
+    );
+}
+
+/// The default layout: a line per top-level key, per member of a top-level
+/// object and per submission, pair and cluster; nothing broken below that;
+/// the same value as the pretty layout.
+#[test]
+fn json_lines_layout_has_a_line_per_record() {
+    let r = sample();
+    let json = render_json(&r);
+    let pretty = render_json_with(&r, JsonLayout::Pretty);
+    assert!(json.len() < pretty.len());
+    let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        value,
+        serde_json::from_str::<serde_json::Value>(&pretty).unwrap()
+    );
+    let lines: Vec<&str> = json.lines().collect();
+    let at_indent = |n: usize| {
+        lines
+            .iter()
+            .filter(|l| l.len() > n && l[..n].bytes().all(|b| b == b' ') && l.as_bytes()[n] != b' ')
+            .count()
+    };
+    let object = value.as_object().unwrap();
+    // Two lines per non-empty top-level array or object (its key and its
+    // closing bracket); one per other key.
+    let broken = object
+        .values()
+        .filter(|v| match v {
+            serde_json::Value::Array(a) => !a.is_empty(),
+            serde_json::Value::Object(o) => !o.is_empty(),
+            _ => false,
+        })
+        .count();
+    assert_eq!(at_indent(2), object.len() + broken, "{json}");
+    let records: usize = object
+        .values()
+        .map(|v| match v {
+            serde_json::Value::Array(a) => a.len(),
+            serde_json::Value::Object(o) => o.len(),
+            _ => 0,
+        })
+        .sum();
+    assert_eq!(at_indent(4), records, "{json}");
+    assert_eq!(lines.len(), 2 + object.len() + broken + records, "{json}");
+    for (pair, line) in r.pairs.iter().zip(
+        lines
+            .iter()
+            .skip_while(|l| !l.starts_with("  \"pairs\": ["))
+            .skip(1),
+    ) {
+        let line = line.trim_start().trim_end_matches(',');
+        assert_eq!(line, serde_json::to_string(pair).unwrap());
+    }
 }
 
 #[test]
@@ -372,7 +438,7 @@ fn out_of_range_indices_are_rejected() {
         Err(ReportError::Invalid(_))
     ));
     // Written by hand (as another tool might), it is rejected on reading.
-    let json = render_json(&sample()).replacen("\"b\": 3,", "\"b\": 9,", 1);
+    let json = render_json(&sample()).replacen("\"b\":3,", "\"b\":9,", 1);
     let err = Report::from_json(&json).unwrap_err();
     assert_eq!(
         err.to_string(),
@@ -667,11 +733,14 @@ proptest! {
 
     #[test]
     fn json_round_trip(r in report()) {
-        let json = render_json(&r);
-        let back = Report::from_json(&json).unwrap();
-        prop_assert_eq!(&back, &r);
-        // And writing it again gives the same bytes.
-        prop_assert_eq!(render_json(&back), json);
+        prop_assert_eq!(render_json(&r), render_json_with(&r, JsonLayout::Lines));
+        for layout in LAYOUTS {
+            let json = render_json_with(&r, layout);
+            let back = Report::from_json(&json).unwrap();
+            prop_assert_eq!(&back, &r);
+            // And writing it again gives the same bytes.
+            prop_assert_eq!(render_json_with(&back, layout), json);
+        }
     }
 
     /// Written pair by pair (encoded out of order, as threads would),
@@ -680,25 +749,31 @@ proptest! {
     fn streamed_reports_equal_whole_ones(r in report()) {
         let mut head = r.clone();
         head.pairs.clear();
-        let mut json = JsonPairs::begin(&head, Vec::new()).unwrap();
-        // Half of them by the encoder made from the head alone.
-        let encoder = JsonPairEncoder::new(&head);
-        prop_assert_eq!(encoder, json.encoder());
-        let encoded: Vec<Vec<u8>> = r
-            .pairs
-            .iter()
-            .enumerate()
-            .rev()
-            .map(|(i, p)| match i % 2 {
-                0 => json.encode(i + 1, p).unwrap(),
-                _ => encoder.encode(i + 1, p).unwrap(),
-            })
-            .collect();
-        for e in encoded.iter().rev() {
-            json.write_encoded(e).unwrap();
+        for layout in LAYOUTS {
+            let mut json = match layout {
+                JsonLayout::Lines => JsonPairs::begin(&head, Vec::new()).unwrap(),
+                JsonLayout::Pretty => JsonPairs::begin_with(&head, layout, Vec::new()).unwrap(),
+            };
+            // Half of them by the encoder made from the head alone.
+            let encoder = JsonPairEncoder::with_layout(&head, layout);
+            prop_assert_eq!(encoder, json.encoder());
+            let encoded: Vec<Vec<u8>> = r
+                .pairs
+                .iter()
+                .enumerate()
+                .rev()
+                .map(|(i, p)| match i % 2 {
+                    0 => json.encode(i + 1, p).unwrap(),
+                    _ => encoder.encode(i + 1, p).unwrap(),
+                })
+                .collect();
+            for e in encoded.iter().rev() {
+                json.write_encoded(e).unwrap();
+            }
+            let json = String::from_utf8(json.finish().unwrap()).unwrap();
+            prop_assert_eq!(json, render_json_with(&r, layout));
         }
-        let json = String::from_utf8(json.finish().unwrap()).unwrap();
-        prop_assert_eq!(json, render_json(&r));
+        prop_assert_eq!(JsonPairEncoder::new(&head), JsonPairEncoder::with_layout(&head, JsonLayout::Lines));
         let mut csv = CsvPairs::begin(&head, Vec::new()).unwrap();
         for p in &r.pairs {
             csv.pair(p).unwrap();
