@@ -19,6 +19,14 @@ const SPECIAL: u8 = 16;
 const OP_RUN: u8 = 32;
 const SIGIL: u8 = 64;
 
+/// A byte whose token the class tests of [`Lexer::run`] tell.
+const ACT_CHAIN: u8 = 0;
+/// A byte that starts an identifier or keyword, and nothing else.
+const ACT_IDENT: u8 = 1;
+/// A byte that is a one-byte operator, and nothing else (no longer
+/// operator, comment or literal starts with it), outside interpolations.
+const ACT_SINGLE: u8 = 2;
+
 /// Something the lexer recovered from; lexing never fails.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct LexNote {
@@ -236,6 +244,9 @@ impl Keywords {
 pub struct Lexer {
     spec: &'static LexSpec,
     class: [u8; 256],
+    /// What a token starting with the byte is, where one look decides it
+    /// ([`ACT_IDENT`], [`ACT_SINGLE`]); [`ACT_CHAIN`] elsewhere.
+    action: [u8; 256],
     starters: Vec<Vec<Starter>>,
     ops: Vec<Vec<(&'static [u8], u64)>>,
     single_op: Vec<u64>,
@@ -396,6 +407,20 @@ impl Lexer {
         let single_op = (0..=255u8)
             .map(|b| symbol(SymbolClass::Operator, &[b]))
             .collect();
+        let mut action = [ACT_CHAIN; 256];
+        for b in 0..=255u8 {
+            let c = class[b as usize];
+            let layout = matches!(b, b'.' | b'\\') || (b == b'<' && spec.heredoc.is_some());
+            action[b as usize] = if c & SPECIAL != 0 || layout {
+                ACT_CHAIN
+            } else if c & ID_START != 0 {
+                ACT_IDENT
+            } else if c & (WS | DIGIT | SIGIL | OP_RUN) == 0 && ops[b as usize].is_empty() {
+                ACT_SINGLE
+            } else {
+                ACT_CHAIN
+            };
+        }
         let mut sym_class = [0u64; 16];
         for c in [
             SymbolClass::Identifier,
@@ -409,6 +434,7 @@ impl Lexer {
         Lexer {
             spec,
             class,
+            action,
             starters,
             ops,
             single_op,
@@ -474,6 +500,23 @@ impl Lexer {
         let mut i = 0;
         while i < n {
             let b = s[i];
+            // Identifiers and one-byte operators, most tokens, decided by
+            // one look; the class tests below for the rest.
+            match self.action[b as usize] {
+                ACT_IDENT => {
+                    i = self.ident(r, i);
+                    continue;
+                }
+                ACT_SINGLE if r.stack.is_empty() => {
+                    self.push(r, self.single_op[b as usize], i, i + 1);
+                    i += 1;
+                    if matches!(b, b')' | b']' | b'}') {
+                        r.value_end = i;
+                    }
+                    continue;
+                }
+                _ => {}
+            }
             let c = self.class[b as usize];
             if c & WS != 0 {
                 if b == b'\n' && !r.heredocs.is_empty() {
@@ -1452,6 +1495,56 @@ mod tests {
                 }),
             prop::collection::vec(prop::sample::select(b"abcdefilnorstuw_.$#".to_vec()), 0..14),
         ]
+    }
+
+    /// Code-like text: every byte the dispatch treats apart (brackets,
+    /// operators, quotes, comment and heredoc openers, sigils, escapes,
+    /// interpolation openers, line ends), words, openers of several bytes
+    /// and any byte.
+    fn code_text() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            4 => prop::sample::select(
+                b"()[]{},;:.<>=+-*/%&|^~!?@#$'\"`\\\n\r\t 0123456789".to_vec()
+            )
+            .prop_map(|b| vec![b]),
+            2 => prop::sample::select(b"abxyzEOT_".to_vec()).prop_map(|b| vec![b]),
+            1 => prop::sample::select(vec![
+                &b"if"[..], b"<<EOT", b"${", b"#{", b"\\(", b"/*", b"*/", b"--", b"'''",
+                b"r\"", b"f'", b"`${", b"=begin\n", b"__END__",
+            ])
+            .prop_map(<[u8]>::to_vec),
+            1 => any::<u8>().prop_map(|b| vec![b]),
+        ];
+        prop::collection::vec(piece, 0..120)
+            .prop_map(|pieces| String::from_utf8_lossy(&pieces.concat()).into_owned())
+    }
+
+    proptest! {
+        /// The one-look dispatch of identifiers and one-byte operators
+        /// gives what the class tests alone give, in every language and
+        /// mode: the same symbols, spans and notes.
+        #[test]
+        fn dispatch_matches_the_class_tests(text in code_text()) {
+            for lang in Language::all() {
+                let (Some(spec), Some(fast)) = (lang.spec, lang.lexer()) else { continue };
+                let mut chain = Lexer::new(spec);
+                chain.action = [ACT_CHAIN; 256];
+                for mode in [
+                    Normalization::Full,
+                    Normalization::KeepStrings,
+                    Normalization::Verbatim,
+                ] {
+                    prop_assert_eq!(
+                        fast.lex(&text, mode),
+                        chain.lex(&text, mode),
+                        "{} {:?} {:?}",
+                        lang.name(),
+                        mode,
+                        text
+                    );
+                }
+            }
+        }
     }
 
     proptest! {
