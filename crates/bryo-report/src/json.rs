@@ -230,23 +230,32 @@ impl serde_json::ser::Formatter for LinesFormatter {
     }
 }
 
+/// Writes `value` as JSON laid out as `layout` says, without a final
+/// newline.
+fn to_writer<W: Write, T: Serialize + ?Sized>(
+    out: W,
+    value: &T,
+    layout: JsonLayout,
+) -> Result<(), serde_json::Error> {
+    match layout {
+        JsonLayout::Pretty => serde_json::to_writer_pretty(out, value),
+        JsonLayout::Lines => value.serialize(&mut serde_json::Serializer::with_formatter(
+            out,
+            LinesFormatter::default(),
+        )),
+    }
+}
+
 /// `value` as JSON text laid out as `layout` says, without the final
 /// newline.
-pub(crate) fn to_json_string<T: serde::Serialize + ?Sized>(
+pub(crate) fn to_json_string<T: Serialize + ?Sized>(
     value: &T,
     layout: JsonLayout,
 ) -> Result<String, serde_json::Error> {
-    match layout {
-        JsonLayout::Pretty => serde_json::to_string_pretty(value),
-        JsonLayout::Lines => {
-            let mut out = Vec::new();
-            let mut ser =
-                serde_json::Serializer::with_formatter(&mut out, LinesFormatter::default());
-            value.serialize(&mut ser)?;
-            // serde_json writes only valid UTF-8.
-            Ok(String::from_utf8(out).expect("serde_json writes UTF-8"))
-        }
-    }
+    let mut out = Vec::new();
+    to_writer(&mut out, value, layout)?;
+    // serde_json writes only valid UTF-8.
+    Ok(String::from_utf8(out).expect("serde_json writes UTF-8"))
 }
 
 /// Writes `report` as JSON in the default layout ([`JsonLayout::Lines`]:
@@ -267,14 +276,7 @@ pub fn write_json_with<W: Write>(
     mut out: W,
 ) -> Result<(), ReportError> {
     report.validate()?;
-    match layout {
-        JsonLayout::Pretty => serde_json::to_writer_pretty(&mut out, report)?,
-        JsonLayout::Lines => {
-            let mut ser =
-                serde_json::Serializer::with_formatter(&mut out, LinesFormatter::default());
-            report.serialize(&mut ser)?;
-        }
-    }
+    to_writer(&mut out, report, layout)?;
     out.write_all(b"\n")?;
     out.flush()?;
     Ok(())
