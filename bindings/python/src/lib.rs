@@ -679,6 +679,7 @@ fn input_file(id: &str, bytes: &[u8]) -> InputFile {
         display_path: id.to_string(),
         bytes: bytes.to_vec(),
         source: bryo_input::Source::Memory,
+        size_hint: None,
     }
 }
 
@@ -1159,6 +1160,7 @@ fn compare(
                         display_path: base_docs.ids[i].to_string(),
                         bytes: bytes.to_vec(),
                         source: bryo_input::Source::Memory,
+                        size_hint: None,
                     })
                 })
                 .collect::<PyResult<_>>()?

@@ -457,9 +457,10 @@ fn listed_bytes(inputs: &bryo_input::Inputs) -> u64 {
         .par_iter()
         .flat_map(|s| &s.files)
         .map(|f| match &f.source {
-            bryo_input::Source::File(path) if f.bytes.is_empty() => {
-                std::fs::metadata(path).map_or(0, |m| m.len())
-            }
+            bryo_input::Source::File(path) if f.bytes.is_empty() => match f.size_hint {
+                Some(size) => size,
+                None => std::fs::metadata(path).map_or(0, |m| m.len()),
+            },
             _ => f.bytes.len() as u64,
         })
         .sum()
@@ -477,6 +478,8 @@ fn read_listed(inputs: &mut bryo_input::Inputs, limit: u64) {
             s.files.retain_mut(|f| match f.read(limit) {
                 Ok(std::borrow::Cow::Owned(bytes)) => {
                     f.bytes = bytes;
+                    // Held now: the bytes are the file.
+                    f.size_hint = None;
                     true
                 }
                 Ok(std::borrow::Cow::Borrowed(_)) => true,

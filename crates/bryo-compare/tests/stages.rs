@@ -43,6 +43,7 @@ fn inputs() -> Inputs {
                     display_path: name.to_string(),
                     bytes: text.into_bytes(),
                     source: Source::File(name.into()),
+                    size_hint: None,
                 }],
             })
             .collect(),
@@ -155,6 +156,7 @@ fn byte_identical_files_are_analyzed_as_each_alone() {
                         text.as_bytes().to_vec()
                     },
                     source: Source::File(name.into()),
+                    size_hint: None,
                 }],
             })
             .collect(),

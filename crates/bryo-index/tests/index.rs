@@ -56,6 +56,7 @@ fn file(name: String, text: String) -> InputFile {
         display_path: name.clone(),
         bytes: text.into_bytes(),
         source: Source::File(name.into()),
+        size_hint: None,
     }
 }
 

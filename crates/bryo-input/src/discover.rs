@@ -209,8 +209,9 @@ enum Step {
     },
 }
 
-/// A file read with a size limit: its bytes and identity, or why not.
-type FileRead = Result<(Vec<u8>, Key), ReadError>;
+/// A file read with a size limit: its bytes and identity, and for a
+/// deferred read its size on disk instead of its bytes; or why not.
+type FileRead = Result<(Vec<u8>, Key, Option<u64>), ReadError>;
 
 /// Outcome of reading a file with a size limit.
 enum ReadError {
@@ -273,7 +274,7 @@ impl Discovery<'_> {
             return Ok(Vec::new());
         }
         let defer = self.options.defer_reading && role != Role::Base;
-        let (bytes, key) = match read_limited(path, self.options.max_file_size, defer) {
+        let (bytes, key, size_hint) = match read_limited(path, self.options.max_file_size, defer) {
             Ok(read) => read,
             Err(ReadError::TooLarge(size)) => {
                 let limit = self.options.max_file_size;
@@ -303,6 +304,7 @@ impl Discovery<'_> {
             display_path: display,
             bytes,
             source: Source::File(path.to_path_buf()),
+            size_hint,
         };
         Ok(vec![(group, file)])
     }
@@ -396,7 +398,7 @@ impl Discovery<'_> {
                 }
                 Step::Read { path, rel, shown } => {
                     let Some(read) = read else { continue };
-                    let (bytes, key) = match read {
+                    let (bytes, key, size_hint) = match read {
                         Ok(read) => read,
                         Err(ReadError::TooLarge(size)) => {
                             self.skip(shown, SkipReason::TooLarge { size, limit });
@@ -418,6 +420,7 @@ impl Discovery<'_> {
                             display_path: shown,
                             bytes,
                             source: Source::File(path),
+                            size_hint,
                         },
                     ));
                 }
@@ -624,6 +627,7 @@ impl Discovery<'_> {
                     display_path: shown,
                     bytes,
                     source,
+                    size_hint: None,
                 },
             ));
         }
@@ -682,7 +686,7 @@ fn read_limited(path: &Path, limit: u64, defer: bool) -> FileRead {
         if meta.len() > limit {
             return Err(ReadError::TooLarge(meta.len()));
         }
-        return Ok((Vec::new(), file_key(path, &meta)));
+        return Ok((Vec::new(), file_key(path, &meta), Some(meta.len())));
     }
     let file = File::open(path).map_err(ReadError::Io)?;
     let meta = file.metadata().map_err(ReadError::Io)?;
@@ -698,7 +702,7 @@ fn read_limited(path: &Path, limit: u64, defer: bool) -> FileRead {
     if bytes.len() as u64 > limit {
         return Err(ReadError::TooLarge(bytes.len() as u64));
     }
-    Ok((bytes, file_key(path, &meta)))
+    Ok((bytes, file_key(path, &meta), None))
 }
 
 fn is_zip(path: &Path) -> bool {

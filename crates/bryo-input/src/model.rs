@@ -36,6 +36,11 @@ pub struct InputFile {
     pub bytes: Vec<u8>,
     /// Where the bytes were read from.
     pub source: Source,
+    /// For a file on disk whose reading was deferred, its size when it was
+    /// discovered: what a run totals before reading, and the room the
+    /// read reserves (the read itself still stops one byte past its limit
+    /// and takes the file as it is then). `None` otherwise.
+    pub size_hint: Option<u64>,
 }
 
 impl InputFile {
@@ -53,8 +58,12 @@ impl InputFile {
             message: e.to_string(),
         };
         let file = std::fs::File::open(path).map_err(unreadable)?;
-        // Sized from the metadata, as discovery reads: no growth slack.
-        let size = file.metadata().map_err(unreadable)?.len();
+        // Sized from discovery's look at the file, or from its metadata: no
+        // growth slack.
+        let size = match self.size_hint {
+            Some(size) => size,
+            None => file.metadata().map_err(unreadable)?.len(),
+        };
         let mut bytes = Vec::with_capacity(size.min(limit) as usize);
         file.take(limit.saturating_add(1))
             .read_to_end(&mut bytes)
@@ -76,6 +85,7 @@ impl fmt::Debug for InputFile {
             .field("display_path", &self.display_path)
             .field("bytes", &format_args!("[{} bytes]", self.bytes.len()))
             .field("source", &self.source)
+            .field("size_hint", &self.size_hint)
             .finish()
     }
 }

@@ -1063,6 +1063,53 @@ fn deferred_discovery_lists_what_reading_discovery_reads() {
     for (d, r) in deferred.submissions.iter().zip(&read.submissions) {
         let (d, r) = (&d.files[0], &r.files[0]);
         assert!(d.bytes.is_empty());
+        // The size seen on discovery is kept for the read; a file read at
+        // once needs none.
+        assert_eq!(d.size_hint, Some(r.bytes.len() as u64));
+        assert_eq!(r.size_hint, None);
         assert_eq!(d.read(1000).unwrap().as_ref(), r.bytes.as_slice());
     }
+}
+
+#[test]
+fn a_deferred_file_is_read_as_it_is_when_read() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path();
+    write(root, "grows.py", "print(1)\n");
+    write(root, "shrinks.py", &"x = 1\n".repeat(50));
+    write(root, "too_big.py", "print(2)\n");
+    let deferred = discover(&InputOptions {
+        defer_reading: true,
+        max_file_size: 1000,
+        ..opts(&[root.to_path_buf()])
+    })
+    .unwrap();
+    let file = |name: &str| {
+        deferred
+            .submissions
+            .iter()
+            .flat_map(|s| &s.files)
+            .find(|f| f.display_path.ends_with(name))
+            .unwrap()
+    };
+    assert_eq!(file("grows.py").size_hint, Some(9));
+    assert_eq!(file("shrinks.py").size_hint, Some(300));
+    // Changed between discovery and reading: the read takes the file as it
+    // is then, whatever size discovery saw, and still holds the limit.
+    let grown = "print(1)\n".repeat(20);
+    write(root, "grows.py", &grown);
+    write(root, "shrinks.py", "x = 2\n");
+    write(root, "too_big.py", &"y".repeat(1001));
+    assert_eq!(
+        file("grows.py").read(1000).unwrap().as_ref(),
+        grown.as_bytes()
+    );
+    assert_eq!(file("shrinks.py").read(1000).unwrap().as_ref(), b"x = 2\n");
+    assert_eq!(
+        file("too_big.py").read(1000).unwrap_err(),
+        SkipReason::TooLarge {
+            size: 1001,
+            limit: 1000
+        }
+    );
 }

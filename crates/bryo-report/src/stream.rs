@@ -133,15 +133,16 @@ impl JsonPairEncoder {
     pub fn encode(&self, rank: usize, pair: &Pair) -> Result<Vec<u8>, ReportError> {
         Report::validate_pair(rank.saturating_sub(1), pair, self.submissions)?;
         // Sized for the usual case so that the buffer seldom grows: a
-        // fragment or part takes about 120 bytes besides its two paths on
-        // one line, 600 pretty-printed.
+        // fragment or part takes about 125 bytes besides its two paths on
+        // one line (130 at most on the standard library's report, whose
+        // byte offsets run to six digits), 460 pretty-printed.
         let items: usize = pair.fragments.iter().map(|f| 1 + f.parts.len()).sum();
         let paths = pair
             .fragments
             .first()
             .map_or(0, |f| f.a.file.len() + f.b.file.len());
         let per_item = match self.layout {
-            JsonLayout::Lines => 120,
+            JsonLayout::Lines => 144,
             JsonLayout::Pretty => 600,
         };
         // Two levels deeper than a report's top-level keys.

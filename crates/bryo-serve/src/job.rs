@@ -226,6 +226,7 @@ fn inputs(spec: &JobSpec, upload_dir: &Path) -> Result<Inputs, String> {
             display_path: f.name.clone(),
             bytes,
             source: Source::File(path),
+            size_hint: None,
         };
         if f.id == 0 {
             base.push(file);
