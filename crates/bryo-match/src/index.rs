@@ -398,19 +398,21 @@ pub(crate) fn pair_key(a: u32, b: u32) -> u64 {
     u64::from(a) << 32 | u64::from(b)
 }
 
-/// What one shared hash gives a pair of submissions `(a, b)`: the second
-/// submission (dense index) and the pair's shared fingerprints
-/// ([`Record::contrib`]); the first is where the share is kept
-/// ([`Shares::of`]). 8 bytes, of which the index holds one per pair
-/// record.
+/// What shared hashes give a pair of submissions `(a, b)`: the second
+/// submission (dense index) and the pair's shared fingerprints (the sum of
+/// its records' [`Record::contrib`]); the first is where the share is kept
+/// ([`Shares::of`]). 8 bytes, formed one per pair record and summed to one
+/// per pair.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Share {
     pub b: u32,
     pub contrib: u32,
 }
 
-/// The shares of every pair record that seeds, by first submission, each
-/// submission's sorted by second submission: so in pair order.
+/// The shares of every pair that a seeding record joins, by first
+/// submission, each submission's sorted by second submission: so in pair
+/// order. One share a pair, but where its sum passes `u32::MAX` (then
+/// several, to be summed).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Shares {
     /// Every share, the first submission's part after part.
@@ -528,14 +530,15 @@ impl Index {
             .is_none_or(|h| h.binary_search(&self.record_hash(r)).is_ok())
     }
 
-    /// The shares of every pair record that seeds, sorted by pair.
+    /// The shares of every pair that a seeding record joins, sorted by
+    /// pair.
     ///
     /// Formed twice from the buckets, as [`collect_exactly`] does: a first
     /// pass counts each chunk of buckets' shares by their first
     /// submission `a`, the second writes them straight into `a`'s part of
     /// one vector (so no sort over all of them, and no second vector, is
-    /// needed), then each `a`'s part is sorted by `b` on all threads. The
-    /// order of one pair's shares does not matter: they are summed.
+    /// needed), then each `a`'s part is summed by `b` on all threads
+    /// ([`sum_by_b`]) and the sums moved together.
     pub fn collect_shares(&self, prep: &Prepared<'_>) -> Shares {
         let subs = prep.subs.len();
         let per_chunk = self
@@ -585,16 +588,30 @@ impl Index {
                     next[a] += 1;
                 });
             });
+        // Each `a`'s shares summed by `b` at the front of its part, in
+        // order of `b`: a sum per second submission (one array a thread),
+        // the `b`s met sorted — a few hundred, where the part holds a few
+        // thousand shares.
+        let mut kept = vec![0usize; subs];
         split_by_counts(&mut shares, &by_a)
             .into_par_iter()
-            .for_each(|part| part.sort_unstable_by_key(|s| s.b));
+            .zip(kept.par_iter_mut())
+            .for_each_init(
+                || (vec![0u64; subs], Vec::new()),
+                |(sums, met), (part, kept)| *kept = sum_by_b(part, sums, met),
+            );
+        // The parts' sums moved together, part after part.
         let mut starts = Vec::with_capacity(subs + 1);
-        let mut at = 0;
-        for n in by_a {
-            starts.push(at);
-            at += n;
+        let (mut from, mut to) = (0, 0);
+        for (n, k) in by_a.into_iter().zip(kept) {
+            starts.push(to);
+            shares.copy_within(from..from + k, to);
+            from += n;
+            to += k;
         }
-        starts.push(at);
+        starts.push(to);
+        shares.truncate(to);
+        shares.shrink_to_fit();
         let shares = Shares {
             items: shares,
             starts,
@@ -779,6 +796,40 @@ pub(crate) fn split_by_counts<'a, T>(mut items: &'a mut [T], counts: &[usize]) -
         items = tail;
     }
     parts
+}
+
+/// Sums `part`'s shares by second submission into its first items, in
+/// order of `b`, and returns how many it wrote: one a `b`, or more of the
+/// same `b` where a sum passes `u32::MAX` (as many shares as were summed
+/// hold it, so there is room; a pair's shares are summed again as they are
+/// read). `sums` (one per submission) must be zero and is left so; `met` is
+/// scratch.
+fn sum_by_b(part: &mut [Share], sums: &mut [u64], met: &mut Vec<u32>) -> usize {
+    met.clear();
+    // A met `b`'s sum is kept plus one, so that zero means not met.
+    for s in part.iter() {
+        let sum = &mut sums[s.b as usize];
+        if *sum == 0 {
+            met.push(s.b);
+            *sum = 1;
+        }
+        *sum += u64::from(s.contrib);
+    }
+    met.sort_unstable();
+    let mut at = 0;
+    for &b in met.iter() {
+        let mut sum = std::mem::take(&mut sums[b as usize]) - 1;
+        loop {
+            let contrib = u32::try_from(sum).unwrap_or(u32::MAX);
+            part[at] = Share { b, contrib };
+            at += 1;
+            sum -= u64::from(contrib);
+            if sum == 0 {
+                break;
+            }
+        }
+    }
+    at
 }
 
 /// The common-code rule with the thresholds it took on this corpus.
@@ -1398,19 +1449,59 @@ mod tests {
                     }
                 });
             }
+            // Summed by pair.
             naive.sort_unstable();
+            let mut sums: Vec<(u64, u32)> = Vec::new();
+            for (pair, contrib) in naive {
+                match sums.last_mut() {
+                    Some(last) if last.0 == pair => last.1 += contrib,
+                    _ => sums.push((pair, contrib)),
+                }
+            }
             let shares = &index.shares;
             prop_assert_eq!(shares.submissions(), prep.subs.len());
             let mut got: Vec<(u64, u32)> = Vec::new();
             for a in 0..shares.submissions() {
+                // One share a pair (no sum here comes near `u32::MAX`).
                 prop_assert!(shares.of(a).is_sorted_by_key(|s| s.b));
+                prop_assert!(shares.of(a).windows(2).all(|w| w[0].b < w[1].b));
                 got.extend(shares.of(a).iter().map(|s| (pair_key(a as u32, s.b), s.contrib)));
             }
-            // In pair order as kept: no sort needed for the comparison.
-            prop_assert!(got.is_sorted_by_key(|&(pair, _)| pair));
             prop_assert_eq!(got.len(), shares.len());
-            got.sort_unstable();
-            prop_assert_eq!(got, naive);
+            prop_assert_eq!(got, sums);
+        }
+
+        /// Summing a part's shares by second submission gives the sums of
+        /// a naive map, in order of `b`, and splits a sum past `u32::MAX`
+        /// into shares that sum to it.
+        #[test]
+        fn shares_summed_by_b_are_the_sums(
+            part in prop::collection::vec(
+                (0u32..12, prop_oneof![0u32..5, Just(u32::MAX), Just(u32::MAX - 1)]),
+                0..200,
+            ),
+        ) {
+            let mut items: Vec<Share> = part.iter().map(|&(b, contrib)| Share { b, contrib }).collect();
+            let mut naive = std::collections::BTreeMap::<u32, u64>::new();
+            for &(b, c) in &part {
+                *naive.entry(b).or_default() += u64::from(c);
+            }
+            let mut sums = vec![0u64; 12];
+            let mut met = Vec::new();
+            let n = sum_by_b(&mut items, &mut sums, &mut met);
+            prop_assert!(sums.iter().all(|&s| s == 0));
+            let written = &items[..n];
+            prop_assert!(written.is_sorted_by_key(|s| s.b));
+            let mut got = std::collections::BTreeMap::<u32, u64>::new();
+            for s in written {
+                *got.entry(s.b).or_default() += u64::from(s.contrib);
+            }
+            prop_assert_eq!(&got, &naive);
+            // Split only where a sum does not fit.
+            for (&b, &sum) in &naive {
+                let pieces = written.iter().filter(|s| s.b == b).count() as u64;
+                prop_assert_eq!(pieces, sum.div_ceil(u64::from(u32::MAX)).max(1));
+            }
         }
 
         /// The records of some pairs are those of every pair, filtered:
