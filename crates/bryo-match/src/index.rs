@@ -589,16 +589,15 @@ impl Index {
                 });
             });
         // Each `a`'s shares summed by `b` at the front of its part, in
-        // order of `b`: a sum per second submission (one array a thread),
-        // the `b`s met sorted — a few hundred, where the part holds a few
-        // thousand shares.
+        // order of `b` (a sum and a bit per second submission, one array
+        // of each a thread).
         let mut kept = vec![0usize; subs];
         split_by_counts(&mut shares, &by_a)
             .into_par_iter()
             .zip(kept.par_iter_mut())
             .for_each_init(
-                || (vec![0u64; subs], Vec::new()),
-                |(sums, met), (part, kept)| *kept = sum_by_b(part, sums, met),
+                || ShareSums::new(subs),
+                |room, (part, kept)| *kept = sum_by_b(part, room),
             );
         // The parts' sums moved together, part after part.
         let mut starts = Vec::with_capacity(subs + 1);
@@ -798,27 +797,72 @@ pub(crate) fn split_by_counts<'a, T>(mut items: &'a mut [T], counts: &[usize]) -
     parts
 }
 
+/// Per-thread room for [`sum_by_b`]: a sum and a bit per submission, all
+/// zero between calls, and a list of the submissions met.
+struct ShareSums {
+    sums: Vec<u64>,
+    met_bits: Vec<u64>,
+    met: Vec<u32>,
+}
+
+impl ShareSums {
+    fn new(subs: usize) -> ShareSums {
+        ShareSums {
+            sums: vec![0; subs],
+            met_bits: vec![0; subs.div_ceil(64)],
+            met: Vec::new(),
+        }
+    }
+}
+
 /// Sums `part`'s shares by second submission into its first items, in
 /// order of `b`, and returns how many it wrote: one a `b`, or more of the
 /// same `b` where a sum passes `u32::MAX` (as many shares as were summed
 /// hold it, so there is room; a pair's shares are summed again as they are
-/// read). `sums` (one per submission) must be zero and is left so; `met` is
-/// scratch.
-fn sum_by_b(part: &mut [Share], sums: &mut [u64], met: &mut Vec<u32>) -> usize {
-    met.clear();
-    // A met `b`'s sum is kept plus one, so that zero means not met.
+/// read). `room` is left all zero, as it came.
+///
+/// The `b`s met come out in order from their bits, one word after another
+/// over the span they cover, where that span is short next to the part
+/// (as in a class: a few dozen words); otherwise, as in a corpus of very
+/// many submissions, from a list of them, sorted.
+fn sum_by_b(part: &mut [Share], room: &mut ShareSums) -> usize {
+    let ShareSums {
+        sums,
+        met_bits,
+        met,
+    } = room;
+    let (mut low, mut high) = (u32::MAX, 0);
     for s in part.iter() {
-        let sum = &mut sums[s.b as usize];
-        if *sum == 0 {
-            met.push(s.b);
-            *sum = 1;
-        }
-        *sum += u64::from(s.contrib);
+        sums[s.b as usize] += u64::from(s.contrib);
+        met_bits[s.b as usize / 64] |= 1 << (s.b % 64);
+        (low, high) = (low.min(s.b), high.max(s.b));
     }
-    met.sort_unstable();
+    if part.is_empty() {
+        return 0;
+    }
+    let words = low as usize / 64..high as usize / 64 + 1;
+    met.clear();
+    if words.len() <= 2 * part.len() {
+        for w in words {
+            let mut m = std::mem::take(&mut met_bits[w]);
+            while m != 0 {
+                met.push((w * 64) as u32 + m.trailing_zeros());
+                m &= m - 1;
+            }
+        }
+    } else {
+        for s in part.iter() {
+            let (w, bit) = (s.b as usize / 64, 1 << (s.b % 64));
+            if met_bits[w] & bit != 0 {
+                met_bits[w] &= !bit;
+                met.push(s.b);
+            }
+        }
+        met.sort_unstable();
+    }
     let mut at = 0;
     for &b in met.iter() {
-        let mut sum = std::mem::take(&mut sums[b as usize]) - 1;
+        let mut sum = std::mem::take(&mut sums[b as usize]);
         loop {
             let contrib = u32::try_from(sum).unwrap_or(u32::MAX);
             part[at] = Share { b, contrib };
@@ -1476,20 +1520,26 @@ mod tests {
         /// into shares that sum to it.
         #[test]
         fn shares_summed_by_b_are_the_sums(
+            subs in 1usize..5000,
             part in prop::collection::vec(
-                (0u32..12, prop_oneof![0u32..5, Just(u32::MAX), Just(u32::MAX - 1)]),
+                (any::<u32>(), prop_oneof![0u32..5, Just(u32::MAX), Just(u32::MAX - 1)]),
                 0..200,
             ),
         ) {
-            let mut items: Vec<Share> = part.iter().map(|&(b, contrib)| Share { b, contrib }).collect();
+            // Second submissions below `subs`: with many of them and a short
+            // part, the met ones are sorted; with few, read from their bits.
+            let part: Vec<(u32, u32)> =
+                part.into_iter().map(|(b, c)| (b % subs as u32, c)).collect();
+            let mut items: Vec<Share> =
+                part.iter().map(|&(b, contrib)| Share { b, contrib }).collect();
             let mut naive = std::collections::BTreeMap::<u32, u64>::new();
             for &(b, c) in &part {
                 *naive.entry(b).or_default() += u64::from(c);
             }
-            let mut sums = vec![0u64; 12];
-            let mut met = Vec::new();
-            let n = sum_by_b(&mut items, &mut sums, &mut met);
-            prop_assert!(sums.iter().all(|&s| s == 0));
+            let mut room = ShareSums::new(subs);
+            let n = sum_by_b(&mut items, &mut room);
+            prop_assert!(room.sums.iter().all(|&s| s == 0));
+            prop_assert!(room.met_bits.iter().all(|&w| w == 0));
             let written = &items[..n];
             prop_assert!(written.is_sorted_by_key(|s| s.b));
             let mut got = std::collections::BTreeMap::<u32, u64>::new();
