@@ -225,7 +225,7 @@ impl std::fmt::Debug for Indexed<'_> {
         f.debug_struct("Indexed")
             .field("documents", &self.run.documents)
             .field("submissions", &self.run.prep.subs.len())
-            .field("paired_submissions", &self.index.shares.len())
+            .field("pairs", &self.index.shares.len())
             .finish_non_exhaustive()
     }
 }
