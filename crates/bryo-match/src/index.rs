@@ -496,10 +496,12 @@ pub(crate) struct Index {
     /// `-m` submissions, or template code under the rarity rule — as
     /// `doc << 32 | pos`, sorted.
     pub common: Vec<u64>,
-    /// Every kept occurrence of a matched hash, as `(doc << 32 | pos,
-    /// distinct submissions holding the hash)`, sorted; empty unless
-    /// shared fingerprints are weighted by rarity.
-    pub rarity: Vec<(u64, u32)>,
+    /// Every kept occurrence of a matched hash, as `(pos, distinct
+    /// submissions holding the hash)`, by document (see `rarity_starts`)
+    /// and sorted within each; empty unless shared fingerprints are
+    /// weighted by rarity. Eight bytes an occurrence: the discount reads a
+    /// pair's documents' runs for every short fragment.
+    pub rarity: Vec<(u32, u32)>,
     /// Where each document's occurrences start in `rarity`: those of
     /// internal document `d` are `rarity[rarity_starts[d]..rarity_starts[d
     /// + 1]]`, so the discount searches one document's few hundred
@@ -1045,14 +1047,15 @@ pub(crate) fn build_index(
 }
 
 /// The occurrences of `parts` (keyed `doc << 32 | pos`, documents below
-/// `docs`) in one vector sorted as a whole, and where each document's run
-/// starts in it, and their end: `docs + 1` offsets (none when there are no
+/// `docs`) by document, as `(pos, df)` sorted within each document's run
+/// (the order of the keys sorted as a whole), and where each document's
+/// run starts, and their end: `docs + 1` offsets (none when there are no
 /// occurrences). A counting scatter by document, by chunks of `parts` on
 /// all threads, then each document's run (a few hundred occurrences) sorted
 /// on its own, in parallel: a quarter of the time of one parallel sort of
 /// them all (257,000 on the standard library), which was the serial part of
 /// the index stage.
-fn by_document(parts: Vec<Vec<(u64, u32)>>, docs: usize) -> (Vec<(u64, u32)>, Vec<usize>) {
+fn by_document(parts: Vec<Vec<(u64, u32)>>, docs: usize) -> (Vec<(u32, u32)>, Vec<usize>) {
     let total: usize = parts.iter().map(Vec::len).sum();
     if total == 0 {
         return (Vec::new(), Vec::new());
@@ -1082,15 +1085,16 @@ fn by_document(parts: Vec<Vec<(u64, u32)>>, docs: usize) -> (Vec<(u64, u32)>, Ve
         at += counts.iter().map(|n| n[d]).sum::<usize>();
         starts.push(at);
     }
-    let mut sorted = vec![(0u64, 0u32); total];
+    let mut sorted = vec![(0u32, 0u32); total];
     parts_by_key(&mut sorted, &counts)
         .into_par_iter()
         .zip(chunks.par_iter())
         .for_each(|(mut slots, chunk)| {
             let mut next = vec![0usize; docs];
-            for &e in chunk.iter().flatten() {
-                let d = doc(e.0);
-                slots[d][next[d]] = e;
+            for &(key, df) in chunk.iter().flatten() {
+                let d = doc(key);
+                // The document is the run's: the position is what is left.
+                slots[d][next[d]] = (key as u32, df);
                 next[d] += 1;
             }
         });
@@ -1626,16 +1630,20 @@ mod tests {
             let mut sorted: Vec<(u64, u32)> = parts.iter().flatten().copied().collect();
             sorted.sort_unstable();
             let (got, starts) = by_document(parts, docs);
-            prop_assert_eq!(&got, &sorted);
+            let positions: Vec<(u32, u32)> =
+                sorted.iter().map(|&(k, df)| (k as u32, df)).collect();
+            prop_assert_eq!(&got, &positions);
             if sorted.is_empty() {
                 prop_assert!(starts.is_empty());
             } else {
                 prop_assert_eq!(starts.len(), docs + 1);
                 for d in 0..docs {
-                    let naive: Vec<_> =
-                        sorted.iter().filter(|&&(k, _)| k >> 32 == d as u64).collect();
-                    let run: Vec<_> = sorted[starts[d]..starts[d + 1]].iter().collect();
-                    prop_assert_eq!(run, naive);
+                    let naive: Vec<(u32, u32)> = sorted
+                        .iter()
+                        .filter(|&&(k, _)| k >> 32 == d as u64)
+                        .map(|&(k, df)| (k as u32, df))
+                        .collect();
+                    prop_assert_eq!(&got[starts[d]..starts[d + 1]], &naive[..]);
                 }
                 prop_assert_eq!(starts[docs], sorted.len());
             }

@@ -214,22 +214,21 @@ impl Rarity {
             let key = u64::from(d.0);
             let from = occurrences.partition_point(|&(o, _)| o >> 32 < key);
             let to = occurrences.partition_point(|&(o, _)| o >> 32 <= key);
-            (key, &occurrences[from..to])
+            &occurrences[from..to]
         };
         let weight = |df| self.weight(df, template_above);
         self.evidence_by(fragments, of_doc, weight, k, template_above)
     }
 
-    /// [`Rarity::evidence`] with a document's key and its occurrences
-    /// (those whose key is `key << 32 | pos`, sorted) given by `of_doc`:
-    /// the matcher keys them by its internal index and finds each
-    /// document's part of the corpus's list at once. `weight` is
+    /// [`Rarity::evidence`] with a document's occurrences, sorted by
+    /// position, given by `of_doc`: the matcher holds them by document as
+    /// `(pos, df)` and finds each document's run at once. `weight` is
     /// [`Rarity::weight`] at `template_above` (the matcher looks it up in a
     /// table made once).
-    pub(crate) fn evidence_by<'o>(
+    pub(crate) fn evidence_by<'o, O: Occurrence + 'o>(
         &self,
         fragments: &[crate::SymbolFragment],
-        of_doc: impl Fn(crate::DocId) -> (u64, &'o [(u64, u32)]),
+        of_doc: impl Fn(crate::DocId) -> &'o [O],
         weight: impl Fn(u32) -> f64,
         k: usize,
         template_above: u64,
@@ -242,16 +241,15 @@ impl Rarity {
             if (len as usize) < k {
                 return (0.0, 0);
             }
-            let (d, occurrences) = of_doc(doc);
-            let lo = d << 32 | u64::from(start);
-            let hi = d << 32 | u64::from(start + len - k as u32);
-            let from = occurrences.partition_point(|&(key, _)| key < lo);
+            let occurrences = of_doc(doc);
+            let hi = start + len - k as u32;
+            let from = occurrences.partition_point(|o| o.pos() < start);
             let (mut sum, mut n) = (0.0, 0u64);
-            for &(key, df) in &occurrences[from..] {
-                if key > hi {
+            for o in &occurrences[from..] {
+                if o.pos() > hi {
                     break;
                 }
-                sum += weight(df);
+                sum += weight(o.df());
                 n += 1;
             }
             (sum, n)
@@ -293,6 +291,36 @@ impl Rarity {
         } else {
             counted / total
         }
+    }
+}
+
+/// An occurrence of a matched hash in one document, as the rarity
+/// discount reads it: its position and its hash's distinct submissions.
+pub(crate) trait Occurrence {
+    /// The position (in the document's symbols).
+    fn pos(&self) -> u32;
+    /// Distinct submissions holding the hash.
+    fn df(&self) -> u32;
+}
+
+/// `(doc << 32 | pos, df)`, as [`Rarity::evidence`] takes them (within
+/// one document's run the low half orders them).
+impl Occurrence for (u64, u32) {
+    fn pos(&self) -> u32 {
+        self.0 as u32
+    }
+    fn df(&self) -> u32 {
+        self.1
+    }
+}
+
+/// `(pos, df)`, as the index holds them by document.
+impl Occurrence for (u32, u32) {
+    fn pos(&self) -> u32 {
+        self.0
+    }
+    fn df(&self) -> u32 {
+        self.1
     }
 }
 

@@ -329,16 +329,25 @@ impl<'c> Indexed<'c> {
             // Each piece keeps its best `scored` as it goes (selected in
             // linear time whenever it holds twice that), so no vector of
             // every pair is made; the best of all are among the pieces'.
+            // The best pair a selection left out bars every pair after it
+            // in the order: `scored` better ones are already kept, so such
+            // a pair is not kept and not even held.
             let kept: Vec<(u64, Vec<Candidate>)> = cuts
                 .par_windows(2)
                 .map(|w| {
                     let mut best = Vec::with_capacity(2 * scored + 1);
+                    let mut bar: Option<Candidate> = None;
                     let mut count = 0u64;
                     for run in runs(w[0], w[1]) {
                         count += 1;
-                        best.push(candidate(run));
+                        let c = candidate(run);
+                        if bar.as_ref().is_some_and(|bar| best_first(&c, bar).is_gt()) {
+                            continue;
+                        }
+                        best.push(c);
                         if best.len() > 2 * scored {
                             best.select_nth_unstable_by(scored, best_first);
+                            bar = Some(best[scored].clone());
                             best.truncate(scored);
                         }
                     }
@@ -880,7 +889,7 @@ impl<'c> Ranked<'c> {
             let of_doc = |d: DocId| {
                 let i = self.internal[d.0 as usize] as usize;
                 let (from, to) = (index.rarity_starts[i], index.rarity_starts[i + 1]);
-                (i as u64, &index.rarity[from..to])
+                &index.rarity[from..to]
             };
             let weight = |df: u32| index.rarity_weights[df as usize];
             let template_above = index.rule.exclude_above;
