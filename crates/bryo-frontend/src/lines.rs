@@ -15,16 +15,9 @@ impl LineIndex {
     pub fn new(text: &[u8]) -> Self {
         let mut starts = Vec::with_capacity(text.len() / 32 + 1);
         starts.push(0);
-        // Line ends found with SIMD (memchr); `\r\n` is one line end, so
-        // the `\n` after a `\r` is passed over.
-        let mut crlf = usize::MAX;
-        for i in memchr::memchr2_iter(b'\n', b'\r', text) {
-            if text[i] == b'\r' && text.get(i + 1) == Some(&b'\n') {
-                crlf = i + 1;
-                starts.push(i as u32 + 2);
-            } else if i != crlf {
-                starts.push(i as u32 + 1);
-            }
+        // A block of 64 bytes at a time with AVX2, else memchr.
+        if !crate::simd::line_starts(text, &mut starts) {
+            push_starts(text, &mut starts);
         }
         LineIndex {
             starts,
@@ -60,6 +53,20 @@ impl LineIndex {
     /// Byte offset of the first byte of 1-based `line`, if it exists.
     pub fn line_start(&self, line: u32) -> Option<u32> {
         self.starts.get(line.checked_sub(1)? as usize).copied()
+    }
+}
+
+/// Appends the line start after every line end of `text`, found with
+/// memchr; `\r\n` is one line end, so the `\n` after a `\r` is passed over.
+fn push_starts(text: &[u8], starts: &mut Vec<u32>) {
+    let mut crlf = usize::MAX;
+    for i in memchr::memchr2_iter(b'\n', b'\r', text) {
+        if text[i] == b'\r' && text.get(i + 1) == Some(&b'\n') {
+            crlf = i + 1;
+            starts.push(i as u32 + 2);
+        } else if i != crlf {
+            starts.push(i as u32 + 1);
+        }
     }
 }
 
@@ -99,8 +106,67 @@ mod tests {
                 0..300,
             )
         ) {
-            let index = LineIndex::new(&text);
-            proptest::prop_assert_eq!(index.starts, naive_starts(&text));
+            let naive = naive_starts(&text);
+            let mut memchr = vec![0];
+            push_starts(&text, &mut memchr);
+            proptest::prop_assert_eq!(&memchr, &naive);
+            proptest::prop_assert_eq!(&LineIndex::new(&text).starts, &naive);
+            let mut vector = vec![0];
+            if crate::simd::line_starts(&text, &mut vector) {
+                proptest::prop_assert_eq!(&vector, &naive);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Long texts with few line ends, and runs of them, across many
+        /// 64-byte blocks; the vector path against memchr's.
+        #[test]
+        fn vector_line_starts_equal_memchr(
+            text in proptest::collection::vec(
+                proptest::prop_oneof![
+                    1 => proptest::strategy::Just(b'\n'),
+                    1 => proptest::strategy::Just(b'\r'),
+                    12 => proptest::prelude::any::<u8>(),
+                ],
+                0..2000,
+            )
+        ) {
+            let mut memchr = vec![0];
+            push_starts(&text, &mut memchr);
+            proptest::prop_assert_eq!(&memchr, &naive_starts(&text));
+            let mut vector = vec![0];
+            if crate::simd::line_starts(&text, &mut vector) {
+                proptest::prop_assert_eq!(&vector, &memchr);
+            }
+        }
+    }
+
+    #[test]
+    fn vector_path_across_block_edges() {
+        if !crate::simd::available() {
+            eprintln!("SKIP: no AVX2 here (or BRYO_NO_SIMD): the vector line index is not tested");
+            return;
+        }
+        // A `\r\n` split by a block edge, a lone `\r` closing a block, a
+        // block of line ends only, and a text ending on each of them.
+        let mut cases: Vec<Vec<u8>> = Vec::new();
+        for at in [62, 63, 64, 65, 127, 128] {
+            for end in [&b"\r\n"[..], b"\r", b"\n", b"\r\r", b"\n\r"] {
+                let mut t = vec![b'x'; at];
+                t.extend_from_slice(end);
+                cases.push(t.clone());
+                t.extend_from_slice(&[b'y'; 70]);
+                cases.push(t);
+            }
+        }
+        cases.push(vec![b'\n'; 200]);
+        cases.push(b"\r\n".repeat(100));
+        cases.push(vec![b'\r'; 129]);
+        for text in cases {
+            let mut vector = vec![0];
+            assert!(crate::simd::line_starts(&text, &mut vector));
+            assert_eq!(vector, naive_starts(&text), "{text:?}");
         }
     }
 

@@ -1,0 +1,168 @@
+//! Explicit SIMD for the line index: AVX2 finds a 64-byte block's line ends
+//! as two bit masks. This module holds all of the crate's `unsafe` code.
+//!
+//! Source lines are short (about forty bytes), so a search that stops at
+//! every line end (memchr) spends most of its time starting over. Here each
+//! block costs two vector compares per byte value, and its line starts are
+//! written four at a time without a branch per line, the count moved on by
+//! the mask's population (a block with more than four goes on in a loop).
+//!
+//! The processor is checked once, at first use, with
+//! `is_x86_feature_detected!`; the environment variable `BRYO_NO_SIMD` (set
+//! to anything but `0` or the empty string) turns the vector path off for the
+//! whole process, as it does in `bryo-engine`. Without it the line index
+//! uses memchr, with the same results.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// Bytes one step reads.
+pub(crate) const BLOCK: usize = 64;
+
+/// 0: not yet checked; 1: no vector path; 2: the vector path is used.
+static STATE: AtomicU8 = AtomicU8::new(0);
+
+/// Whether the AVX2 path is used: the processor has AVX2 and `BRYO_NO_SIMD`
+/// is not set. Checked once per process.
+pub(crate) fn available() -> bool {
+    match STATE.load(Ordering::Relaxed) {
+        1 => false,
+        2 => true,
+        _ => {
+            let off = std::env::var_os("BRYO_NO_SIMD").is_some_and(|v| !v.is_empty() && v != "0");
+            let on = !off && hardware();
+            STATE.store(if on { 2 } else { 1 }, Ordering::Relaxed);
+            on
+        }
+    }
+}
+
+/// Whether the processor has AVX2.
+pub(crate) fn hardware() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// The line ends of one block, from its masks of `\n` (`lf`) and `\r`
+/// (`cr`): bit `i` set where a line ends at byte `i`, the next line starting
+/// at `i + 1`. A `\r\n` ends its line at the `\n`; `first_is_crlf_tail`
+/// says byte 0 is the `\n` of a `\r\n` the previous block's last byte began
+/// (its line end was counted there).
+#[inline]
+pub(crate) fn block_ends(lf: u64, cr: u64, first_is_crlf_tail: bool) -> u64 {
+    let lf = lf & !u64::from(first_is_crlf_tail);
+    if cr == 0 {
+        return lf;
+    }
+    // `\r` at i with `\n` at i + 1: the line ends at i + 1 instead.
+    let crlf = cr & (lf >> 1);
+    (cr & !crlf) | lf
+}
+
+/// Appends to `starts` the line start after every line end of `text`
+/// (`\n`, `\r\n`, a lone `\r`), if the AVX2 path is available; `false`,
+/// with `starts` unchanged, if not. Offsets must fit in `u32`.
+pub(crate) fn line_starts(text: &[u8], starts: &mut Vec<u32>) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if available() {
+        // SAFETY: the processor has AVX2 (checked just above).
+        #[allow(unsafe_code)]
+        unsafe {
+            avx2::line_starts(text, starts)
+        };
+        return true;
+    }
+    let _ = (text, starts);
+    false
+}
+
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod avx2 {
+    use super::{block_ends, BLOCK};
+    use std::arch::x86_64::*;
+
+    /// [`super::line_starts`] on AVX2.
+    ///
+    /// # Safety
+    /// The processor must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn line_starts(text: &[u8], starts: &mut Vec<u32>) {
+        let (nl, cr_byte) = (_mm256_set1_epi8(b'\n' as i8), _mm256_set1_epi8(b'\r' as i8));
+        let mut blocks = text.chunks_exact(BLOCK);
+        let mut off = 0usize;
+        let mut tail = false;
+        for block in &mut blocks {
+            let (first, second) = block.split_at(32);
+            // SAFETY: each half of the block is 32 bytes, what an unaligned
+            // load reads.
+            let v0 = unsafe { _mm256_loadu_si256(first.as_ptr().cast::<__m256i>()) };
+            // SAFETY: as above.
+            let v1 = unsafe { _mm256_loadu_si256(second.as_ptr().cast::<__m256i>()) };
+            let bits = |needle: __m256i| {
+                let lo = _mm256_movemask_epi8(_mm256_cmpeq_epi8(v0, needle)) as u32;
+                let hi = _mm256_movemask_epi8(_mm256_cmpeq_epi8(v1, needle)) as u32;
+                u64::from(lo) | u64::from(hi) << 32
+            };
+            let (lf, cr) = (bits(nl), bits(cr_byte));
+            let mut ends = block_ends(lf, cr, tail);
+            let at = off as u32;
+            // A `\r` closing the block with a `\n` opening the next: the
+            // line ends at that `\n`, the next block's first byte.
+            tail = cr >> 63 == 1 && text.get(off + BLOCK) == Some(&b'\n');
+            if tail {
+                ends &= !(1 << 63);
+            }
+            push_ends(starts, ends, at + 1);
+            if tail {
+                starts.push(at + BLOCK as u32 + 1);
+            }
+            off += BLOCK;
+        }
+        let at = off as u32;
+        let rest = blocks.remainder();
+        let mut i = usize::from(tail);
+        while i < rest.len() {
+            match rest[i] {
+                b'\n' => starts.push(at + i as u32 + 1),
+                b'\r' => {
+                    if rest.get(i + 1) == Some(&b'\n') {
+                        i += 1;
+                    }
+                    starts.push(at + i as u32 + 1);
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+
+    /// Appends `first + i` for every bit `i` set in `ends`, in order: four
+    /// written whatever the count (spare capacity), the length moved on by
+    /// the count, a loop for the rest.
+    #[inline]
+    fn push_ends(starts: &mut Vec<u32>, mut ends: u64, first: u32) {
+        let count = ends.count_ones() as usize;
+        starts.reserve(BLOCK);
+        let spare = starts.spare_capacity_mut();
+        for slot in spare.iter_mut().take(4) {
+            slot.write(first + ends.trailing_zeros());
+            ends &= ends.wrapping_sub(1);
+        }
+        if count > 4 {
+            for slot in spare.iter_mut().take(count).skip(4) {
+                slot.write(first + ends.trailing_zeros());
+                ends &= ends.wrapping_sub(1);
+            }
+        }
+        let len = starts.len() + count;
+        // SAFETY: the first `count` spare slots were written just above
+        // (`reserve` left at least 64 ≥ count of them).
+        unsafe { starts.set_len(len) };
+    }
+}
