@@ -1,11 +1,14 @@
 //! Lexer throughput on real source trees found on the machine: the Python
 //! standard library, C headers under `/usr/include`, and Java files of the
 //! IR-Plag data set when present. Reports bytes per second per core.
+//!
+//! `line-index/python-stdlib` times the line index of the same files (the
+//! AVX2 path where the processor has it; `BRYO_NO_SIMD=1` times memchr's).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use bryo_frontend::{Language, Lexed, Normalization};
+use bryo_frontend::{Language, Lexed, LineIndex, Normalization};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
 fn collect(dir: &Path, ext: &str, out: &mut Vec<String>, limit: usize) {
@@ -106,6 +109,22 @@ fn bench_corpus(c: &mut Criterion, name: &str, lang: &str, files: &[String]) {
     g.finish();
 }
 
+fn line_index(c: &mut Criterion, name: &str, files: &[String]) {
+    let bytes: usize = files.iter().map(String::len).sum();
+    let mut g = c.benchmark_group("line-index");
+    g.throughput(Throughput::Bytes(bytes as u64));
+    g.sample_size(10);
+    g.bench_function(name, |b| {
+        b.iter(|| {
+            files
+                .iter()
+                .map(|f| LineIndex::new(f.as_bytes()).line_count() as usize)
+                .sum::<usize>()
+        })
+    });
+    g.finish();
+}
+
 fn lexers(c: &mut Criterion) {
     let mut py = Vec::new();
     let stdlib = python_stdlib();
@@ -116,6 +135,7 @@ fn lexers(c: &mut Criterion) {
         stdlib.display()
     );
     bench_corpus(c, "python-stdlib", "python", &py);
+    line_index(c, "python-stdlib", &py);
 
     let mut h = Vec::new();
     collect(Path::new("/usr/include"), "h", &mut h, 32 << 20);
