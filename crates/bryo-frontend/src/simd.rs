@@ -13,27 +13,19 @@
 //! whole process, as it does in `bryo-engine`. Without it the line index
 //! uses memchr, with the same results.
 
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::OnceLock;
 
 /// Bytes one step reads.
 pub(crate) const BLOCK: usize = 64;
 
-/// 0: not yet checked; 1: no vector path; 2: the vector path is used.
-static STATE: AtomicU8 = AtomicU8::new(0);
-
 /// Whether the AVX2 path is used: the processor has AVX2 and `BRYO_NO_SIMD`
 /// is not set. Checked once per process.
 pub(crate) fn available() -> bool {
-    match STATE.load(Ordering::Relaxed) {
-        1 => false,
-        2 => true,
-        _ => {
-            let off = std::env::var_os("BRYO_NO_SIMD").is_some_and(|v| !v.is_empty() && v != "0");
-            let on = !off && hardware();
-            STATE.store(if on { 2 } else { 1 }, Ordering::Relaxed);
-            on
-        }
-    }
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| {
+        let off = std::env::var_os("BRYO_NO_SIMD").is_some_and(|v| !v.is_empty() && v != "0");
+        !off && hardware()
+    })
 }
 
 /// Whether the processor has AVX2.
