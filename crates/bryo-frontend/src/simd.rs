@@ -16,7 +16,7 @@
 use std::sync::OnceLock;
 
 /// Bytes one step reads.
-pub(crate) const BLOCK: usize = 64;
+const BLOCK: usize = 64;
 
 /// Whether the AVX2 path is used: the processor has AVX2 and `BRYO_NO_SIMD`
 /// is not set. Checked once per process.
@@ -29,7 +29,7 @@ pub(crate) fn available() -> bool {
 }
 
 /// Whether the processor has AVX2.
-pub(crate) fn hardware() -> bool {
+fn hardware() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         is_x86_feature_detected!("avx2")
@@ -46,7 +46,7 @@ pub(crate) fn hardware() -> bool {
 /// says byte 0 is the `\n` of a `\r\n` the previous block's last byte began
 /// (its line end was counted there).
 #[inline]
-pub(crate) fn block_ends(lf: u64, cr: u64, first_is_crlf_tail: bool) -> u64 {
+fn block_ends(lf: u64, cr: u64, first_is_crlf_tail: bool) -> u64 {
     let lf = lf & !u64::from(first_is_crlf_tail);
     if cr == 0 {
         return lf;
