@@ -143,6 +143,84 @@ class WebScaleTest(unittest.TestCase):
         )
 
 
+FAKE_BRYO = r'''#!/usr/bin/env python3
+# Prints a `--timings` table whose analyze wall time is FAKE_ANALYZE (or the
+# next value of a list in a file), as `bryo compare --timings` lays it out.
+import os, sys
+assert sys.argv[-1] == "--timings", sys.argv
+print("some report on standard output")
+values = os.environ.get("FAKE_ANALYZE", "10")
+if os.path.exists(values):
+    lines = open(values).read().split()
+    open(values, "w").write(" ".join(lines[1:]))
+    values = lines[0]
+extra = float(sys.argv[-2]) if sys.argv[-2] != "ARG" else 0.0
+analyze = float(values) + extra
+err = sys.stderr
+err.write("bryo: timings (wall, and CPU of all threads: user + system; ...)\n")
+err.write("phase          wall ms    CPU ms   user ms    sys ms   faults  peak MB\n")
+err.write("discover           1.0       2.0       1.5       0.5       10      3.0\n")
+err.write("analyze     %9.1f %9.1f       0.0       0.0       10      3.0\n" % (analyze, 2 * analyze))
+err.write("total       %9.1f %9.1f       0.0       0.0       20      3.0\n" % (1 + analyze, 2 + 2 * analyze))
+err.write("bryo: huge pages: allowed (the system's mode: madvise)\n")
+'''
+
+
+class AbTimingsTest(unittest.TestCase):
+    def setUp(self):
+        import importlib.util
+        import stat
+
+        here = os.path.dirname(os.path.abspath(__file__))
+        spec = importlib.util.spec_from_file_location("ab_timings", os.path.join(here, "ab_timings.py"))
+        self.ab = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(self.ab)
+        self.dir = tempfile.mkdtemp()
+        self.fake = os.path.join(self.dir, "fake-bryo")
+        with open(self.fake, "w") as f:
+            f.write(FAKE_BRYO)
+        os.chmod(self.fake, os.stat(self.fake).st_mode | stat.S_IXUSR)
+
+    def test_the_timings_table_is_read(self):
+        text = ("bryo: timings (wall, ...)\n"
+                "phase          wall ms    CPU ms   user ms    sys ms   faults  peak MB\n"
+                "discover          23.7      19.7       0.0      19.7      619     16.4\n"
+                "fragments         50.1      98.6      98.6       0.0        9    108.1\n"
+                "bryo: huge pages: allowed (the system's mode: madvise)\n")
+        self.assertEqual(self.ab.parse_timings(text),
+                         {"discover": (23.7, 19.7), "fragments": (50.1, 98.6)})
+
+    def test_builds_are_parsed_with_their_environment_and_arguments(self):
+        self.assertEqual(self.ab.parse_build("a=/x/bryo"), ("a", "/x/bryo", [], {}))
+        self.assertEqual(self.ab.parse_build("off=BRYO_NO_SIMD=1:/x/bryo+-j+3"),
+                         ("off", "/x/bryo", ["-j", "3"], {"BRYO_NO_SIMD": "1"}))
+        for bad in ("nolabel", "=bin", "a=X:bin", "a=K=V:"):
+            with self.assertRaises(ValueError, msg=bad):
+                self.ab.parse_build(bad)
+
+    def test_medians_of_alternating_runs_and_ratios(self):
+        # The first build's analyze times come from a list: 10, 30, 20 ->
+        # median 20; the second's are FAKE_ANALYZE=5 plus 10 from its
+        # argument: 15 every time.
+        values = os.path.join(self.dir, "values")
+        with open(values, "w") as f:
+            f.write("10 30 20")
+        builds = [self.ab.parse_build(f"a=FAKE_ANALYZE={values}:{self.fake}+ARG"),
+                  self.ab.parse_build(f"b=FAKE_ANALYZE=5:{self.fake}+10")]
+        results = self.ab.run_rounds(builds, ["compare", "DIR"], 3)
+        self.assertEqual(results["a"]["analyze"], [(10.0, 20.0), (30.0, 60.0), (20.0, 40.0)])
+        labels, rows = self.ab.table(results)
+        self.assertEqual(labels, ["a", "b"])
+        by_phase = {r[0]: r[1:] for r in rows}
+        self.assertEqual(by_phase["analyze"], ["20.0", "40.0", "1.000", "1.000",
+                                               "15.0", "30.0", "0.750", "0.750"])
+        self.assertEqual(by_phase["total"][4:6], ["16.0", "32.0"])
+
+    def test_a_build_without_a_table_is_an_error(self):
+        with self.assertRaises(RuntimeError):
+            self.ab.run_rounds([("t", "/bin/true", [], {})], [], 1)
+
+
 if __name__ == "__main__":
     unittest.main()
 
