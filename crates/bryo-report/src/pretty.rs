@@ -184,6 +184,13 @@ fn float(out: &mut Vec<u8>, x: f64) {
 fn string(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
     let bytes = s.as_bytes();
+    // Most strings (paths above all) need nothing escaped: checked eight
+    // bytes at a time, then copied whole.
+    if !needs_escaping(bytes) {
+        out.extend_from_slice(bytes);
+        out.push(b'"');
+        return;
+    }
     let mut from = 0;
     for (i, &b) in bytes.iter().enumerate() {
         let escaped: &[u8] = match b {
@@ -212,9 +219,54 @@ fn string(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
 }
 
+/// Whether a byte of `bytes` is `"`, `\\` or a control character (below
+/// 0x20), read a word at a time: for a word `w`, `(w − 0x20…) & !w`
+/// has a byte's high bit set for some byte below 0x20 if there is one
+/// (and never when there is none), and so has `(x − 0x01…) & !x` for
+/// some zero byte of `x = w ^ c…`, a byte equal to `c`.
+fn needs_escaping(bytes: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x;
+    let mut words = bytes.chunks_exact(8);
+    for chunk in &mut words {
+        let w = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+        let control = w.wrapping_sub(ONES * 0x20) & !w;
+        let quote = zero_byte(w ^ (ONES * u64::from(b'"')));
+        let backslash = zero_byte(w ^ (ONES * u64::from(b'\\')));
+        if (control | quote | backslash) & HIGH != 0 {
+            return true;
+        }
+    }
+    words
+        .remainder()
+        .iter()
+        .any(|&b| b < 0x20 || b == b'"' || b == b'\\')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Strings of every length around the eight-byte words, with the
+        /// characters that need escaping anywhere: serde_json's JSON.
+        #[test]
+        fn strings_are_escaped_as_serde_json_escapes_them(
+            chars in prop::collection::vec(prop_oneof![
+                4 => prop::sample::select(vec!['a', '/', ' ', '~', 'é', '😀']),
+                1 => prop::sample::select(vec!['"', '\\', '\n', '\u{1f}', '\u{0}', '\u{7f}']),
+            ], 0..40),
+        ) {
+            let s: String = chars.into_iter().collect();
+            let mut ours = Vec::new();
+            string(&mut ours, &s);
+            prop_assert_eq!(String::from_utf8(ours).unwrap(), serde_json::to_string(&s).unwrap());
+            let naive = s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\');
+            prop_assert_eq!(needs_escaping(s.as_bytes()), naive);
+        }
+    }
 
     #[test]
     fn every_ascii_character_is_escaped_as_serde_json_escapes_it() {
