@@ -219,7 +219,7 @@ fn string(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
 }
 
-/// Whether a byte of `bytes` is `"`, `\\` or a control character (below
+/// Whether a byte of `bytes` is `"`, `\` or a control character (below
 /// 0x20), read a word at a time: for a word `w`, `(w − 0x20…) & !w`
 /// has a byte's high bit set for some byte below 0x20 if there is one
 /// (and never when there is none), and so has `(x − 0x01…) & !x` for
