@@ -28,6 +28,9 @@ const ERROR: u8 = 2;
 const MISSING: u8 = 4;
 const HAS_ERROR: u8 = 8;
 
+/// The kind id of tree-sitter's ERROR nodes (`ts_builtin_sym_error`).
+const ERROR_KIND: u16 = u16::MAX;
+
 /// One visible node.
 #[derive(Clone, Copy, Debug)]
 struct Rec {
@@ -107,25 +110,38 @@ impl Flat {
         loop {
             let node = cursor.node();
             let index = self.nodes.len() as u32;
+            let kind = node.kind_id();
+            let parent = open.last().map_or(NONE, |&(p, _)| p);
             let mut flags = 0;
-            for (set, flag) in [
-                (node.is_named(), NAMED),
-                (node.is_error(), ERROR),
-                (node.is_missing(), MISSING),
-                (node.has_error(), HAS_ERROR),
-            ] {
-                if set {
-                    flags |= flag;
+            if node.is_named() {
+                flags |= NAMED;
+            }
+            // What tree-sitter's `ts_node_is_error` tests.
+            if kind == ERROR_KIND {
+                flags |= ERROR;
+            }
+            // A node holds an error (a missing node is one) only inside a
+            // node that holds one: the flags a clean tree's nodes would
+            // read as false are not asked for.
+            let parent_has_error =
+                parent == NONE || self.nodes[parent as usize].flags & HAS_ERROR != 0;
+            if parent_has_error && node.has_error() {
+                flags |= HAS_ERROR;
+                if node.is_missing() {
+                    flags |= MISSING;
                 }
             }
+            debug_assert_eq!(flags & ERROR != 0, node.is_error());
+            debug_assert_eq!(flags & HAS_ERROR != 0, node.has_error());
+            debug_assert_eq!(flags & MISSING != 0, node.is_missing());
             self.nodes.push(Rec {
                 start: node.start_byte() as u32,
                 end: node.end_byte() as u32,
-                parent: open.last().map_or(NONE, |&(p, _)| p),
+                parent,
                 slot: NONE,
                 first: 0,
                 count: 0,
-                kind: node.kind_id(),
+                kind,
                 field: cursor.field_id().map_or(0, NonZeroU16::get),
                 flags,
             });
