@@ -1334,12 +1334,14 @@ fn a_running_job_shows_its_stage_and_deleting_it_cancels_it_and_leaves_nothing()
         "{job}"
     );
 
-    // Polled until it is held while writing its pages.
+    // Polled until it is held while writing its pages: in the write stage
+    // with its first step (result.json) done. The stage shows before that
+    // step, so a poll can land between the two.
     let deadline = Instant::now() + Duration::from_secs(60);
     let running = loop {
         let (_, body) = server.request("GET", &format!("/api/jobs/{id}"), Some(&alice), None);
         let job = json_of(&body);
-        if job["stage"] == "write" {
+        if job["stage"] == "write" && job["progress"]["done"] != 0 {
             break job;
         }
         assert_ne!(job["state"], "done", "the job was not held: {job}");
