@@ -56,6 +56,8 @@ pub(crate) struct Flat {
     kids: Vec<u32>,
     /// Kind names by kind id.
     kinds: Vec<&'static str>,
+    /// Whether each kind is named in the grammar, by kind id.
+    named: Vec<bool>,
     /// Field ids by name.
     fields: HashMap<&'static str, u16>,
     /// Children of the nodes still open while loading.
@@ -69,6 +71,9 @@ impl Flat {
         let kinds = (0..language.node_kind_count())
             .map(|id| language.node_kind_for_id(id as u16).unwrap_or(""))
             .collect();
+        let named = (0..language.node_kind_count())
+            .map(|id| language.node_kind_is_named(id as u16))
+            .collect();
         let fields = (1..=language.field_count())
             .filter_map(|id| {
                 let id = id as u16;
@@ -79,6 +84,7 @@ impl Flat {
             nodes: Vec::new(),
             kids: Vec::new(),
             kinds,
+            named,
             fields,
             scratch: Vec::new(),
             language: language.clone(),
@@ -113,12 +119,13 @@ impl Flat {
             let kind = node.kind_id();
             let parent = open.last().map_or(NONE, |&(p, _)| p);
             let mut flags = 0;
-            if node.is_named() {
-                flags |= NAMED;
-            }
-            // What tree-sitter's `ts_node_is_error` tests.
+            // The kind's, read from the grammar's table once per arena
+            // (an alias's kind is its own); ERROR nodes are named.
             if kind == ERROR_KIND {
-                flags |= ERROR;
+                // What tree-sitter's `ts_node_is_error` tests.
+                flags |= ERROR | NAMED;
+            } else if self.named.get(usize::from(kind)).copied().unwrap_or(false) {
+                flags |= NAMED;
             }
             // A node holds an error (a missing node is one) only inside a
             // node that holds one: the flags a clean tree's nodes would
@@ -131,6 +138,7 @@ impl Flat {
                     flags |= MISSING;
                 }
             }
+            debug_assert_eq!(flags & NAMED != 0, node.is_named());
             debug_assert_eq!(flags & ERROR != 0, node.is_error());
             debug_assert_eq!(flags & HAS_ERROR != 0, node.has_error());
             debug_assert_eq!(flags & MISSING != 0, node.is_missing());
