@@ -32,7 +32,7 @@ use crate::{HashMap, HashSet};
 
 use tree_sitter::Language;
 
-use crate::flat::{Flat, Node};
+use crate::flat::{Flat, KindSet, Node};
 
 use crate::languages::{Statements, TsLanguage};
 use crate::walk::Role;
@@ -76,6 +76,38 @@ pub(crate) struct StatementTable {
     pub(crate) right_field: Option<u16>,
     pub(crate) operator_field: Option<u16>,
     pub(crate) spec: &'static Statements,
+    /// Kinds the rewrites test every node against (`shape.rs`, `forms.rs`).
+    pub(crate) kinds: RewriteKinds,
+}
+
+/// The kinds of node the rewrites look for in every node of a tree, by
+/// name: sets tested by kind id (a string comparison per node and name
+/// was a tenth of the rewrites' time).
+#[derive(Debug)]
+pub(crate) struct RewriteKinds {
+    /// Loops whose body is written without its braces.
+    pub(crate) loops: KindSet,
+    /// A declaration's modifiers (left out).
+    pub(crate) modifiers: KindSet,
+    /// `( e )`.
+    pub(crate) parenthesized: KindSet,
+    /// Nodes whose named children lose parentheses around a whole value:
+    /// `return (e)`, `f((e))`.
+    pub(crate) unwrapping: KindSet,
+}
+
+impl RewriteKinds {
+    fn new(language: &Language) -> Self {
+        RewriteKinds {
+            loops: KindSet::new(language, crate::shape::LOOPS),
+            modifiers: KindSet::new(language, &["modifiers", "modifier"]),
+            parenthesized: KindSet::new(language, &["parenthesized_expression"]),
+            unwrapping: KindSet::new(
+                language,
+                &["return_statement", "argument_list", "arguments"],
+            ),
+        }
+    }
 }
 
 impl StatementTable {
@@ -143,6 +175,7 @@ impl StatementTable {
             right_field: field("right"),
             operator_field: field("operator"),
             spec: st,
+            kinds: RewriteKinds::new(language),
         }
     }
 
@@ -258,24 +291,12 @@ fn find_scopes<'t>(tree: &'t Flat, table: &StatementTable) -> Vec<(Node<'t>, boo
     if table.spec.root_scope {
         out.push((root, true));
     }
-    let mut cursor = tree.walk();
-    loop {
-        let node = cursor.node();
-        if table.flags(&node) & SCOPE != 0 {
-            out.push((node, false));
-        }
-        if cursor.goto_first_child() {
-            continue;
-        }
-        loop {
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
-                return out;
-            }
-        }
-    }
+    out.extend(
+        tree.nodes()
+            .filter(|node| table.flags(node) & SCOPE != 0)
+            .map(|node| (node, false)),
+    );
+    out
 }
 
 /// The statements of one scope and the state of the fixed point.

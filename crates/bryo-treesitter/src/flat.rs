@@ -48,6 +48,40 @@ struct Rec {
     flags: u8,
 }
 
+/// Node kinds given by name, tested by kind id: [`KindSet::contains`]
+/// answers what `names.contains(&node.kind())` does, without comparing
+/// strings (for the tests the passes make of every node).
+#[derive(Clone, Debug)]
+pub(crate) struct KindSet {
+    /// By kind id: whether the kind's name is one of the names.
+    ids: Vec<bool>,
+}
+
+impl KindSet {
+    /// The kinds of `language` called one of `names` (named or anonymous,
+    /// as [`Node::kind`] does not tell them apart; never `ERROR`).
+    pub(crate) fn new(language: &Language, names: &[&str]) -> Self {
+        debug_assert!(!names.contains(&"ERROR"));
+        let ids = (0..language.node_kind_count())
+            .map(|id| {
+                let name = language.node_kind_for_id(id as u16).unwrap_or("");
+                names.contains(&name)
+            })
+            .collect();
+        KindSet { ids }
+    }
+
+    /// Whether `node`'s kind is one of the set's names.
+    #[inline]
+    pub(crate) fn contains(&self, node: &Node<'_>) -> bool {
+        // An ERROR node's kind id is outside the table.
+        self.ids
+            .get(usize::from(node.kind_id()))
+            .copied()
+            .unwrap_or(false)
+    }
+}
+
 /// The visible nodes of one tree in pre-order, node 0 the root. Built with
 /// [`Flat::load`] into buffers kept across files.
 #[derive(Debug)]
@@ -186,6 +220,12 @@ impl Flat {
     /// The root node.
     pub(crate) fn root_node(&self) -> Node<'_> {
         Node { flat: self, i: 0 }
+    }
+
+    /// Every node in pre-order, the order a cursor from the root visits
+    /// them in (the arena's own order).
+    pub(crate) fn nodes(&self) -> impl Iterator<Item = Node<'_>> {
+        (0..self.nodes.len() as u32).map(move |i| Node { flat: self, i })
     }
 
     /// A cursor at the root.
@@ -469,8 +509,24 @@ mod tests {
         let mut ours = flat.walk();
         let ends = |n: Option<tree_sitter::Node<'_>>| n.map(|n| n.byte_range());
         let ends2 = |n: Option<Node<'_>>| n.map(|n| n.byte_range());
+        // The arena's order is the cursor's pre-order.
+        let mut in_order = flat.nodes();
+        // Sets of kinds answer as their names do (the rewrites' sets, a
+        // named and an anonymous kind that share a name in some grammars).
+        let sets: Vec<(&[&str], KindSet)> = [
+            crate::shape::LOOPS,
+            &["modifiers", "modifier", "parenthesized_expression"],
+            &["string", "identifier", "ERROR_NOT_A_KIND"],
+        ]
+        .into_iter()
+        .map(|names| (names, KindSet::new(&language, names)))
+        .collect();
         loop {
             let (a, b) = (ts.node(), ours.node());
+            assert_eq!(in_order.next().map(|n| n.id()), Some(b.id()));
+            for (names, set) in &sets {
+                assert_eq!(set.contains(&b), names.contains(&b.kind()), "{}", b.kind());
+            }
             assert_eq!(a.kind_id(), b.kind_id());
             assert_eq!(a.kind(), b.kind());
             assert_eq!(a.byte_range(), b.byte_range());
@@ -537,6 +593,7 @@ mod tests {
                 let (pa, pb) = (ts.goto_parent(), ours.goto_parent());
                 assert_eq!(pa, pb);
                 if !pa {
+                    assert!(in_order.next().is_none());
                     return;
                 }
             }

@@ -69,6 +69,65 @@ impl Edits {
             .ok()
             .map(|i| &self.replace[i].1[..])
     }
+
+    /// A reader of the edits for node ids asked in increasing order (the
+    /// walk's pre-order): each question moves on from the last answer
+    /// instead of searching both lists again.
+    pub(crate) fn in_order(&self) -> InOrder<'_> {
+        InOrder {
+            edits: self,
+            skip_at: 0,
+            replace_at: 0,
+            last: None,
+        }
+    }
+}
+
+/// [`Edits::skips`] and [`Edits::replacement`] for ids in increasing
+/// order ([`Edits::in_order`]), with the same answers.
+pub(crate) struct InOrder<'e> {
+    edits: &'e Edits,
+    skip_at: usize,
+    replace_at: usize,
+    last: Option<usize>,
+}
+
+impl<'e> InOrder<'e> {
+    fn advance(&mut self, id: usize) {
+        debug_assert!(self.last.is_none_or(|l| l <= id), "ids out of order");
+        self.last = Some(id);
+        let (skip, replace) = (&self.edits.skip, &self.edits.replace);
+        while skip.get(self.skip_at).is_some_and(|&s| s < id) {
+            self.skip_at += 1;
+        }
+        while replace.get(self.replace_at).is_some_and(|r| r.0 < id) {
+            self.replace_at += 1;
+        }
+    }
+
+    /// Whether node `id` is left out with its subtree.
+    pub(crate) fn skips(&mut self, id: usize) -> bool {
+        self.advance(id);
+        self.edits.skip.get(self.skip_at) == Some(&id)
+    }
+
+    /// The symbols that replace node `id`'s subtree, if any.
+    pub(crate) fn replacement(&mut self, id: usize) -> Option<&'e [Emit]> {
+        self.advance(id);
+        let replace = &self.edits.replace;
+        match replace.get(self.replace_at) {
+            Some(r) if r.0 == id => {
+                // Two replacements of one node: the one a binary search
+                // finds, as `Edits::replacement` answers.
+                if replace.get(self.replace_at + 1).is_some_and(|n| n.0 == id) {
+                    self.edits.replacement(id)
+                } else {
+                    Some(&r.1[..])
+                }
+            }
+            _ => None,
+        }
+    }
 }
 
 /// The rewrites of equivalent forms, node by node (the walk is
@@ -83,38 +142,34 @@ impl Forms<'_> {
     /// Adds to `edits` the rewrite of `node` if it is an equivalent form;
     /// `unused`: whether its parent discards its value.
     pub(crate) fn visit(&self, node: Node<'_>, flags: u16, unused: bool, edits: &mut Edits) {
-        if matches!(node.kind(), "modifiers" | "modifier") {
+        let kinds = &self.table.kinds;
+        if kinds.modifiers.contains(&node) {
             // Access, `static`, `final`, `synchronized`, annotations: a
             // declaration's modifiers are left out.
             edits.skip.push(node.id());
             return;
         }
-        match node.kind() {
-            // `((e))`, `return (e)`, `f((e))`, `(x) + 1`: parentheses
-            // around a whole value, a name or a literal hold nothing
-            // together.
-            "parenthesized_expression" => {
-                let only = (node.named_child_count() == 1)
-                    .then(|| node.named_child(0))
-                    .flatten();
-                let leaf = only.is_some_and(|c| {
-                    matches!(
-                        self.roles.get(usize::from(c.kind_id())),
-                        Some(Role::Identifier | Role::Literal(_))
-                    )
-                });
-                if leaf {
-                    self.drop_parentheses(Some(node), edits);
-                } else if only.is_some_and(|c| c.kind() == "parenthesized_expression") {
-                    self.drop_parentheses(only, edits);
-                }
+        // `((e))`, `return (e)`, `f((e))`, `(x) + 1`: parentheses around a
+        // whole value, a name or a literal hold nothing together.
+        if kinds.parenthesized.contains(&node) {
+            let only = (node.named_child_count() == 1)
+                .then(|| node.named_child(0))
+                .flatten();
+            let leaf = only.is_some_and(|c| {
+                matches!(
+                    self.roles.get(usize::from(c.kind_id())),
+                    Some(Role::Identifier | Role::Literal(_))
+                )
+            });
+            if leaf {
+                self.drop_parentheses(Some(node), edits);
+            } else if only.is_some_and(|c| kinds.parenthesized.contains(&c)) {
+                self.drop_parentheses(only, edits);
             }
-            "return_statement" | "argument_list" | "arguments" => {
-                for child in node.named_children() {
-                    self.drop_parentheses(Some(child), edits);
-                }
+        } else if kinds.unwrapping.contains(&node) {
+            for child in node.named_children() {
+                self.drop_parentheses(Some(child), edits);
             }
-            _ => {}
         }
         if flags & UPDATE != 0 {
             self.step(node, unused, edits);
@@ -137,8 +192,8 @@ impl Forms<'_> {
     /// Leaves out the parentheses of `node` if it is a parenthesized
     /// expression (of one expression).
     fn drop_parentheses(&self, node: Option<Node<'_>>, edits: &mut Edits) {
-        let Some(node) =
-            node.filter(|n| n.kind() == "parenthesized_expression" && n.named_child_count() == 1)
+        let Some(node) = node
+            .filter(|n| self.table.kinds.parenthesized.contains(n) && n.named_child_count() == 1)
         else {
             return;
         };
@@ -283,8 +338,10 @@ fn emit(class: SymbolClass, lexeme: Lexeme, start: u32, end: u32) -> Emit {
 
 #[cfg(test)]
 mod tests {
+    use super::{Edits, Emit, Lexeme};
     use crate::test_support::normalize_random;
     use crate::{languages, Options};
+    use bryo_frontend::SymbolClass;
     use proptest::prelude::*;
 
     fn options() -> Options {
@@ -415,6 +472,38 @@ mod tests {
                 prop_assert!(span.start >= last && span.start < span.end, "{}: {:?}", lang.name(), n.spans);
                 prop_assert!(span.end as usize <= s.len());
                 last = span.end;
+            }
+        }
+    }
+
+    proptest! {
+        /// The in-order reader answers as the searches do, for any sorted
+        /// edits (replacements of one node twice included) and any
+        /// increasing questions.
+        #[test]
+        fn in_order_answers_as_the_searches(
+            mut skip in proptest::collection::vec(0usize..60, 0..20),
+            mut replaced in proptest::collection::vec((0usize..60, 0u32..4), 0..20),
+            mut asked in proptest::collection::vec(0usize..64, 0..40),
+        ) {
+            skip.sort_unstable();
+            skip.dedup();
+            let emit = |n: u32| Emit {
+                class: SymbolClass::Operator,
+                lexeme: Lexeme::Fixed(b"+"),
+                start: n,
+                end: n + 1,
+            };
+            let mut edits = Edits {
+                skip,
+                replace: replaced.drain(..).map(|(id, n)| (id, vec![emit(n)])).collect(),
+            };
+            edits.sort();
+            asked.sort_unstable();
+            let mut reader = edits.in_order();
+            for &id in &asked {
+                prop_assert_eq!(reader.skips(id), edits.skips(id));
+                prop_assert_eq!(reader.replacement(id), edits.replacement(id));
             }
         }
     }

@@ -30,7 +30,7 @@ use crate::walk::Role;
 const MAX_DEPTH: u32 = 256;
 
 /// Loops whose body is written without its braces (`loop_body`).
-const LOOPS: &[&str] = &[
+pub(crate) const LOOPS: &[&str] = &[
     "for_statement",
     "while_statement",
     "do_statement",
@@ -113,7 +113,7 @@ pub(crate) fn rewrite<'t>(
             } else if flags & BLOCK != 0 && path.last().is_some_and(|p| p & BLOCK != 0) {
                 shapes.bare_block(node, edits);
             }
-            if LOOPS.contains(&node.kind()) {
+            if table.kinds.loops.contains(&node) {
                 shapes.loop_body(node, edits);
             }
         }

@@ -99,12 +99,15 @@ pub(crate) fn walk(
     // path is an ERROR node (a heap stack, so depth costs no call stack).
     let mut parent_is_error: Vec<bool> = Vec::new();
     let mut cursor = tree.walk();
+    // Nodes come in pre-order, so in increasing id order.
+    let no_edits = edits.is_empty();
+    let mut edits = edits.in_order();
     loop {
         let node = cursor.node();
         let in_error = parent_is_error.last().copied().unwrap_or(false);
         // The ERROR kind id lies outside the grammar's table.
         // Nodes `edits` leaves out or replaces go with their subtree.
-        let role = if edits.is_empty() {
+        let role = if no_edits {
             roles.get(usize::from(node.kind_id())).copied()
         } else if edits.skips(node.id()) {
             Some(Role::Dropped)
