@@ -236,7 +236,12 @@ impl Fingerprinter {
         out: &mut Vec<Fingerprint>,
     ) -> Result<(), Error> {
         let n = CHUNK.min(total - first);
-        self.hashes.resize(n, 0);
+        // Only grown: `hash_range` writes all of `hashes[..n]`, and a
+        // document's shorter last chunk would otherwise have the next
+        // document's first zero the rest again.
+        if self.hashes.len() < n {
+            self.hashes.resize(n, 0);
+        }
         S::hash_range(&self.hasher, input, first, &mut self.hashes[..n]);
         let before = out.len();
         self.selector.push(&self.hashes[..n], out)?;
