@@ -23,6 +23,7 @@ few per cent: on a shared 2-core machine one run varies by ±10 %.
 import argparse
 import csv
 import os
+import platform
 import re
 import statistics
 import subprocess
@@ -103,6 +104,22 @@ def table(results):
     return labels, rows
 
 
+def machine():
+    """The processor and its cores, as a table's heading names them: ratios
+    of one processor are not those of another."""
+    model = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    model = model or platform.processor() or platform.machine() or "unknown processor"
+    return f"{model}, {os.cpu_count()} cores"
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if "--" not in argv:
@@ -123,7 +140,7 @@ def main(argv=None):
     results = run_rounds(builds, argv[cut + 1:], opts.rounds)
     labels, rows = table(results)
     head = ["phase"] + [f"{l} {c}" for l in labels for c in ("wall ms", "CPU ms", "wall ÷", "CPU ÷")]
-    print(f"medians of {opts.rounds} alternating runs; ÷ is against {labels[0]}")
+    print(f"medians of {opts.rounds} alternating runs on {machine()}; ÷ is against {labels[0]}")
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" + "---:|" * (len(head) - 1))
     for row in rows:

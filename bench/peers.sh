@@ -199,7 +199,10 @@ cores=$(nproc)
 echo "## bryo compare and its peers on the Python standard library"
 echo
 echo "Corpus: \`$stdlib\` (.py files outside site-packages; subsets drawn with seed $seed)."
-echo "Machine: $cores cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo);"
+# The processor too: same-run ratios move with it (an instruction-bound
+# bryo against memory-bound peers), so a table names the one it ran on.
+model=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo 2>/dev/null)
+echo "Machine: $cores cores${model:+ ($model)}, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo);"
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg). $(date -u '+%Y-%m-%d %H:%M UTC')."
 echo
 echo "| files | MB | tool | wall s | CPU s | peak RSS MB | wall ÷ bryo | CPU ÷ bryo | RSS ÷ bryo | status |"

@@ -216,6 +216,11 @@ class AbTimingsTest(unittest.TestCase):
                                                "15.0", "30.0", "0.750", "0.750"])
         self.assertEqual(by_phase["total"][4:6], ["16.0", "32.0"])
 
+    def test_the_heading_names_the_processor_and_its_cores(self):
+        name = self.ab.machine()
+        self.assertTrue(name.endswith(f", {os.cpu_count()} cores"), name)
+        self.assertGreater(len(name), len(f", {os.cpu_count()} cores"))
+
     def test_a_build_without_a_table_is_an_error(self):
         with self.assertRaises(RuntimeError):
             self.ab.run_rounds([("t", "/bin/true", [], {})], [], 1)
