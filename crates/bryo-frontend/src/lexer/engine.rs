@@ -26,6 +26,9 @@ const ACT_IDENT: u8 = 1;
 /// A byte that is a one-byte operator, and nothing else (no longer
 /// operator, comment or literal starts with it), outside interpolations.
 const ACT_SINGLE: u8 = 2;
+/// A whitespace byte: layout, whatever else its class says (the class
+/// tests of [`Lexer::run`] test whitespace first).
+const ACT_SPACE: u8 = 3;
 
 /// Something the lexer recovered from; lexing never fails.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -245,7 +248,8 @@ pub struct Lexer {
     spec: &'static LexSpec,
     class: [u8; 256],
     /// What a token starting with the byte is, where one look decides it
-    /// ([`ACT_IDENT`], [`ACT_SINGLE`]); [`ACT_CHAIN`] elsewhere.
+    /// ([`ACT_IDENT`], [`ACT_SINGLE`], [`ACT_SPACE`]); [`ACT_CHAIN`]
+    /// elsewhere.
     action: [u8; 256],
     starters: Vec<Vec<Starter>>,
     ops: Vec<Vec<(&'static [u8], u64)>>,
@@ -411,7 +415,9 @@ impl Lexer {
         for b in 0..=255u8 {
             let c = class[b as usize];
             let layout = matches!(b, b'.' | b'\\') || (b == b'<' && spec.heredoc.is_some());
-            action[b as usize] = if c & SPECIAL != 0 || layout {
+            action[b as usize] = if c & WS != 0 {
+                ACT_SPACE
+            } else if c & SPECIAL != 0 || layout {
                 ACT_CHAIN
             } else if c & ID_START != 0 {
                 ACT_IDENT
@@ -512,6 +518,25 @@ impl Lexer {
                     i += 1;
                     if matches!(b, b')' | b']' | b'}') {
                         r.value_end = i;
+                    }
+                    continue;
+                }
+                ACT_SPACE => {
+                    if b == b'\n' && !r.heredocs.is_empty() {
+                        i = self.heredoc_bodies(r, i + 1);
+                        continue;
+                    }
+                    i += 1;
+                    if r.heredocs.is_empty() {
+                        // Most runs of layout are one space between two
+                        // tokens: one look before the word scan.
+                        if i < n && self.class[s[i] as usize] & WS != 0 {
+                            i = self.space_end(s, i);
+                        }
+                        continue;
+                    }
+                    while i < n && self.class[s[i] as usize] & WS != 0 && s[i] != b'\n' {
+                        i += 1;
                     }
                     continue;
                 }
@@ -632,19 +657,28 @@ impl Lexer {
         self.push(r, sym, start, end);
     }
 
+    #[inline]
     fn emit_ident(&self, r: &mut Run<'_>, start: usize, end: usize) {
         let sym = match r.mode {
             Normalization::Full | Normalization::KeepStrings => self.sym_ident,
-            Normalization::Verbatim if self.spec.case_insensitive => {
-                r.lower.clear();
-                r.lower
-                    .extend(r.s[start..end].iter().map(u8::to_ascii_lowercase));
-                symbol(SymbolClass::Identifier, &r.lower)
-            }
-            Normalization::Verbatim => symbol(SymbolClass::Identifier, &r.s[start..end]),
+            Normalization::Verbatim => self.verbatim_ident(r, start, end),
         };
         r.value_end = end;
         self.push(r, sym, start, end);
+    }
+
+    /// An identifier's symbol when identifiers are kept verbatim
+    /// (case-folded where the language ignores case).
+    #[inline(never)]
+    fn verbatim_ident(&self, r: &mut Run<'_>, start: usize, end: usize) -> u64 {
+        if self.spec.case_insensitive {
+            r.lower.clear();
+            r.lower
+                .extend(r.s[start..end].iter().map(u8::to_ascii_lowercase));
+            symbol(SymbolClass::Identifier, &r.lower)
+        } else {
+            symbol(SymbolClass::Identifier, &r.s[start..end])
+        }
     }
 
     /// The end of the identifier characters from `i`. Eight bytes at a
@@ -1520,9 +1554,9 @@ mod tests {
     }
 
     proptest! {
-        /// The one-look dispatch of identifiers and one-byte operators
-        /// gives what the class tests alone give, in every language and
-        /// mode: the same symbols, spans and notes.
+        /// The one-look dispatch of identifiers, one-byte operators and
+        /// layout gives what the class tests alone give, in every language
+        /// and mode: the same symbols, spans and notes.
         #[test]
         fn dispatch_matches_the_class_tests(text in code_text()) {
             for lang in Language::all() {
