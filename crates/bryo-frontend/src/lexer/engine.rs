@@ -112,6 +112,10 @@ struct Keywords {
     mask: usize,
     min_len: usize,
     max_len: usize,
+    /// Bit `min(len, 63)` of entry `b` set when some word of that length
+    /// starts with the byte `b`: most identifiers are turned away by it
+    /// without a hash.
+    first_len: [u64; 256],
 }
 
 #[inline]
@@ -182,6 +186,7 @@ impl Keywords {
             mask: cap - 1,
             min_len: usize::MAX,
             max_len: 0,
+            first_len: [0; 256],
         };
         let all = spec
             .keywords()
@@ -194,6 +199,7 @@ impl Keywords {
             }
             kw.min_len = kw.min_len.min(word.len());
             kw.max_len = kw.max_len.max(word.len());
+            kw.first_len[word[0] as usize] |= 1 << word.len().min(63);
             let mut h = kw_hash(word) as usize & kw.mask;
             while kw.slots[h].is_some() {
                 h = (h + 1) & kw.mask;
@@ -220,7 +226,7 @@ impl Keywords {
     #[inline]
     fn find_at(&self, s: &[u8], start: usize, end: usize) -> Option<&KwSlot> {
         let len = end - start;
-        if len > self.max_len || len < self.min_len {
+        if self.first_len[s[start] as usize] >> len.min(63) & 1 == 0 {
             return None;
         }
         self.probe(&s[start..end], kw_hash_at(s, start, end))
