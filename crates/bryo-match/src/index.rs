@@ -563,12 +563,21 @@ impl Index {
                 });
             }
         };
+        // Counted from the groups' sizes where every record seeds.
         let counts: Vec<Vec<usize>> = chunks
             .par_iter()
             .enumerate()
             .map(|(c, chunk)| {
                 let mut n = vec![0usize; subs];
-                each(c, chunk, &mut |a, _| n[a as usize] += 1);
+                match self.seeds_only {
+                    Some(_) => each(c, chunk, &mut |a, _| n[a as usize] += 1),
+                    None => {
+                        for (j, bucket) in chunk.iter().enumerate() {
+                            let b = (c * per_chunk + j) as u32;
+                            count_records(b, bucket, prep, self.rule, &mut n);
+                        }
+                    }
+                }
                 n
             })
             .collect();
@@ -1198,18 +1207,6 @@ fn pair_records(
     among: Option<&[u64]>,
     mut emit: impl FnMut(Record),
 ) {
-    let record = |x: &(u32, u32, u32), y: &(u32, u32, u32)| {
-        let (x, y) = if x.0 < y.0 { (x, y) } else { (y, x) };
-        (!(prep.subs[x.0 as usize].old && prep.subs[y.0 as usize].old)).then_some(Record {
-            a: x.0,
-            b: y.0,
-            bucket: b,
-            a_start: x.1,
-            a_len: x.2,
-            b_start: y.1,
-            b_len: y.2,
-        })
-    };
     let mut order: Vec<(u64, (u32, u32, u32))> = Vec::new();
     let mut members: Vec<(u32, u32, u32)> = Vec::new();
     for grp in &bucket.groups {
@@ -1229,40 +1226,105 @@ fn pair_records(
             for (i, x) in subs.iter().enumerate() {
                 subs[i + 1..]
                     .iter()
-                    .filter_map(|y| record(x, y))
+                    .filter_map(|y| record(b, prep, x, y))
                     .for_each(&mut emit);
             }
             continue;
         }
-        // Pairs among `among` need two of its submissions here.
-        if among.is_some_and(|set| subs.iter().filter(|s| member(set, s.0)).nth(1).is_none()) {
+        frequent_records(b, bucket, subs, prep, rule, among, &mut order, &mut emit);
+    }
+}
+
+/// The record of submissions `x` and `y` (`(submission, first kept entry,
+/// kept occurrences)` in bucket `b`), the earlier one first; `None` when
+/// both are old.
+#[inline]
+fn record(b: u32, prep: &Prepared<'_>, x: &(u32, u32, u32), y: &(u32, u32, u32)) -> Option<Record> {
+    let (x, y) = if x.0 < y.0 { (x, y) } else { (y, x) };
+    (!(prep.subs[x.0 as usize].old && prep.subs[y.0 as usize].old)).then_some(Record {
+        a: x.0,
+        b: y.0,
+        bucket: b,
+        a_start: x.1,
+        a_len: x.2,
+        b_start: y.1,
+        b_len: y.2,
+    })
+}
+
+/// The records [`pair_records`] forms from a group in more than
+/// `rule.seed_limit` submissions: each paired with the next `⌈limit/2⌉` in
+/// an order drawn from the hash. `order` is room for that order.
+#[allow(clippy::too_many_arguments)]
+fn frequent_records(
+    b: u32,
+    bucket: &Bucket,
+    subs: &[(u32, u32, u32)],
+    prep: &Prepared<'_>,
+    rule: AppliedRule,
+    among: Option<&[u64]>,
+    order: &mut Vec<(u64, (u32, u32, u32))>,
+    emit: &mut impl FnMut(Record),
+) {
+    // Pairs among `among` need two of its submissions here.
+    if among.is_some_and(|set| subs.iter().filter(|s| member(set, s.0)).nth(1).is_none()) {
+        return;
+    }
+    let hash = bucket.entries[subs[0].1 as usize].hash;
+    order.clear();
+    order.extend(
+        subs.iter()
+            .map(|&s| (rehash(hash ^ rehash(u64::from(s.0))), s)),
+    );
+    order.sort_unstable();
+    let n = order.len();
+    // At most (n − 1)/2 steps, so that no pair is formed twice.
+    let reach = (rule.seed_limit.div_ceil(2) as usize).min((n - 1) / 2);
+    let wanted = |x: &(u32, u32, u32)| among.is_none_or(|set| member(set, x.0));
+    for i in 0..n {
+        if !wanted(&order[i].1) {
             continue;
         }
-        let hash = bucket.entries[subs[0].1 as usize].hash;
-        order.clear();
-        order.extend(
-            subs.iter()
-                .map(|&s| (rehash(hash ^ rehash(u64::from(s.0))), s)),
-        );
-        order.sort_unstable();
-        let n = order.len();
-        // At most (n − 1)/2 steps, so that no pair is formed twice.
-        let reach = (rule.seed_limit.div_ceil(2) as usize).min((n - 1) / 2);
-        let wanted = |x: &(u32, u32, u32)| among.is_none_or(|set| member(set, x.0));
-        for i in 0..n {
-            if !wanted(&order[i].1) {
+        for d in 1..=reach {
+            let y = &order[(i + d) % n].1;
+            if !wanted(y) {
                 continue;
             }
-            for d in 1..=reach {
-                let y = &order[(i + d) % n].1;
-                if !wanted(y) {
-                    continue;
-                }
-                if let Some(r) = record(&order[i].1, y) {
-                    emit(r);
-                }
+            if let Some(r) = record(b, prep, &order[i].1, y) {
+                emit(r);
             }
         }
+    }
+}
+
+/// Adds to `counts[a]` the number of records [`pair_records`] forms from
+/// `bucket` (every pair wanted) whose first submission is `a`, without
+/// forming those of a group in at most `rule.seed_limit` submissions: a
+/// group's submissions are in increasing order (documents are numbered
+/// submission by submission), so the `i`-th of `m` is the first of its
+/// pairs with the `m − 1 − i` after it, less those both old.
+fn count_records(
+    b: u32,
+    bucket: &Bucket,
+    prep: &Prepared<'_>,
+    rule: AppliedRule,
+    counts: &mut [usize],
+) {
+    let mut order = Vec::new();
+    for grp in &bucket.groups {
+        let subs = &bucket.subs[grp.subs.0 as usize..grp.subs.1 as usize];
+        if subs.len() as u64 <= rule.seed_limit {
+            debug_assert!(subs.windows(2).all(|w| w[0].0 < w[1].0));
+            let mut current_after = 0;
+            for (after, x) in subs.iter().rev().enumerate() {
+                let old = prep.subs[x.0 as usize].old;
+                counts[x.0 as usize] += if old { current_after } else { after };
+                current_after += usize::from(!old);
+            }
+            continue;
+        }
+        let mut add = |r: Record| counts[r.a as usize] += 1;
+        frequent_records(b, bucket, subs, prep, rule, None, &mut order, &mut add);
     }
 }
 
@@ -1462,6 +1524,15 @@ mod tests {
         )
     }
 
+    /// Submissions by bit: bit `s % 64` of `old` set makes submission `s`
+    /// old (all of its documents, as a corpus requires).
+    fn role_of(sub: u32, old: u64) -> Role {
+        match old >> (sub % 64) & 1 {
+            1 => Role::Old,
+            _ => Role::Current,
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
 
@@ -1470,13 +1541,30 @@ mod tests {
         /// collection, sorted, is the reference), with and without a seed
         /// restriction.
         #[test]
-        fn shares_are_every_seeding_records_by_pair((docs, subs, restrict) in corpus_docs()) {
+        fn shares_are_every_seeding_records_by_pair(
+            (docs, subs, restrict) in corpus_docs(),
+            old in prop_oneof![Just(0u64), any::<u64>()],
+            small_limit in any::<bool>(),
+        ) {
             let corpus: Corpus = docs
                 .iter()
                 .enumerate()
-                .map(|(i, d)| crate::Document::new(SubmissionId(i as u32 % subs.max(2)), d))
+                .map(|(i, d)| {
+                    let sub = i as u32 % subs.max(2);
+                    crate::Document::new(SubmissionId(sub), d).with_role(role_of(sub, old))
+                })
                 .collect();
-            let options = MatchOptions::new(Config::new(3, 2).unwrap());
+            let mut options = MatchOptions::new(Config::new(3, 2).unwrap());
+            // No budget beyond the least seed limit: hashes in more than
+            // two submissions pair them by the order drawn from the hash.
+            if small_limit {
+                options.common = CommonRule::Rarity(crate::Rarity {
+                    records_per_fingerprint: 0,
+                    min_records: 0,
+                    min_seed_limit: 2,
+                    ..crate::Rarity::default()
+                });
+            }
             let Ok(fingerprinted) = crate::fingerprint(&corpus, &options, &crate::Silent) else {
                 return Ok(());
             };
