@@ -593,11 +593,19 @@ impl Index {
             .enumerate()
             .for_each(|(c, (mut slots, chunk))| {
                 let mut next = vec![0usize; subs];
-                each(c, chunk, &mut |a, s| {
+                let mut put = |a: u32, s: Share| {
                     let a = a as usize;
                     slots[a][next[a]] = s;
                     next[a] += 1;
-                });
+                };
+                match self.seeds_only {
+                    Some(_) => each(c, chunk, &mut put),
+                    None => {
+                        for bucket in chunk.iter() {
+                            bucket_shares(bucket, prep, self.rule, &mut put);
+                        }
+                    }
+                }
             });
         // Each `a`'s shares summed by `b` at the front of its part, in
         // order of `b` (a sum and a bit per second submission, one array
@@ -1294,6 +1302,39 @@ fn frequent_records(
                 emit(r);
             }
         }
+    }
+}
+
+/// The share of every record [`pair_records`] forms from `bucket` (every
+/// pair wanted), with the record's first submission, without forming the
+/// records of a group in at most `rule.seed_limit` submissions (whose
+/// submissions are in increasing order: see [`count_records`]).
+fn bucket_shares(
+    bucket: &Bucket,
+    prep: &Prepared<'_>,
+    rule: AppliedRule,
+    emit: &mut impl FnMut(u32, Share),
+) {
+    let mut order = Vec::new();
+    for grp in &bucket.groups {
+        let subs = &bucket.subs[grp.subs.0 as usize..grp.subs.1 as usize];
+        if subs.len() as u64 <= rule.seed_limit {
+            for (i, x) in subs.iter().enumerate() {
+                let old = prep.subs[x.0 as usize].old;
+                for y in &subs[i + 1..] {
+                    if !(old && prep.subs[y.0 as usize].old) {
+                        let contrib = x.2.min(y.2);
+                        emit(x.0, Share { b: y.0, contrib });
+                    }
+                }
+            }
+            continue;
+        }
+        let mut share = |r: Record| {
+            let contrib = r.contrib();
+            emit(r.a, Share { b: r.b, contrib });
+        };
+        frequent_records(0, bucket, subs, prep, rule, None, &mut order, &mut share);
     }
 }
 
