@@ -1,5 +1,7 @@
 //! Explicit SIMD for the line index: AVX2 finds a 64-byte block's line ends
-//! as two bit masks. This module holds all of the crate's `unsafe` code.
+//! as two bit masks; and for the lexer, SSE2 (every x86-64 processor has it)
+//! tells sixteen bytes at a time which are identifier characters or layout.
+//! This module holds all of the crate's `unsafe` code.
 //!
 //! Source lines are short (about forty bytes), so a search that stops at
 //! every line end (memchr) spends most of its time starting over. Here each
@@ -11,7 +13,10 @@
 //! `is_x86_feature_detected!`; the environment variable `BRYO_NO_SIMD` (set
 //! to anything but `0` or the empty string) turns the vector path off for the
 //! whole process, as it does in `bryo-engine`. Without it the line index
-//! uses memchr, with the same results.
+//! uses memchr, with the same results. The lexer's SSE2 scans need no
+//! check (SSE2 is part of x86-64) and are always used there; elsewhere the
+//! lexer reads eight bytes at a time in plain integers, with the same
+//! results (tests hold both to the byte table).
 
 use std::sync::OnceLock;
 
@@ -71,6 +76,109 @@ pub(crate) fn line_starts(text: &[u8], starts: &mut Vec<u32>) -> bool {
     }
     let _ = (text, starts);
     false
+}
+
+/// Bit `j` set for each byte `s[i + j]`, `j < 16`, that is not an ASCII
+/// letter, digit or `_` and is below 0x80: where an identifier of every
+/// lexer stops, but for a language's own extra characters. `None` where
+/// fewer than sixteen bytes are left, or off x86-64.
+#[inline]
+pub(crate) fn non_ident_16(s: &[u8], i: usize) -> Option<u32> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let chunk = s.get(i..i.checked_add(16)?)?;
+        Some(sse2::non_ident(chunk))
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (s, i);
+        None
+    }
+}
+
+/// Bit `j` set for each byte `s[i + j]`, `j < 16`, that is not
+/// whitespace (tab, line feed, vertical tab, form feed, carriage return,
+/// space: the lexers' layout). `None` where fewer than sixteen bytes are
+/// left, or off x86-64.
+#[inline]
+pub(crate) fn non_space_16(s: &[u8], i: usize) -> Option<u32> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let chunk = s.get(i..i.checked_add(16)?)?;
+        Some(sse2::non_space(chunk))
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (s, i);
+        None
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod sse2 {
+    use std::arch::x86_64::*;
+
+    /// Where `x - lo` is below `n` as unsigned bytes (flipped to signed:
+    /// below `n - 128`), all ones.
+    #[target_feature(enable = "sse2")]
+    #[inline]
+    fn below(x: __m128i, lo: u8, n: i8) -> __m128i {
+        let d = _mm_xor_si128(
+            _mm_sub_epi8(x, _mm_set1_epi8(lo as i8)),
+            _mm_set1_epi8(i8::MIN),
+        );
+        _mm_cmplt_epi8(d, _mm_set1_epi8(n.wrapping_add(i8::MIN)))
+    }
+
+    /// Sixteen bytes from the start of `chunk` (at least that long).
+    #[target_feature(enable = "sse2")]
+    #[inline]
+    fn load(chunk: &[u8]) -> __m128i {
+        assert!(chunk.len() >= 16);
+        // SAFETY: the chunk holds at least 16 bytes, what an unaligned load
+        // reads.
+        unsafe { _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>()) }
+    }
+
+    /// [`super::non_ident_16`] of a chunk of at least sixteen bytes.
+    #[inline]
+    pub(super) fn non_ident(chunk: &[u8]) -> u32 {
+        // SAFETY: SSE2 is part of x86-64 (enabled in every x86_64 target's
+        // configuration).
+        unsafe { non_ident_sse2(chunk) }
+    }
+
+    #[target_feature(enable = "sse2")]
+    #[inline]
+    fn non_ident_sse2(chunk: &[u8]) -> u32 {
+        let v = load(chunk);
+        // With bit 5 set, upper-case letters are lower-case ones and no
+        // other byte below 0x80 becomes a letter.
+        let letters = below(_mm_or_si128(v, _mm_set1_epi8(0x20)), b'a', 26);
+        let digits = below(v, b'0', 10);
+        let underscore = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'_' as i8));
+        let ident = _mm_or_si128(_mm_or_si128(letters, digits), underscore);
+        // Bytes from 0x80 (their high bit, what the mask reads) count too.
+        let inside = _mm_movemask_epi8(_mm_or_si128(ident, v)) as u32;
+        !inside & 0xffff
+    }
+
+    /// [`super::non_space_16`] of a chunk of at least sixteen bytes.
+    #[inline]
+    pub(super) fn non_space(chunk: &[u8]) -> u32 {
+        // SAFETY: SSE2 is part of x86-64, as above.
+        unsafe { non_space_sse2(chunk) }
+    }
+
+    #[target_feature(enable = "sse2")]
+    #[inline]
+    fn non_space_sse2(chunk: &[u8]) -> u32 {
+        let v = load(chunk);
+        let controls = below(v, 0x09, 5);
+        let space = _mm_cmpeq_epi8(v, _mm_set1_epi8(b' ' as i8));
+        !(_mm_movemask_epi8(_mm_or_si128(controls, space)) as u32) & 0xffff
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
