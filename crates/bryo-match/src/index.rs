@@ -1334,6 +1334,7 @@ fn bucket_shares(
             let contrib = r.contrib();
             emit(r.a, Share { b: r.b, contrib });
         };
+        // A share does not keep its record's bucket: any index will do.
         frequent_records(0, bucket, subs, prep, rule, None, &mut order, &mut share);
     }
 }
