@@ -119,14 +119,6 @@ impl From<&[Span]> for PackedSpans {
             let mut at = 0;
             let mut quads = run.chunks_exact(4);
             for quad in &mut quads {
-                // Where the processor tells it at once, the word of four
-                // short spans in text order.
-                if let Some(word) = crate::simd::pack_quad(quad, end) {
-                    room[at..at + 8].copy_from_slice(&word.to_le_bytes());
-                    at += 8;
-                    end = quad[3].end;
-                    continue;
-                }
                 // The four spans' gaps and lengths; when all eight fit in
                 // seven bits (most spans in text order) they are eight
                 // one-byte varints, written as one word.

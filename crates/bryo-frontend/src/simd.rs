@@ -114,26 +114,6 @@ pub(crate) fn non_space_16(s: &[u8], i: usize) -> Option<u32> {
     }
 }
 
-/// Four spans written as eight one-byte varints in one word, as
-/// `PackedSpans` writes them when all eight numbers (each span's zigzag
-/// gap from the end before, `end` for the first, and its length) are below
-/// 128: `Some(word)` when they are, the spans' ends are not before their
-/// starts and every offset is below 2^31; `None` otherwise, or off x86-64
-/// (the caller then writes them one number at a time, and decides itself).
-#[inline]
-pub(crate) fn pack_quad(quad: &[crate::Span], end: u32) -> Option<u64> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let &[a, b, c, d] = quad else { return None };
-        sse2::pack_quad([a, b, c, d], end)
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = (quad, end);
-        None
-    }
-}
-
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 mod sse2 {
@@ -182,55 +162,6 @@ mod sse2 {
         // Bytes from 0x80 (their high bit, what the mask reads) count too.
         let inside = _mm_movemask_epi8(_mm_or_si128(ident, v)) as u32;
         !inside & 0xffff
-    }
-
-    /// [`super::pack_quad`] of four spans.
-    #[inline]
-    pub(super) fn pack_quad(quad: [crate::Span; 4], end: u32) -> Option<u64> {
-        // SAFETY: SSE2 is part of x86-64, as above.
-        unsafe { pack_quad_sse2(quad, end) }
-    }
-
-    #[target_feature(enable = "sse2")]
-    #[inline]
-    fn pack_quad_sse2(q: [crate::Span; 4], end: u32) -> Option<u64> {
-        let lane = |x: u32| x as i32;
-        let starts = _mm_set_epi32(
-            lane(q[3].start),
-            lane(q[2].start),
-            lane(q[1].start),
-            lane(q[0].start),
-        );
-        let ends = _mm_set_epi32(
-            lane(q[3].end),
-            lane(q[2].end),
-            lane(q[1].end),
-            lane(q[0].end),
-        );
-        // Every offset below 2^31: differences of them are exact in i32.
-        let high = _mm_or_si128(_mm_or_si128(starts, ends), _mm_cvtsi32_si128(lane(end)));
-        if _mm_movemask_epi8(high) & 0x8888 != 0 {
-            return None;
-        }
-        // The end before each span: `end`, then the first three spans'
-        // ends (a span ending before its start fails the test below).
-        let before = _mm_or_si128(_mm_slli_si128::<4>(ends), _mm_cvtsi32_si128(lane(end)));
-        let gaps = _mm_sub_epi32(starts, before);
-        let zigzag = _mm_xor_si128(_mm_slli_epi32::<1>(gaps), _mm_srai_epi32::<31>(gaps));
-        let lens = _mm_sub_epi32(ends, starts);
-        // All eight below 128 as unsigned numbers.
-        let all = _mm_or_si128(zigzag, lens);
-        let big = _mm_andnot_si128(_mm_set1_epi32(0x7f), all);
-        if _mm_movemask_epi8(_mm_cmpeq_epi32(big, _mm_setzero_si128())) != 0xffff {
-            return None;
-        }
-        // Gap and length of each span in turn, narrowed to bytes.
-        let pairs = _mm_packs_epi32(
-            _mm_unpacklo_epi32(zigzag, lens),
-            _mm_unpackhi_epi32(zigzag, lens),
-        );
-        let bytes = _mm_packus_epi16(pairs, pairs);
-        Some(_mm_cvtsi128_si64(bytes) as u64)
     }
 
     /// [`super::non_space_16`] of a chunk of at least sixteen bytes.
