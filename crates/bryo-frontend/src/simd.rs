@@ -84,16 +84,7 @@ pub(crate) fn line_starts(text: &[u8], starts: &mut Vec<u32>) -> bool {
 /// fewer than sixteen bytes are left, or off x86-64.
 #[inline]
 pub(crate) fn non_ident_16(s: &[u8], i: usize) -> Option<u32> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let chunk = s.get(i..i.checked_add(16)?)?;
-        Some(sse2::non_ident(chunk))
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = (s, i);
-        None
-    }
+    sixteen(s, i, Class::Ident)
 }
 
 /// Bit `j` set for each byte `s[i + j]`, `j < 16`, that is not
@@ -102,14 +93,27 @@ pub(crate) fn non_ident_16(s: &[u8], i: usize) -> Option<u32> {
 /// left, or off x86-64.
 #[inline]
 pub(crate) fn non_space_16(s: &[u8], i: usize) -> Option<u32> {
+    sixteen(s, i, Class::Space)
+}
+
+/// The byte classes the lexer's sixteen-byte scans tell.
+#[derive(Clone, Copy)]
+enum Class {
+    Ident,
+    Space,
+}
+
+/// The bits of the bytes of `s[i..i + 16]` outside `class`.
+#[inline]
+fn sixteen(s: &[u8], i: usize, class: Class) -> Option<u32> {
     #[cfg(target_arch = "x86_64")]
     {
         let chunk = s.get(i..i.checked_add(16)?)?;
-        Some(sse2::non_space(chunk))
+        Some(sse2::outside(chunk, class))
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let _ = (s, i);
+        let _ = (s, i, class);
         None
     }
 }
@@ -141,12 +145,17 @@ mod sse2 {
         unsafe { _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>()) }
     }
 
-    /// [`super::non_ident_16`] of a chunk of at least sixteen bytes.
+    /// The bits of the bytes of a chunk of at least sixteen bytes outside
+    /// `class` ([`super::non_ident_16`], [`super::non_space_16`]).
     #[inline]
-    pub(super) fn non_ident(chunk: &[u8]) -> u32 {
-        // SAFETY: SSE2 is part of x86-64 (enabled in every x86_64 target's
-        // configuration).
-        unsafe { non_ident_sse2(chunk) }
+    pub(super) fn outside(chunk: &[u8], class: super::Class) -> u32 {
+        match class {
+            // SAFETY: SSE2 is part of x86-64 (enabled in every x86_64
+            // target's configuration).
+            super::Class::Ident => unsafe { non_ident_sse2(chunk) },
+            // SAFETY: as above.
+            super::Class::Space => unsafe { non_space_sse2(chunk) },
+        }
     }
 
     #[target_feature(enable = "sse2")]
@@ -162,13 +171,6 @@ mod sse2 {
         // Bytes from 0x80 (their high bit, what the mask reads) count too.
         let inside = _mm_movemask_epi8(_mm_or_si128(ident, v)) as u32;
         !inside & 0xffff
-    }
-
-    /// [`super::non_space_16`] of a chunk of at least sixteen bytes.
-    #[inline]
-    pub(super) fn non_space(chunk: &[u8]) -> u32 {
-        // SAFETY: SSE2 is part of x86-64, as above.
-        unsafe { non_space_sse2(chunk) }
     }
 
     #[target_feature(enable = "sse2")]

@@ -1721,21 +1721,33 @@ mod tests {
                         "{b:#x} in lane {lane}"
                     );
                 }
-                for lane in 0..16 {
-                    let mut bytes = [fill; 17];
-                    bytes[lane + 1] = b;
-                    if let Some(outside) = crate::simd::non_ident_16(&bytes, 1) {
-                        let fill_ident =
-                            fill.is_ascii_alphanumeric() || fill == b'_' || fill >= 0x80;
-                        for j in 0..16 {
-                            let want = if j == lane { ident } else { fill_ident };
-                            assert_eq!(outside >> j & 1 == 0, want, "{b:#x} at {lane}, {j}");
-                        }
-                    }
-                }
+                let fill_ident = fill.is_ascii_alphanumeric() || fill == b'_' || fill >= 0x80;
+                check_sixteen(crate::simd::non_ident_16, b, ident, fill, fill_ident);
             }
         }
         assert_eq!(crate::simd::non_ident_16(&[b'a'; 15], 0), None);
+    }
+
+    /// `b` in every lane of sixteen bytes of `fill` (after one byte more):
+    /// `outside` leaves a lane's bit clear exactly where the byte is in the
+    /// class (`b_in`, `fill_in`), where it answers at all.
+    fn check_sixteen(
+        outside: fn(&[u8], usize) -> Option<u32>,
+        b: u8,
+        b_in: bool,
+        fill: u8,
+        fill_in: bool,
+    ) {
+        for lane in 0..16 {
+            let mut bytes = [fill; 17];
+            bytes[lane + 1] = b;
+            if let Some(bits) = outside(&bytes, 1) {
+                for j in 0..16 {
+                    let want = if j == lane { b_in } else { fill_in };
+                    assert_eq!(bits >> j & 1 == 0, want, "{b:#x} at {lane}, {j}");
+                }
+            }
+        }
     }
 
     /// Every byte value in every lane of sixteen bytes: whitespace exactly
@@ -1749,16 +1761,7 @@ mod tests {
             let space = lx.class[b as usize] & WS != 0;
             for fill in [b' ', b'\t', b'a', 0x08, 0x0e, 0x1f, b'!', 0xff] {
                 let fill_space = lx.class[fill as usize] & WS != 0;
-                for lane in 0..16 {
-                    let mut bytes = [fill; 17];
-                    bytes[lane + 1] = b;
-                    if let Some(outside) = crate::simd::non_space_16(&bytes, 1) {
-                        for j in 0..16 {
-                            let want = if j == lane { space } else { fill_space };
-                            assert_eq!(outside >> j & 1 == 0, want, "{b:#x} at {lane}, {j}");
-                        }
-                    }
-                }
+                check_sixteen(crate::simd::non_space_16, b, space, fill, fill_space);
             }
         }
         assert_eq!(crate::simd::non_space_16(&[b' '; 15], 0), None);
