@@ -20,9 +20,6 @@
 
 use std::sync::OnceLock;
 
-/// Bytes one step reads.
-const BLOCK: usize = 64;
-
 /// Whether the AVX2 path is used: the processor has AVX2 and `BRYO_NO_SIMD`
 /// is not set. Checked once per process.
 pub(crate) fn available() -> bool {
@@ -45,37 +42,27 @@ fn hardware() -> bool {
     }
 }
 
-/// The line ends of one block, from its masks of `\n` (`lf`) and `\r`
-/// (`cr`): bit `i` set where a line ends at byte `i`, the next line starting
-/// at `i + 1`. A `\r\n` ends its line at the `\n`; `first_is_crlf_tail`
-/// says byte 0 is the `\n` of a `\r\n` the previous block's last byte began
-/// (its line end was counted there).
-#[inline]
-fn block_ends(lf: u64, cr: u64, first_is_crlf_tail: bool) -> u64 {
-    let lf = lf & !u64::from(first_is_crlf_tail);
-    if cr == 0 {
-        return lf;
-    }
-    // `\r` at i with `\n` at i + 1: the line ends at i + 1 instead.
-    let crlf = cr & (lf >> 1);
-    (cr & !crlf) | lf
-}
-
 /// Appends to `starts` the line start after every line end of `text`
 /// (`\n`, `\r\n`, a lone `\r`), if the AVX2 path is available; `false`,
 /// with `starts` unchanged, if not. Offsets must fit in `u32`.
 pub(crate) fn line_starts(text: &[u8], starts: &mut Vec<u32>) -> bool {
+    if !available() {
+        return false;
+    }
     #[cfg(target_arch = "x86_64")]
-    if available() {
-        // SAFETY: the processor has AVX2 (checked just above).
+    {
+        // SAFETY: the processor has AVX2 (`available` checked it).
         #[allow(unsafe_code)]
         unsafe {
             avx2::line_starts(text, starts)
         };
-        return true;
+        true
     }
-    let _ = (text, starts);
-    false
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (text, starts);
+        false
+    }
 }
 
 /// Bit `j` set for each byte `s[i + j]`, `j < 16`, that is not an ASCII
@@ -186,8 +173,26 @@ mod sse2 {
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 mod avx2 {
-    use super::{block_ends, BLOCK};
     use std::arch::x86_64::*;
+
+    /// Bytes one step reads.
+    const BLOCK: usize = 64;
+
+    /// The line ends of one block, from its masks of `\n` (`lf`) and `\r`
+    /// (`cr`): bit `i` set where a line ends at byte `i`, the next line starting
+    /// at `i + 1`. A `\r\n` ends its line at the `\n`; `first_is_crlf_tail`
+    /// says byte 0 is the `\n` of a `\r\n` the previous block's last byte began
+    /// (its line end was counted there).
+    #[inline]
+    fn block_ends(lf: u64, cr: u64, first_is_crlf_tail: bool) -> u64 {
+        let lf = lf & !u64::from(first_is_crlf_tail);
+        if cr == 0 {
+            return lf;
+        }
+        // `\r` at i with `\n` at i + 1: the line ends at i + 1 instead.
+        let crlf = cr & (lf >> 1);
+        (cr & !crlf) | lf
+    }
 
     /// [`super::line_starts`] on AVX2.
     ///
