@@ -440,6 +440,7 @@ fn compare_options(
         // The reports need the symbols, lines and the map back to the
         // bytes; the HTML report shows `sources`, the bytes as read.
         keep_text: false,
+        max_file_size: args.max_file_size,
     }
 }
 

@@ -118,6 +118,12 @@ pub struct CompareOptions {
     /// symbols, spans, lines and the map back to its bytes — all the report
     /// needs — and a run holds one copy of the corpus's text less.
     pub keep_text: bool,
+    /// Largest file read during analysis: files discovered with
+    /// [`bryo_input::InputOptions::defer_reading`] (held bytes empty) are
+    /// read then, and one that has grown past this, or cannot be read, is
+    /// skipped with the reason, as discovery would have skipped it. Default
+    /// [`bryo_input::DEFAULT_MAX_FILE_SIZE`], discovery's own default.
+    pub max_file_size: u64,
 }
 
 impl Default for CompareOptions {
@@ -141,6 +147,7 @@ impl Default for CompareOptions {
             base_names: Vec::new(),
             old_names: Vec::new(),
             keep_text: true,
+            max_file_size: bryo_input::DEFAULT_MAX_FILE_SIZE,
         }
     }
 }
@@ -227,6 +234,12 @@ pub struct Analysis {
 /// every file, base code included, in parallel (one unit of
 /// [`Stage::Analyze`] per file), leaves out submissions with no comparable
 /// file, finds exact copies and chooses the matcher's options.
+///
+/// Files discovered with [`bryo_input::InputOptions::defer_reading`] are
+/// read here first, on all threads, at most
+/// [`CompareOptions::max_file_size`] bytes each; one that cannot be read
+/// now, or has grown past the limit, is listed under the report's skipped
+/// files with the reason.
 pub fn analyze_inputs(
     inputs: Inputs,
     options: &CompareOptions,
@@ -262,21 +275,45 @@ pub fn analyze_inputs_with_archive(
     // results come back in input order. The analysis takes the files'
     // bytes and lets each go once its file is analyzed (what a report shows
     // is kept in `Analyzed::decoded`), so the corpus is not held twice, as
-    // bytes and as symbols, at the end of the stage.
-    let mut contents: Vec<Vec<u8>> = submissions
-        .iter_mut()
-        .flat_map(|sub| sub.files.iter_mut())
-        .chain(base.iter_mut())
-        .map(|file| std::mem::take(&mut file.bytes))
-        .collect();
-    let mut jobs = Vec::new();
+    // bytes and as symbols, at the end of the stage. Files whose reading
+    // was deferred are read first, on all threads.
+    let limit = options.max_file_size;
+    let read: Vec<Result<Vec<u8>, bryo_input::SkipReason>> = {
+        let mut files: Vec<&mut InputFile> = submissions
+            .iter_mut()
+            .flat_map(|sub| sub.files.iter_mut())
+            .chain(base.iter_mut())
+            .collect();
+        files
+            .par_iter_mut()
+            .map(|file| take_bytes(file, limit))
+            .collect()
+    };
+    let mut all_jobs = Vec::new();
     for (i, sub) in submissions.iter().enumerate() {
         for file in &sub.files {
-            jobs.push((Owner::Submission(i), file));
+            all_jobs.push((Owner::Submission(i), file));
         }
     }
     for file in &base {
-        jobs.push((Owner::Base, file));
+        all_jobs.push((Owner::Base, file));
+    }
+    let mut jobs = Vec::with_capacity(all_jobs.len());
+    let mut contents: Vec<Vec<u8>> = Vec::with_capacity(all_jobs.len());
+    for (job, bytes) in all_jobs.into_iter().zip(read) {
+        match bytes {
+            Ok(bytes) => {
+                jobs.push(job);
+                contents.push(bytes);
+            }
+            Err(reason) => skipped.push(Skipped {
+                path: job.1.display_path.clone(),
+                reason: match job.0 {
+                    Owner::Base => format!("base code: {reason}"),
+                    Owner::Submission(_) => reason.to_string(),
+                },
+            }),
+        }
     }
     let analyze_options = options.analyze;
     progress.start(Stage::Analyze, jobs.len() as u64);
@@ -770,6 +807,16 @@ impl Head<'_> {
         report.stats = stats;
         report
     }
+}
+
+/// A file's bytes for analysis: those held, taken out of it, or for a file
+/// whose reading was deferred, read now (at most `limit` of them).
+fn take_bytes(file: &mut InputFile, limit: u64) -> Result<Vec<u8>, bryo_input::SkipReason> {
+    let read = match file.read(limit)? {
+        std::borrow::Cow::Owned(bytes) => Some(bytes),
+        std::borrow::Cow::Borrowed(_) => None,
+    };
+    Ok(read.unwrap_or_else(|| std::mem::take(&mut file.bytes)))
 }
 
 /// For every job, the first job with the same bytes (`contents[i]` are job
