@@ -812,6 +812,11 @@ impl Head<'_> {
 /// A file's bytes for analysis: those held, taken out of it, or for a file
 /// whose reading was deferred, read now (at most `limit` of them).
 fn take_bytes(file: &mut InputFile, limit: u64) -> Result<Vec<u8>, bryo_input::SkipReason> {
+    // Only a deferred file carries the size discovery saw; a file held
+    // empty is an empty file, not one to read again.
+    if file.size_hint.is_none() {
+        return Ok(std::mem::take(&mut file.bytes));
+    }
     let read = match file.read(limit)? {
         std::borrow::Cow::Owned(bytes) => Some(bytes),
         std::borrow::Cow::Borrowed(_) => None,
