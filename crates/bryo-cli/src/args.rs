@@ -63,10 +63,15 @@ fn parse_threads(s: &str) -> Result<usize, String> {
 }
 
 impl ThreadsArg {
-    /// A thread pool of `-j` threads (one per core without it).
+    /// A thread pool of `-j` threads (one per core without it), each with
+    /// the stack a tree-sitter parse of the largest file it parses may need
+    /// (`bryo_treesitter::parse_stack`; address space, not memory, until a
+    /// parse uses it), so that no parse has to make a stack of its own.
     pub fn pool(&self) -> Result<rayon::ThreadPool> {
+        let parse = bryo_treesitter::parse_stack(bryo_treesitter::Options::default().max_bytes);
         rayon::ThreadPoolBuilder::new()
             .num_threads(self.threads.unwrap_or(0))
+            .stack_size(parse + (1 << 20))
             .build()
             .context("cannot start the worker threads")
     }

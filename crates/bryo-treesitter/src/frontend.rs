@@ -174,7 +174,17 @@ impl ThreadParser {
         })
     }
 
+    /// Parses `text` on a stack deep enough for it ([`parse_stack`]): on
+    /// this thread's own stack where enough of it is left, else on one
+    /// made for the call.
     fn parse(&mut self, text: &[u8], timeout: Option<Duration>) -> Result<Tree, Fallback> {
+        let needed = parse_stack(text.len());
+        stacker::maybe_grow(needed, needed + STACK_SLACK, || {
+            self.parse_here(text, timeout)
+        })
+    }
+
+    fn parse_here(&mut self, text: &[u8], timeout: Option<Duration>) -> Result<Tree, Fallback> {
         let mut read = |i: usize, _| text.get(i..).unwrap_or_default();
         let tree = match timeout {
             None => self.parser.parse_with_options(&mut read, None, None),
@@ -215,6 +225,34 @@ impl ThreadParser {
         }
         edits
     }
+}
+
+/// Stack a tree-sitter parse may need besides what the input adds.
+const STACK_BASE: usize = 1 << 20;
+
+/// Stack a tree-sitter parse may need for each byte of its input.
+///
+/// tree-sitter's parser frees the versions of its parse stack it drops
+/// (error recovery, ambiguities) with a recursion per merged link
+/// (`stack_node_release` in its `stack.c`), as deep as the chain of stack
+/// nodes, which the input makes: 800 KB of `a = / b / c /[/ ` in C or
+/// Java overflowed the 2 MiB stack of a worker thread and ended the whole
+/// process. The worst input found needs under 16 bytes of stack per byte
+/// (1 MiB of it parses on 16 MiB of stack, not on 8); this leaves four
+/// times that.
+const STACK_PER_BYTE: usize = 64;
+
+/// What a parse leaves between the check of the stack and tree-sitter's
+/// first frame: the closure and the parse call's own frames.
+const STACK_SLACK: usize = 64 << 10;
+
+/// The stack a parse of `bytes` bytes is given: where less is left on the
+/// calling thread, the parse runs on a stack of this size made for it
+/// (`stacker`), so no input can overflow the caller's. Threads that parse
+/// many files (`bryo compare`'s workers) are started with
+/// `parse_stack(Options::default().max_bytes)` to skip making one each time.
+pub fn parse_stack(bytes: usize) -> usize {
+    STACK_BASE.saturating_add(bytes.saturating_mul(STACK_PER_BYTE))
 }
 
 /// The time a parse of `bytes` bytes gets under [`Options::timeout`]

@@ -85,7 +85,7 @@ mod walk;
 
 pub use bryo_frontend::{Normalization, Normalized};
 pub use error::Fallback;
-pub use frontend::{normalize, parse_limit, Options, Parsed};
+pub use frontend::{normalize, parse_limit, parse_stack, Options, Parsed};
 pub use languages::{languages, TsLanguage};
 pub use tree_sitter;
 pub use walk::TreeStats;

@@ -604,3 +604,37 @@ fn five_thousand_nested_loops_and_branches_keep_every_symbol() {
         .all(|s| matches!(&text[s.range()], b"{" | b"}")));
     assert!(!n.in_text_order());
 }
+
+/// Runs `f` on a thread with a stack of `bytes` bytes and returns what it
+/// returned; a stack overflow ends the whole test binary, never just the
+/// thread.
+fn on_small_stack<T: Send + 'static>(bytes: usize, f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(bytes)
+        .spawn(f)
+        .expect("a thread")
+        .join()
+        .expect("no panic")
+}
+
+#[test]
+fn deep_parse_stacks_do_not_overflow_a_small_thread_stack() {
+    // tree-sitter frees the versions of its parse stack this input makes
+    // with a recursion as deep as their chain; on a thread of 128 KiB (a
+    // worker thread has 2 MiB, which 800 KB of it overflowed) the parse
+    // must run on a stack made for it and end in a result or a fallback.
+    let text = b"a = / b / c /[/ ".repeat(2_000);
+    for lang in ["c", "java"] {
+        let text = text.clone();
+        let outcome = on_small_stack(128 << 10, move || {
+            let mut options = Options::default();
+            options.timeout = None;
+            normalize(lang, &text, &options).map(|n| n.len())
+        });
+        match outcome {
+            Ok(n) => assert!(n > 0, "{lang}: no symbols"),
+            Err(Fallback::TooManyErrors { .. }) => {}
+            Err(other) => panic!("{lang}: unexpected fallback {other:?}"),
+        }
+    }
+}
