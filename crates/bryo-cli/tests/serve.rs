@@ -756,6 +756,73 @@ fn sigkill_during_and_after_a_job_loses_nothing_and_serves_nothing_half_written(
     assert_eq!(moss_rows(&String::from_utf8(index).unwrap()).len(), 1);
 }
 
+/// Waits until a job of `data` has started writing its result (the
+/// server holds it there under `BRYO_SERVE_PAUSE_MS`); its id.
+fn wait_running(data: &Path) -> String {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let partial = std::fs::read_dir(data.join("jobs"))
+            .unwrap()
+            .flatten()
+            .find(|e| e.path().join("result.tmp/result.json").exists());
+        if let Some(e) = partial {
+            return e.file_name().to_string_lossy().into_owned();
+        }
+        assert!(Instant::now() < deadline, "the job never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_job_running_each_time_the_server_ends_is_given_up_after_three_runs() {
+    // A job whose files end the process (memory, a crash in a parser)
+    // would end every restart too. Each run here is held mid-result and
+    // the server killed: twice it is run again; after the third it fails
+    // with the reason, and the server stays up.
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let user = add_user(&data);
+    let job = format!(
+        "{}{}{}query 0 \nend\n",
+        header(&user),
+        file(1, "a.py", A),
+        file(2, "b.py", &A.replace('s', "q"))
+    );
+    let pause = [("BRYO_SERVE_PAUSE_MS", "600000")];
+    let server = Server::start(&data, &[], &pause);
+    let moss = server.moss;
+    let client = std::thread::spawn(move || {
+        let mut s = TcpStream::connect(moss).unwrap();
+        s.write_all(job.as_bytes()).unwrap();
+        let mut out = Vec::new();
+        let _ = s.read_to_end(&mut out);
+    });
+    let id = wait_running(&data);
+    server.kill();
+    client.join().unwrap();
+    for run in 2..=3 {
+        // Restarted, the job runs again from its upload (and is held).
+        let server = Server::start(&data, &[], &pause);
+        assert_eq!(wait_running(&data), id, "run {run}");
+        server.kill();
+    }
+    let server = Server::start(&data, &[], &[]);
+    let (status, body) = server.get(&format!("/results/{id}/"));
+    let page = String::from_utf8_lossy(&body);
+    assert_eq!(status, 422, "{page}");
+    assert!(page.contains("last 3 times the server"), "{page}");
+    assert!(!data.join(format!("jobs/{id}/result")).exists());
+    // Still serving: a new job runs.
+    let fresh = format!(
+        "{}{}{}query 0 \nend\n",
+        header(&user),
+        file(1, "a.py", A),
+        file(2, "b.py", B)
+    );
+    let answer = server.talk(fresh.as_bytes(), true);
+    assert!(answer.starts_with("yes\nhttp://"), "{answer}");
+}
+
 #[test]
 fn unknown_and_malformed_result_ids_are_not_found() {
     let tmp = tempfile::tempdir().unwrap();

@@ -190,12 +190,30 @@ impl Server {
     }
 }
 
+/// Times a job is started before a server that stopped during each of
+/// them gives up on it: an input that ends the process (memory exhausted,
+/// a crash in a parser) would otherwise end every restart too.
+pub const MAX_RUNS: u32 = 3;
+
+/// Why a job that was running each time the server stopped failed.
+pub const ENDED_THE_SERVER: &str =
+    "The comparison was running each of the last 3 times the server \
+     stopped (it may have run out of memory or crashed on these files); it is not run again.";
+
 /// Jobs a previous run left behind: queued and running ones run again
 /// from their stored upload (their partial results, like every leftover
-/// temporary directory, were removed by [`Server::bind`]).
+/// temporary directory, were removed by [`Server::bind`]), except a
+/// running one already started [`MAX_RUNS`] times, which fails.
 fn recover(shared: &Arc<Shared>) -> Result<(), ServeError> {
     let store = &shared.store;
-    let mut left = store.jobs_in(JobState::Running)?;
+    let mut left = Vec::new();
+    for job in store.jobs_in(JobState::Running)? {
+        if store.runs(&job.id)? >= MAX_RUNS {
+            store.set_state(&job.id, JobState::Failed, Some(ENDED_THE_SERVER))?;
+        } else {
+            left.push(job);
+        }
+    }
     left.extend(store.jobs_in(JobState::Queued)?);
     for job in left {
         store.set_state(&job.id, JobState::Queued, None)?;

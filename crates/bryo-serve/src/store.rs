@@ -315,11 +315,22 @@ impl Store {
         let n = self
             .db()
             .execute(
-                "UPDATE jobs SET state = 'running' WHERE id = ?1 AND state = 'queued'",
+                "UPDATE jobs SET state = 'running', runs = runs + 1 WHERE id = ?1 AND state = 'queued'",
                 [id],
             )
             .map_err(ServeError::Db)?;
         Ok(n == 1)
+    }
+
+    /// How many times a job was started ([`Store::claim`]); 0 for none or
+    /// an unknown id.
+    pub fn runs(&self, id: &str) -> Result<u32, ServeError> {
+        let runs: Option<i64> = self
+            .db()
+            .query_row("SELECT runs FROM jobs WHERE id = ?1", [id], |r| r.get(0))
+            .optional()
+            .map_err(ServeError::Db)?;
+        Ok(runs.map_or(0, |n| n as u32))
     }
 
     /// A job by id.
@@ -523,6 +534,9 @@ impl Store {
 const MIGRATIONS: &[&str] = &[
     // 1: a job's result can be revoked without deleting the job.
     "ALTER TABLE jobs ADD COLUMN revoked INTEGER NOT NULL DEFAULT 0;",
+    // 2: how many times a job was started, so that one that ends the
+    // server each time is not started for ever.
+    "ALTER TABLE jobs ADD COLUMN runs INTEGER NOT NULL DEFAULT 0;",
 ];
 
 /// Brings a database made by an earlier version up to date.
