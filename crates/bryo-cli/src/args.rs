@@ -67,12 +67,16 @@ impl ThreadsArg {
     /// the stack a tree-sitter parse of the largest file it parses may need
     /// (`bryo_treesitter::parse_stack`; address space, not memory, until a
     /// parse uses it), so that no parse has to make a stack of its own.
+    /// Where the system refuses stacks that large (strict overcommit), the
+    /// threads get the default stack and each deep parse makes its own.
     pub fn pool(&self) -> Result<rayon::ThreadPool> {
         let parse = bryo_treesitter::parse_stack(bryo_treesitter::Options::default().max_bytes);
+        let threads = self.threads.unwrap_or(0);
         rayon::ThreadPoolBuilder::new()
-            .num_threads(self.threads.unwrap_or(0))
+            .num_threads(threads)
             .stack_size(parse + (1 << 20))
             .build()
+            .or_else(|_| rayon::ThreadPoolBuilder::new().num_threads(threads).build())
             .context("cannot start the worker threads")
     }
 }

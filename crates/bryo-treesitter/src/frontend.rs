@@ -237,10 +237,10 @@ const STACK_BASE: usize = 1 << 20;
 /// (`stack_node_release` in its `stack.c`), as deep as the chain of stack
 /// nodes, which the input makes: 800 KB of `a = / b / c /[/ ` in C or
 /// Java overflowed the 2 MiB stack of a worker thread and ended the whole
-/// process. The worst input found needs under 16 bytes of stack per byte
-/// (1 MiB of it parses on 16 MiB of stack, not on 8); this leaves four
-/// times that.
-const STACK_PER_BYTE: usize = 64;
+/// process. The worst input found, `{ [ ` repeated as Go, needs about 32
+/// bytes of stack per byte (1 MiB of it parses on 32 MiB of stack, not
+/// on 24); this leaves four times that.
+const STACK_PER_BYTE: usize = 128;
 
 /// What a parse leaves between the check of the stack and tree-sitter's
 /// first frame: the closure and the parse call's own frames.

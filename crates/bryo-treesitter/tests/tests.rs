@@ -623,9 +623,12 @@ fn deep_parse_stacks_do_not_overflow_a_small_thread_stack() {
     // with a recursion as deep as their chain; on a thread of 128 KiB (a
     // worker thread has 2 MiB, which 800 KB of it overflowed) the parse
     // must run on a stack made for it and end in a result or a fallback.
-    let text = b"a = / b / c /[/ ".repeat(2_000);
-    for lang in ["c", "java"] {
-        let text = text.clone();
+    for (lang, unit) in [
+        ("c", "a = / b / c /[/ "),
+        ("java", "a = / b / c /[/ "),
+        ("go", "{ [ "),
+    ] {
+        let text = unit.as_bytes().repeat(32_000 / unit.len());
         let outcome = on_small_stack(128 << 10, move || {
             let mut options = Options::default();
             options.timeout = None;
