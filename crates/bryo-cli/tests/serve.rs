@@ -660,12 +660,7 @@ fn sigkill_during_and_after_a_job_loses_nothing_and_serves_nothing_half_written(
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
     let user = add_user(&data);
-    let job = format!(
-        "{}{}{}query 0 \nend\n",
-        header(&user),
-        file(1, "a.py", A),
-        file(2, "b.py", &A.replace('s', "q"))
-    );
+    let job = copied_pair_job(&user);
 
     // After a job.
     let server = Server::start(&data, &[], &[]);
@@ -702,18 +697,7 @@ fn sigkill_during_and_after_a_job_loses_nothing_and_serves_nothing_half_written(
         .next()
         .unwrap()
         .to_string();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let second = loop {
-        let partial = std::fs::read_dir(data.join("jobs"))
-            .unwrap()
-            .flatten()
-            .find(|e| e.path().join("result.tmp/result.json").exists());
-        if let Some(e) = partial {
-            break e.file_name().to_string_lossy().into_owned();
-        }
-        assert!(Instant::now() < deadline, "the job never started");
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let second = wait_running(&data);
     assert_ne!(second, first);
     let (status, _) = server.get(&format!("/results/{second}/result.json"));
     assert_eq!(status, 202, "a running job's files are not served");
@@ -756,6 +740,16 @@ fn sigkill_during_and_after_a_job_loses_nothing_and_serves_nothing_half_written(
     assert_eq!(moss_rows(&String::from_utf8(index).unwrap()).len(), 1);
 }
 
+/// A job of user `user` comparing `A` with a copy of it.
+fn copied_pair_job(user: &str) -> String {
+    format!(
+        "{}{}{}query 0 \nend\n",
+        header(user),
+        file(1, "a.py", A),
+        file(2, "b.py", &A.replace('s', "q"))
+    )
+}
+
 /// Waits until a job of `data` has started writing its result (the
 /// server holds it there under `BRYO_SERVE_PAUSE_MS`); its id.
 fn wait_running(data: &Path) -> String {
@@ -782,12 +776,7 @@ fn a_job_running_each_time_the_server_ends_is_given_up_after_three_runs() {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
     let user = add_user(&data);
-    let job = format!(
-        "{}{}{}query 0 \nend\n",
-        header(&user),
-        file(1, "a.py", A),
-        file(2, "b.py", &A.replace('s', "q"))
-    );
+    let job = copied_pair_job(&user);
     let pause = [("BRYO_SERVE_PAUSE_MS", "600000")];
     let server = Server::start(&data, &[], &pause);
     let moss = server.moss;
@@ -1035,12 +1024,7 @@ fn a_full_queue_is_refused_and_the_server_stays_responsive() {
         &["--queue", "1", "--workers", "1"],
         &[("BRYO_SERVE_PAUSE_MS", "4000")],
     );
-    let job = format!(
-        "{}{}{}query 0 \nend\n",
-        header(&user),
-        file(1, "a.py", A),
-        file(2, "b.py", &A.replace('s', "q"))
-    );
+    let job = copied_pair_job(&user);
     let moss = server.moss;
     let first_job = job.clone();
     let first = std::thread::spawn(move || {
