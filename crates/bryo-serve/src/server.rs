@@ -196,9 +196,12 @@ impl Server {
 pub const MAX_RUNS: u32 = 3;
 
 /// Why a job that was running each time the server stopped failed.
-pub const ENDED_THE_SERVER: &str =
-    "The comparison was running each of the last 3 times the server \
-     stopped (it may have run out of memory or crashed on these files); it is not run again.";
+fn ended_the_server() -> String {
+    format!(
+        "The comparison was running each of the last {MAX_RUNS} times the server \
+         stopped (it may have run out of memory or crashed on these files); it is not run again."
+    )
+}
 
 /// Jobs a previous run left behind: queued and running ones run again
 /// from their stored upload (their partial results, like every leftover
@@ -209,7 +212,7 @@ fn recover(shared: &Arc<Shared>) -> Result<(), ServeError> {
     let mut left = Vec::new();
     for job in store.jobs_in(JobState::Running)? {
         if store.runs(&job.id)? >= MAX_RUNS {
-            store.set_state(&job.id, JobState::Failed, Some(ENDED_THE_SERVER))?;
+            store.set_state(&job.id, JobState::Failed, Some(&ended_the_server()))?;
         } else {
             left.push(job);
         }
