@@ -663,9 +663,9 @@ fn shown_sources(
     Ok(sources)
 }
 
-/// Candidates above which JSON and CSV reports are written pair by pair,
-/// and the table drawn from pairs without their fragments (see
-/// [`run_stages`]); `BRYO_STREAM_CANDIDATES` overrides it.
+/// Candidates and identical pairs above which JSON and CSV reports are
+/// written pair by pair, and the table drawn from pairs without their
+/// fragments (see [`run_stages`]); `BRYO_STREAM_CANDIDATES` overrides it.
 const STREAM_CANDIDATES: usize = 20_000;
 
 /// Reported pairs computed, converted and encoded together when streaming.
@@ -699,8 +699,12 @@ fn run_stages(
             .and_then(|f| f.index(progress))
             .map_err(CompareError::from)?;
         let candidates = indexed.pairs(progress).map_err(CompareError::from)?;
+        // Identical pairs are reported whether they share a fingerprint
+        // or not: a class of copies of a file too short for a k-gram has
+        // millions of them and no candidate.
+        let to_report = candidates.pairs.len() + indexed.identical_pairs();
         let streamed = matches!(args.format, Format::Json | Format::Csv | Format::Text)
-            && candidates.pairs.len() > stream_above;
+            && to_report > stream_above;
         if streamed {
             let ranked = indexed
                 .rank(candidates, Retain::Scores, progress)
@@ -743,6 +747,8 @@ fn write_streamed(
         &bryo_compare::Silent
     };
     progress.start(Stage::Report, ranked.len() as u64);
+    // Each pair's report is made as it is written: one phase for both.
+    crate::timings::mark("write");
     let mut head = analysis.report_head(ranked.summary(), options);
     warn_about_common_passages(&head);
     let mut out = open_output(args)?;

@@ -638,6 +638,56 @@ fn reports_written_pair_by_pair_equal_whole_ones() {
     }
 }
 
+/// The phases `--timings` printed on standard error.
+fn timing_phases(stderr: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(stderr)
+        .lines()
+        .skip_while(|l| !l.starts_with("phase"))
+        .skip(1)
+        .take_while(|l| !l.starts_with("bryo:"))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect()
+}
+
+/// Identical pairs count towards the pairs that make a report stream: a
+/// class of copies of a file too short for a k-gram has no candidate pair,
+/// yet every pair is reported. Streamed, each pair's report is made as it
+/// is written, so `--timings` shows no report phase of its own.
+#[test]
+fn identical_pairs_without_a_shared_fingerprint_are_streamed_too() {
+    let dir = TempDir::new().unwrap();
+    for i in 0..8 {
+        write(dir.path(), &format!("s{i}.c"), "int main(){return 0;}\n");
+    }
+    let run = |stream_above: &str| {
+        let out = bryo()
+            .current_dir(dir.path())
+            .env("BRYO_STREAM_CANDIDATES", stream_above)
+            .args(["compare", "-l", "c", "-n", "0", "--format", "json"])
+            .args(["--timings", "."])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        (out.stdout, timing_phases(&out.stderr))
+    };
+    let (whole, whole_phases) = run("1000000");
+    let json: Value = serde_json::from_slice(&whole).unwrap();
+    assert_eq!(json["stats"]["candidate_pairs"], 0, "{json}");
+    assert_eq!(json["pairs"].as_array().unwrap().len(), 28, "{json}");
+    assert!(
+        whole_phases.iter().any(|p| p == "report"),
+        "{whole_phases:?}"
+    );
+    // 28 identical pairs, above a threshold of 10.
+    let (streamed, phases) = run("10");
+    assert_eq!(streamed, whole);
+    assert_eq!(
+        phases[phases.len() - 3..],
+        ["fragments", "write", "total"],
+        "{phases:?}"
+    );
+}
+
 #[test]
 fn csv_has_one_row_per_pair() {
     let dir = TempDir::new().unwrap();

@@ -267,6 +267,14 @@ impl<'c> Fingerprinted<'c> {
 }
 
 impl<'c> Indexed<'c> {
+    /// Pairs the caller declared identical ([`Corpus::identical_pairs`],
+    /// not both old): every one is reported, whether or not it is among
+    /// [`Indexed::pairs`] (files too short for a k-gram share no
+    /// fingerprint), so the pairs to report number at least this many.
+    pub fn identical_pairs(&self) -> usize {
+        self.run.declared.len()
+    }
+
     /// The index and the corpus it was built from, for tests of the
     /// index's parts.
     #[cfg(test)]
